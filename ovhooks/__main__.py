@@ -1,0 +1,31 @@
+"""``ovhooks`` / ``python -m ovhooks``.
+
+Hook commands take a fast path that never imports Typer, Rich or httpx (together ~150 ms):
+a hook is a fresh process on the agent's critical path. Everything else goes to the Typer app.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    if argv:
+        from ovhooks.hookrun import HOOK_COMMANDS
+
+        if argv[0] in HOOK_COMMANDS and "--help" not in argv and "-h" not in argv:
+            from ovhooks.hookrun import main as run_hook_main
+
+            sys.exit(run_hook_main(argv[0], argv[1:]))
+        if argv[0] == "_worker":
+            from ovhooks.worker_entry import main as worker_main
+
+            sys.exit(worker_main(argv[1:]))
+    from ovhooks.cli import run
+
+    run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""The one error type every backend raises (kept import-free for the hooks' hot path)."""
+
+from __future__ import annotations
+
+
+class BackendError(Exception):
+    """A request the store could not serve.
+
+    ``kind`` is one of: ``unreachable`` (connection refused, DNS), ``timeout``, ``http`` (a
+    non-2xx answer or an error envelope), ``bad_response`` (not JSON, HTML, wrong shape).
+    ``status`` is the HTTP status (0 when there was none). ``code`` is the server's error code
+    (``NOT_FOUND``, ``UNAUTHENTICATED`` ...) when it sent one.
+    """
+
+    def __init__(self, kind: str, message: str, status: int = 0, code: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.code = code
+        self.message = message
+
+    @property
+    def retryable(self) -> bool:
+        """True when trying again later may succeed (outage, overload, timeout)."""
+        if self.kind in ("unreachable", "timeout", "bad_response"):
+            return True
+        return self.status in (408, 409, 425, 429) or self.status >= 500
+
+    @property
+    def not_found(self) -> bool:
+        return self.status == 404 or self.code == "NOT_FOUND"
+
+    def __str__(self) -> str:
+        where = f" (HTTP {self.status})" if self.status else ""
+        return f"{self.kind}{where}: {self.message}"

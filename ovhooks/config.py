@@ -1,0 +1,396 @@
+"""Settings: one object, resolved once per process from flags, environment, files and defaults.
+
+Precedence (interface §3): flags > environment > ovhooks config file (TOML) > OpenViking's
+``ovcli.conf`` (connection fields only) > defaults. Every value remembers where it came from so
+``ovhooks status`` can show it.
+
+Nothing here reads ``os.environ`` itself: the entry point passes the environment in.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+DEFAULT_URL = "http://127.0.0.1:1933"
+
+
+def _parse_bool(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"not a boolean: {raw!r}")
+
+
+def _parse_float(raw: object) -> float:
+    if isinstance(raw, bool):
+        raise ValueError("boolean given for a number")
+    value = float(str(raw).strip()) if not isinstance(raw, int | float) else float(raw)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {raw!r}")
+    return value
+
+
+def _parse_nonneg_float(raw: object) -> float:
+    value = _parse_float(raw)
+    if value < 0:
+        raise ValueError(f"must not be negative: {raw!r}")
+    return value
+
+
+def _parse_int(raw: object) -> int:
+    value = _parse_nonneg_float(raw)
+    if value != int(value):
+        raise ValueError(f"not a whole number: {raw!r}")
+    return int(value)
+
+
+def _parse_str(raw: object) -> str:
+    if not isinstance(raw, str | int | float) or isinstance(raw, bool):
+        raise ValueError(f"not a string: {raw!r}")
+    return str(raw).strip()
+
+
+def _parse_list(raw: object) -> tuple[str, ...]:
+    if isinstance(raw, list | tuple):
+        return tuple(str(item).strip() for item in raw if str(item).strip())
+    text = _parse_str(raw)
+    parts = text.replace(os.pathsep, ",").split(",") if text else []
+    return tuple(p.strip() for p in parts if p.strip())
+
+
+def _choice(*allowed: str) -> Callable[[object], str]:
+    def parse(raw: object) -> str:
+        text = _parse_str(raw).lower()
+        if text not in allowed:
+            raise ValueError(f"expected one of {', '.join(allowed)}; got {raw!r}")
+        return text
+
+    return parse
+
+
+# name: (environment variables, parser, default). The config-file key is the name itself.
+# ``None`` defaults are derived after resolution (see ``_derive``).
+_FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] = {
+    # connection
+    "url": (("OPENVIKING_URL", "OPENVIKING_BASE_URL"), _parse_str, None),
+    "api_key": (("OPENVIKING_API_KEY", "OPENVIKING_BEARER_TOKEN"), _parse_str, ""),
+    "account": (("OPENVIKING_ACCOUNT",), _parse_str, ""),
+    "user": (("OPENVIKING_USER",), _parse_str, ""),
+    "actor_peer": (("OPENVIKING_ACTOR_PEER_ID", "OPENVIKING_PEER_ID"), _parse_str, ""),
+    "auth_mode": (
+        ("OVHOOKS_AUTH_MODE", "OPENVIKING_AUTH_MODE"),
+        _choice("auto", "dev", "api_key", "trusted"),
+        "auto",
+    ),
+    "backend": (("OVHOOKS_BACKEND",), _choice("auto", "openviking", "local"), "auto"),
+    "connect_timeout_s": (("OVHOOKS_CONNECT_TIMEOUT_S",), _parse_nonneg_float, 2.0),
+    "request_timeout_s": (("OVHOOKS_REQUEST_TIMEOUT_S",), _parse_nonneg_float, 15.0),
+    # where things live
+    "state_dir": (("OVHOOKS_STATE_DIR",), _parse_str, None),
+    "data_dir": (("OVHOOKS_DATA_DIR",), _parse_str, None),
+    # lifecycle
+    "active_window_s": (("OVHOOKS_ACTIVE_WINDOW_S",), _parse_nonneg_float, 120.0),
+    "idle_ttl_s": (("OVHOOKS_IDLE_TTL_S",), _parse_nonneg_float, 1800.0),
+    "commit_token_threshold": (("OVHOOKS_COMMIT_TOKEN_THRESHOLD",), _parse_int, 20000),
+    "commit_keep_recent": (("OVHOOKS_COMMIT_KEEP_RECENT",), _parse_int, 0),
+    "detach": (("OVHOOKS_DETACH",), _parse_bool, True),
+    "log_level": (
+        ("OVHOOKS_LOG_LEVEL",),
+        _choice("silent", "error", "info", "debug"),
+        "error",
+    ),
+    "worker_lock_wait_s": (("OVHOOKS_WORKER_LOCK_WAIT_S",), _parse_nonneg_float, 120.0),
+    # recall
+    "recall": (("OVHOOKS_RECALL",), _parse_bool, True),
+    "recall_deadline_s": (("OVHOOKS_RECALL_DEADLINE_S",), _parse_nonneg_float, 1.5),
+    "recall_score_threshold": (("OVHOOKS_RECALL_SCORE_THRESHOLD",), _parse_nonneg_float, 0.55),
+    "recall_max_tokens": (("OVHOOKS_RECALL_MAX_TOKENS",), _parse_int, 1200),
+    "recall_max_items": (("OVHOOKS_RECALL_MAX_ITEMS",), _parse_int, 6),
+    "recall_item_chars": (("OVHOOKS_RECALL_ITEM_CHARS",), _parse_int, 600),
+    "recall_min_prompt_chars": (("OVHOOKS_RECALL_MIN_PROMPT_CHARS",), _parse_int, 3),
+    "recall_breaker_s": (("OVHOOKS_RECALL_BREAKER_S",), _parse_nonneg_float, 60.0),
+    "recall_resources": (("OVHOOKS_RECALL_RESOURCES",), _parse_bool, False),
+    # session-start context
+    "session_context": (("OVHOOKS_SESSION_CONTEXT",), _parse_bool, True),
+    "session_context_tokens": (("OVHOOKS_SESSION_CONTEXT_TOKENS",), _parse_int, 2500),
+    "session_start_deadline_s": (("OVHOOKS_SESSION_START_DEADLINE_S",), _parse_nonneg_float, 1.5),
+    "resume_archive_max_chars": (("OVHOOKS_RESUME_ARCHIVE_MAX_CHARS",), _parse_int, 6000),
+    # capture
+    "capture": (("OVHOOKS_CAPTURE",), _parse_bool, True),
+    "capture_mode": (("OVHOOKS_CAPTURE_MODE",), _choice("semantic", "keyword"), "semantic"),
+    "capture_assistant": (("OVHOOKS_CAPTURE_ASSISTANT",), _parse_bool, True),
+    "capture_tool_results": (("OVHOOKS_CAPTURE_TOOL_RESULTS",), _parse_bool, False),
+    "capture_tool_result_chars": (("OVHOOKS_CAPTURE_TOOL_RESULT_CHARS",), _parse_int, 2000),
+    "capture_max_chars": (("OVHOOKS_CAPTURE_MAX_CHARS",), _parse_int, 24000),
+    "scrub": (("OVHOOKS_SCRUB",), _parse_bool, True),
+    "scrub_emails": (("OVHOOKS_SCRUB_EMAILS",), _parse_bool, False),
+    "scrub_phones": (("OVHOOKS_SCRUB_PHONES",), _parse_bool, False),
+    "bypass": (("OVHOOKS_BYPASS",), _parse_list, ()),
+}
+
+# ovcli.conf keys (JSON) that may supply connection fields, in order of preference.
+_OVCLI_KEYS: dict[str, tuple[str, ...]] = {
+    "url": ("url",),
+    "api_key": ("api_key",),
+    "account": ("account", "account_id"),
+    "user": ("user", "user_id"),
+    "actor_peer": ("actor_peer_id", "peer_id"),
+}
+
+
+class Settings:
+    """The configuration in force. Read-only after ``load_settings`` builds it."""
+
+    url: str
+    api_key: str
+    account: str
+    user: str
+    actor_peer: str
+    auth_mode: str
+    backend: str
+    connect_timeout_s: float
+    request_timeout_s: float
+    state_dir: str
+    data_dir: str
+    active_window_s: float
+    idle_ttl_s: float
+    commit_token_threshold: int
+    commit_keep_recent: int
+    detach: bool
+    log_level: str
+    worker_lock_wait_s: float
+    recall: bool
+    recall_deadline_s: float
+    recall_score_threshold: float
+    recall_max_tokens: int
+    recall_max_items: int
+    recall_item_chars: int
+    recall_min_prompt_chars: int
+    recall_breaker_s: float
+    recall_resources: bool
+    session_context: bool
+    session_context_tokens: int
+    session_start_deadline_s: float
+    resume_archive_max_chars: int
+    capture: bool
+    capture_mode: str
+    capture_assistant: bool
+    capture_tool_results: bool
+    capture_tool_result_chars: int
+    capture_max_chars: int
+    scrub: bool
+    scrub_emails: bool
+    scrub_phones: bool
+    bypass: tuple[str, ...]
+
+    __slots__ = (*_FIELDS, "sources", "warnings", "why_backend")
+
+    def __init__(
+        self,
+        values: Mapping[str, object],
+        sources: Mapping[str, str],
+        warnings: tuple[str, ...] = (),
+        why_backend: str = "",
+    ) -> None:
+        for name in _FIELDS:
+            object.__setattr__(self, name, values[name])
+        object.__setattr__(self, "sources", dict(sources))
+        object.__setattr__(self, "warnings", warnings)
+        object.__setattr__(self, "why_backend", why_backend)
+
+    sources: dict[str, str]
+    warnings: tuple[str, ...]
+    why_backend: str
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Settings are read-only")
+
+    def replace(self, **changes: object) -> Settings:
+        """A copy with some values changed (tests, ``--flag`` overrides)."""
+        values = {name: getattr(self, name) for name in _FIELDS}
+        sources = dict(self.sources)
+        for name, value in changes.items():
+            if name not in _FIELDS:
+                raise AttributeError(name)
+            values[name] = value
+            sources[name] = "override"
+        return Settings(values, sources, self.warnings, self.why_backend)
+
+    def as_dict(self, *, reveal_secrets: bool = False) -> dict[str, object]:
+        """Every value, with the API key masked unless asked otherwise."""
+        out: dict[str, object] = {}
+        for name in _FIELDS:
+            value = getattr(self, name)
+            if name == "api_key" and value and not reveal_secrets:
+                value = mask_secret(str(value))
+            out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @property
+    def effective_auth_mode(self) -> str:
+        """How identity headers are sent; see ``backend/openviking.py`` for the policy."""
+        if self.auth_mode != "auto":
+            return self.auth_mode
+        if not self.api_key:
+            return "dev"
+        if self.account and self.user:
+            return "trusted"
+        return "api_key"
+
+
+def mask_secret(value: str) -> str:
+    """Show enough of a key to recognise it, never enough to use it."""
+    if len(value) <= 8:
+        return "****"
+    return f"{value[:4]}…{value[-2:]} ({len(value)} chars)"
+
+
+def field_names() -> tuple[str, ...]:
+    return tuple(_FIELDS)
+
+
+def env_names(name: str) -> tuple[str, ...]:
+    return _FIELDS[name][0]
+
+
+def user_dir(kind: str, environ: Mapping[str, str]) -> str:
+    """The platform user directory ``kind`` (``state``, ``data``, ``config``) for ovhooks.
+
+    On Linux this follows the XDG base-directory spec directly, as platformdirs does, because
+    importing platformdirs costs ~13 ms on every hook; other platforms ask platformdirs.
+    """
+    home = environ.get("HOME") or os.path.expanduser("~")
+    if sys.platform.startswith("linux"):
+        xdg_var, fallback = {
+            "state": ("XDG_STATE_HOME", ".local/state"),
+            "data": ("XDG_DATA_HOME", ".local/share"),
+            "config": ("XDG_CONFIG_HOME", ".config"),
+        }[kind]
+        base = environ.get(xdg_var, "").strip()
+        if not base or not os.path.isabs(base):
+            base = os.path.join(home, fallback)
+        return os.path.join(base, "ovhooks")
+    import platformdirs
+
+    getter = {
+        "state": platformdirs.user_state_dir,
+        "data": platformdirs.user_data_dir,
+        "config": platformdirs.user_config_dir,
+    }[kind]
+    return str(getter("ovhooks", appauthor=False))
+
+
+def _read_toml(path: str) -> dict[str, object]:
+    import tomllib
+
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    # Accept both a flat file and one with an [ovhooks] table.
+    section = data.get("ovhooks")
+    return dict(section) if isinstance(section, dict) else dict(data)
+
+
+def _read_ovcli(path: str) -> dict[str, object]:
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    return data if isinstance(data, dict) else {}
+
+
+def load_settings(
+    environ: Mapping[str, str], flags: Mapping[str, object] | None = None
+) -> Settings:
+    """Resolve the settings in force. Never raises for bad values: they become warnings."""
+    flags = flags or {}
+    values: dict[str, object] = {}
+    sources: dict[str, str] = {}
+    warnings: list[str] = []
+    home = environ.get("HOME") or os.path.expanduser("~")
+
+    config_path = environ.get("OVHOOKS_CONFIG", "").strip() or os.path.join(
+        user_dir("config", environ), "config.toml"
+    )
+    file_values: dict[str, object] = {}
+    if os.path.isfile(config_path):
+        try:
+            file_values = _read_toml(config_path)
+        except (OSError, ValueError) as exc:
+            warnings.append(f"config file {config_path} ignored: {exc}")
+        for key in file_values:
+            if key not in _FIELDS:
+                warnings.append(f"config file {config_path}: unknown key {key!r}")
+
+    ovcli_path = environ.get("OPENVIKING_CLI_CONFIG_FILE", "").strip()
+    ovcli_path = (
+        os.path.expanduser(ovcli_path)
+        if ovcli_path
+        else os.path.join(home, ".openviking", "ovcli.conf")
+    )
+    ovcli: dict[str, object] = {}
+    if os.path.isfile(ovcli_path):
+        try:
+            ovcli = _read_ovcli(ovcli_path)
+        except (OSError, ValueError) as exc:
+            warnings.append(f"ovcli.conf {ovcli_path} ignored: {exc}")
+
+    for name, (env_vars, parse, default) in _FIELDS.items():
+        candidates: list[tuple[str, object]] = []
+        if name in flags and flags[name] is not None:
+            candidates.append(("flag", flags[name]))
+        for var in env_vars:
+            if environ.get(var, "").strip():
+                candidates.append((f"env:{var}", environ[var]))
+        if name in file_values:
+            candidates.append((f"config:{config_path}", file_values[name]))
+        for key in _OVCLI_KEYS.get(name, ()):
+            if isinstance(ovcli.get(key), str) and str(ovcli[key]).strip():
+                candidates.append((f"ovcli:{ovcli_path}", ovcli[key]))
+        chosen = False
+        for source, raw in candidates:
+            try:
+                values[name] = parse(raw)
+            except (ValueError, TypeError) as exc:
+                warnings.append(f"{name} from {source} ignored: {exc}")
+                continue
+            sources[name] = source
+            chosen = True
+            break
+        if not chosen:
+            values[name] = default
+            sources[name] = "default"
+
+    server_configured = sources["url"] != "default"
+    if values["url"] is None:
+        values["url"] = DEFAULT_URL
+    values["url"] = str(values["url"]).rstrip("/")
+    if values["state_dir"] is None:
+        values["state_dir"] = user_dir("state", environ)
+        sources["state_dir"] = "platform"
+    if values["data_dir"] is None:
+        values["data_dir"] = user_dir("data", environ)
+        sources["data_dir"] = "platform"
+    values["state_dir"] = os.path.abspath(os.path.expanduser(str(values["state_dir"])))
+    values["data_dir"] = os.path.abspath(os.path.expanduser(str(values["data_dir"])))
+
+    why = ""
+    if values["backend"] == "auto":
+        if server_configured:
+            values["backend"] = "openviking"
+            why = f"a server is configured ({sources['url']})"
+        else:
+            values["backend"] = "local"
+            why = "no OpenViking server is configured (set OPENVIKING_URL to use one)"
+        sources["backend"] = "derived"
+    else:
+        why = f"chosen by {sources['backend']}"
+    return Settings(values, sources, tuple(warnings), why)

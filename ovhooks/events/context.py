@@ -1,0 +1,99 @@
+"""What every event handler receives: settings, clock, log, dry-run plan, host."""
+
+from __future__ import annotations
+
+from ovhooks.ids import ov_session_id, project_peer, project_root
+from ovhooks.log import Log
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.config import Settings
+    from ovhooks.hosts.base import Event
+    from ovhooks.plan import Plan
+
+
+class HookContext:
+    __slots__ = ("environ", "host", "log", "now", "plan", "settings", "started")
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        host: str,
+        now: float,
+        started: float,
+        environ: Mapping[str, str],
+        plan: Plan | None = None,
+        log: Log | None = None,
+    ) -> None:
+        self.settings = settings
+        self.host = host
+        self.now = now  # wall clock, read once at the edge
+        self.started = started  # time.monotonic() at process start, for deadlines
+        self.environ = environ
+        self.plan = plan
+        self.log = log or Log(settings.state_dir, settings.log_level, component=host)
+
+    @property
+    def dry_run(self) -> bool:
+        return self.plan is not None
+
+    def session_key(self, event: Event) -> str:
+        return ov_session_id(self.host, event.session_id) if event.session_id else ""
+
+    def project_dir(self, event: Event) -> str:
+        return project_root(event.cwd or self.environ.get("PWD", ""))
+
+    def peer(self, event: Event) -> str:
+        if self.settings.actor_peer:
+            return self.settings.actor_peer
+        project = self.project_dir(event)
+        return project_peer(project) if project else ""
+
+    def bypassed(self, event: Event) -> bool:
+        if not self.settings.bypass:
+            return False
+        from ovhooks.capture.bypass import is_bypassed
+
+        return is_bypassed(self.project_dir(event), self.settings.bypass)
+
+    def backend(self, event: Event, *, deadline: float | None = None) -> Backend:
+        from ovhooks.backend.factory import DryRunBackend, make_backend
+
+        backend = make_backend(self.settings, peer=self.peer(event), deadline=deadline)
+        if self.plan is not None:
+            return DryRunBackend(backend, self.plan)
+        return backend
+
+    def job(self, event: Event, **work: Any) -> dict[str, Any]:
+        """A worker job for this event's session."""
+        return {
+            "key": self.session_key(event),
+            "host": self.host,
+            "host_session_id": event.session_id,
+            "transcript_path": event.transcript_path,
+            "cwd": event.cwd,
+            "peer": self.peer(event),
+            **work,
+        }
+
+    def hand_off(self, jobs: Sequence[dict[str, Any]]) -> None:
+        """Give jobs to the worker, or describe them in a dry run."""
+        if not jobs:
+            return
+        if self.plan is not None:
+            from ovhooks.worker import run_jobs
+
+            run_jobs(self.settings, jobs, log=self.log, plan=self.plan, clock=self.clock)
+            return
+        from ovhooks.worker import hand_off
+
+        hand_off(self.settings, jobs, log=self.log, clock=self.clock)
+
+    def clock(self) -> float:
+        """The event's time: the worker stamps what it records for this event with it."""
+        return self.now

@@ -1,0 +1,153 @@
+"""SessionStart: register the session, commit sessions that have ended, inject context.
+
+- startup / clear: the active-window heuristic and the idle sweep (``lifecycle.py``) pick
+  other sessions to commit; their commits are queued and sent by a detached worker, as are
+  writes left queued by an earlier outage.
+- resume: never commits. When the session's turns were already committed (no live
+  OpenViking session), the latest archive overview is injected for continuity.
+- compact: the host dropped earlier context, so the session-start block is injected again and
+  recalled memories may be injected again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ovhooks.hosts.base import Reply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.events.context import HookContext
+    from ovhooks.hosts.base import Event
+
+
+def handle(event: Event, ctx: HookContext) -> Reply:
+    if ctx.bypassed(event):
+        return Reply()
+    from ovhooks.lifecycle import forgettable, session_start_commits
+    from ovhooks.state import StateStore, new_state
+
+    settings = ctx.settings
+    source = event.source or "startup"
+    key = ctx.session_key(event)
+    store = StateStore(settings.state_dir, plan=ctx.plan, log=ctx.log)
+    prior = store.load(key) if key else None
+
+    if key:
+
+        def register(doc: dict[str, Any]) -> None:
+            doc["registered_at"] = ctx.now
+            if event.transcript_path:
+                doc["transcript_path"] = event.transcript_path
+            if event.cwd:
+                doc["cwd"] = event.cwd
+            doc["peer"] = ctx.peer(event)
+            doc["ended"] = False
+            doc["last_source"] = source
+
+        store.update(
+            key,
+            register,
+            create=lambda: new_state(key, ctx.host, event.session_id, ctx.now),
+        )
+        if source == "compact" and not ctx.dry_run:
+            from ovhooks.recall import reset_session
+
+            reset_session(settings, key)
+
+    states = store.all()
+    jobs: list[dict[str, Any]] = []
+    commits = session_start_commits(
+        states,
+        new_key=key,
+        host=ctx.host,
+        source=source,
+        now=ctx.now,
+        active_window_s=settings.active_window_s,
+        idle_ttl_s=settings.idle_ttl_s,
+    )
+    by_key = {str(s["key"]): s for s in states}
+    for other, reason in commits:
+        doc = by_key[other]
+        jobs.append(
+            {
+                "key": other,
+                "host": doc.get("host"),
+                "host_session_id": doc.get("host_session_id"),
+                "transcript_path": doc.get("transcript_path"),
+                "peer": doc.get("peer"),
+                "capture": bool(doc.get("transcript_path")) and settings.capture,
+                "commit": reason,
+            }
+        )
+    # Writes an earlier outage left queued are replayed now, whatever the source.
+    queued_keys = _keys_with_queued_writes(settings.state_dir)
+    for other in queued_keys:
+        if other not in {j["key"] for j in jobs}:
+            doc = by_key.get(other, {})
+            jobs.append({"key": other, "host": doc.get("host"), "peer": doc.get("peer")})
+    if source in ("startup", "clear") and not ctx.dry_run:
+        for stale in forgettable(states, now=ctx.now):
+            if stale != key and stale not in queued_keys:
+                store.delete(stale)
+    ctx.hand_off(jobs)
+
+    context = None
+    notice = None
+    if settings.session_context and key:
+        include_archive = source == "resume" and (
+            prior is None
+            or (int(prior.get("uncommitted") or 0) == 0 and prior.get("last_commit_at") is not None)
+        )
+        deadline = ctx.started + settings.session_start_deadline_s
+        backend = ctx.backend(event, deadline=deadline)
+        from ovhooks.context import build_session_start
+
+        try:
+            context = build_session_start(
+                backend=backend,
+                settings=settings,
+                source=source,
+                ov_session_id=key,
+                include_archive=include_archive,
+                now=ctx.now,
+            )
+        except Exception as exc:  # context is a nicety: never let it cost the session
+            ctx.log.error("session_context_failed", session=key, error=repr(exc))
+            if queued_keys:
+                notice = (
+                    f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "
+                    "session(s) are queued and will be retried. See `ovhooks status`."
+                )
+    if commits and not notice:
+        names = ", ".join(k for k, _r in commits[:3]) + ("…" if len(commits) > 3 else "")
+        notice = f"ovhooks: committing {len(commits)} earlier session(s) to memory ({names})"
+    ctx.log.info(
+        "session_start",
+        session=key,
+        source=source,
+        commits=len(commits),
+        replays=len(queued_keys),
+        context_chars=len(context or ""),
+        ms=round((time.monotonic() - ctx.started) * 1000, 1),
+    )
+    return Reply(context=context, system_message=notice)
+
+
+def _keys_with_queued_writes(state_dir: str) -> list[str]:
+    base = os.path.join(state_dir, "outbox")
+    try:
+        names = os.listdir(base)
+    except FileNotFoundError:
+        return []
+    out = []
+    for name in sorted(names):
+        try:
+            if any(n.endswith(".json") for n in os.listdir(os.path.join(base, name))):
+                out.append(name)
+        except OSError:
+            continue
+    return out

@@ -1,0 +1,60 @@
+"""UserPromptSubmit: recall what memory holds about this prompt, fast, or nothing.
+
+All ranking, budgeting, de-duplication and the circuit breaker live in ``recall/``; this
+handler gathers the inputs (the prompt and the last few user turns) and the deadline.
+"""
+
+from __future__ import annotations
+
+from ovhooks.hosts.base import Reply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.events.context import HookContext
+    from ovhooks.hosts.base import Event
+
+RECENT_USER_TURNS = 3
+
+
+def handle(event: Event, ctx: HookContext) -> Reply:
+    settings = ctx.settings
+    prompt = event.prompt.strip()
+    if not settings.recall or not prompt or ctx.bypassed(event):
+        return Reply()
+    if len(prompt) < settings.recall_min_prompt_chars:
+        return Reply()
+    key = ctx.session_key(event)
+    recent = _recent_user_texts(ctx.host, event.transcript_path, prompt)
+    from ovhooks.recall import recall_for_prompt
+
+    deadline = ctx.started + settings.recall_deadline_s
+    outcome = recall_for_prompt(
+        prompt,
+        recent_user_texts=recent,
+        session_key=key or "no-session",
+        ov_session_id=key or None,
+        backend=ctx.backend(event, deadline=deadline),
+        settings=settings,
+        now=ctx.now,
+    )
+    return Reply(context=outcome.context, system_message=outcome.system_message)
+
+
+def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
+    """The user's last few messages before this prompt (seed 004: a better query)."""
+    if not path:
+        return []
+    from ovhooks.transcripts.reader import read_tail
+
+    try:
+        records = read_tail(path, 64 * 1024)
+    except OSError:
+        return []
+    if host == "claude":
+        from ovhooks.transcripts.claude import recent_user_texts
+    else:
+        from ovhooks.transcripts.codex import recent_user_texts
+    texts = recent_user_texts(records, RECENT_USER_TURNS + 1)
+    if texts and texts[-1].strip() == prompt:
+        texts = texts[:-1]
+    return texts[-RECENT_USER_TURNS:]

@@ -1,0 +1,136 @@
+"""Files that survive crashes and concurrent hooks: atomic JSON writes and session locks.
+
+Locks use ``fcntl.flock`` directly where it exists. That is the same primitive ``filelock``
+uses on POSIX, so the two interoperate on one lock file; we avoid importing ``filelock`` on
+hook paths because it costs ~28 ms (more than half a hook's budget). Elsewhere (Windows) the
+lock falls back to ``filelock``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover (Windows)
+    fcntl = None  # type: ignore[assignment]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+
+
+class LockTimeoutError(Exception):
+    """The lock stayed busy for longer than the caller was willing to wait."""
+
+
+def ensure_dir(path: str) -> None:
+    """Create ``path`` (private to the user) if it does not exist."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+
+
+def write_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so readers see the old or the new file, never a torn one.
+
+    The temp file is a unique sibling (pid + time), so concurrent writers never share it
+    (the anchor's fixed ``<file>.tmp`` name let two writers clobber each other).
+    """
+    directory = os.path.dirname(path) or "."
+    ensure_dir(directory)
+    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
+    write_atomic(
+        path,
+        json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+        durable=durable,
+    )
+
+
+def read_json(path: str) -> object:
+    """Parse a JSON file; raises ``OSError`` or ``ValueError``."""
+    with open(path, "rb") as fh:
+        return json.loads(fh.read())
+
+
+class FileLock:
+    """An exclusive lock on a sibling lock file, held across a read-modify-write.
+
+    ``timeout_s`` of 0 tries once (``acquire`` returns False when busy); otherwise
+    ``__enter__`` waits up to ``timeout_s`` and raises ``LockTimeoutError``.
+    """
+
+    def __init__(self, path: str, timeout_s: float = 10.0) -> None:
+        self.path = path
+        self.timeout_s = timeout_s
+        self._fd: int | None = None
+        self._fallback: object = None
+
+    def acquire(self, timeout_s: float | None = None) -> bool:
+        wait = self.timeout_s if timeout_s is None else timeout_s
+        ensure_dir(os.path.dirname(self.path) or ".")
+        if fcntl is None:  # pragma: no cover (Windows)
+            import filelock
+
+            lock = filelock.FileLock(self.path)
+            try:
+                lock.acquire(timeout=wait)
+            except filelock.Timeout:
+                return False
+            self._fallback = lock
+            return True
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + wait
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    return False
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+                continue
+            self._fd = fd
+            return True
+
+    def release(self) -> None:
+        if self._fd is not None and fcntl is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+        if self._fallback is not None:  # pragma: no cover (Windows)
+            self._fallback.release()  # type: ignore[attr-defined]
+            self._fallback = None
+
+    def __enter__(self) -> FileLock:
+        if not self.acquire():
+            raise LockTimeoutError(f"lock {self.path} busy for {self.timeout_s:.0f} s")
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()

@@ -1,0 +1,184 @@
+"""The hook boundary: argv, stdin, environment and clock in; one JSON line out; exit 0.
+
+Every path ends in a host-valid reply: bad input, a broken config, a dead server, a bug in a
+handler, or the deadline firing. Nothing below this module touches ``sys.stdin``,
+``os.environ`` or the clock's "now": they are read here once and passed down.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ovhooks.hosts.base import EVENT_NAMES, Reply, decode_payload, detect_host, render_reply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from ovhooks.events.context import HookContext
+    from ovhooks.hosts.base import Event
+
+# Events that answer the host synchronously, with the hard deadline that guards them (the
+# slack covers process start-up before the deadline's reference point).
+_DEADLINE_EVENTS = {
+    "UserPromptSubmit": "recall_deadline_s",
+    "SessionStart": "session_start_deadline_s",
+}
+_DEADLINE_SLACK_S = 0.25
+
+HOOK_COMMANDS = frozenset(EVENT_NAMES)
+
+
+class _DeadlineExceeded(BaseException):
+    """Raised by the alarm; a BaseException so no handler's ``except Exception`` eats it."""
+
+
+def _handler(command: str) -> Callable[[Event, HookContext], Reply]:
+    module = command.replace("-", "_")
+    mod = __import__(f"ovhooks.events.{module}", fromlist=["handle"])
+    handle: Callable[[Event, HookContext], Reply] = mod.handle
+    return handle
+
+
+def parse_flags(argv: Sequence[str]) -> tuple[str | None, bool, list[str]]:
+    """``--host X`` / ``--host=X`` and ``--dry-run``; anything else is reported, not fatal."""
+    host = None
+    dry_run = False
+    unknown: list[str] = []
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--host" and i + 1 < len(args):
+            host = args[i + 1]
+            i += 2
+            continue
+        if arg.startswith("--host="):
+            host = arg.split("=", 1)[1]
+        elif arg == "--dry-run":
+            dry_run = True
+        else:
+            unknown.append(arg)
+        i += 1
+    if host not in (None, "codex", "claude"):
+        unknown.append(f"--host {host}")
+        host = None
+    return host, dry_run, unknown
+
+
+def run_hook(
+    command: str,
+    argv: Sequence[str],
+    stdin: bytes,
+    environ: Mapping[str, str],
+    *,
+    now: float,
+    started: float,
+) -> tuple[str, str]:
+    """Run one hook; returns (stdout line, stderr text). Never raises."""
+    event_name = EVENT_NAMES[command]
+    host_flag, dry_run, unknown = parse_flags(argv)
+    payload = decode_payload(stdin)
+    host = host_flag or detect_host(payload, environ)
+    stderr = ""
+    ctx = None
+    try:
+        from ovhooks.config import load_settings
+        from ovhooks.events.context import HookContext
+        from ovhooks.hosts.base import Event
+
+        settings = load_settings(environ)
+        plan = None
+        if dry_run:
+            from ovhooks.plan import Plan
+
+            plan = Plan()
+        ctx = HookContext(settings, host=host, now=now, started=started, environ=environ, plan=plan)
+        if unknown:
+            ctx.log.error("hook_bad_arguments", command=command, args=unknown)
+        if not payload:
+            ctx.log.info("hook_empty_payload", command=command, stdin_bytes=len(stdin))
+        event = Event(host, event_name, payload)
+        disarm = _arm_deadline(event_name, settings, started)
+        try:
+            reply = _handler(command)(event, ctx)
+        finally:
+            disarm()
+        if plan is not None:
+            stderr = plan.render()
+    except _DeadlineExceeded:
+        reply = Reply()
+        if ctx is not None:
+            ctx.log.error("hook_deadline", command=command)
+    except Exception as exc:
+        reply = Reply()
+        _log_crash(ctx, command, exc, environ)
+    try:
+        out = render_reply(host, event_name, reply)
+    except Exception as exc:  # pragma: no cover (render_reply only builds dicts)
+        _log_crash(ctx, command, exc, environ)
+        out = "{}"
+    return out, stderr
+
+
+def _arm_deadline(event_name: str, settings: object, started: float) -> Callable[[], None]:
+    field = _DEADLINE_EVENTS.get(event_name)
+    if field is None or not hasattr(os, "fork"):  # SIGALRM: POSIX only
+        return lambda: None
+    import signal
+
+    budget = float(getattr(settings, field)) + _DEADLINE_SLACK_S - (time.monotonic() - started)
+
+    def fire(_signum: int, _frame: object) -> None:
+        raise _DeadlineExceeded
+
+    signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, max(0.001, budget))
+
+    def disarm() -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+    return disarm
+
+
+def _log_crash(
+    ctx: HookContext | None, command: str, exc: BaseException, environ: Mapping[str, str]
+) -> None:
+    import traceback
+
+    trace = traceback.format_exc(limit=12)
+    try:
+        if ctx is not None:
+            ctx.log.error("hook_crashed", command=command, error=repr(exc), trace=trace)
+            return
+        from ovhooks.config import user_dir
+        from ovhooks.log import Log
+
+        state_dir = environ.get("OVHOOKS_STATE_DIR") or user_dir("state", environ)
+        Log(state_dir, "error").error("hook_crashed", command=command, error=repr(exc), trace=trace)
+    except Exception:
+        pass
+
+
+def main(command: str, argv: Sequence[str]) -> int:
+    """Entry for ``ovhooks <hook-command>``: the only place that reads stdin and the clock."""
+    started = time.monotonic()
+    now = time.time()
+    try:
+        stdin = sys.stdin.buffer.read() if sys.stdin is not None else b""
+    except (OSError, ValueError):
+        stdin = b""
+    out, err = run_hook(command, argv, stdin, os.environ, now=now, started=started)
+    if err:
+        try:
+            sys.stderr.write(err)
+        except (OSError, ValueError):
+            pass
+    try:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    return 0

@@ -1,0 +1,149 @@
+"""Host payloads in, host replies out: the one place that knows each host's dialect.
+
+``parse_event`` turns whatever arrived on stdin into an ``Event`` (never raising: a payload
+that is not an object, or fields of the wrong type, become empty values). ``render_reply``
+turns a ``Reply`` into exactly one JSON object that the host accepts for that event.
+"""
+
+from __future__ import annotations
+
+import json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+# Both hosts cut additionalContext at 10,000 characters; stay under with room for a marker.
+MAX_CONTEXT_CHARS = 9500
+_TRUNCATED = "\n[ovhooks: context truncated]"
+
+# Codex validates strictly: these events accept only the common fields (interface §1).
+_COMMON_ONLY = frozenset({"Stop", "PreCompact", "PostCompact", "SessionEnd", "SubagentStop"})
+_CODEX_SPECIFIC = frozenset({"SessionStart", "UserPromptSubmit"})
+_CLAUDE_SPECIFIC = frozenset(
+    {"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"}
+)
+
+EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "stop": "Stop",
+    "pre-compact": "PreCompact",
+    "post-compact": "PostCompact",
+    "session-end": "SessionEnd",
+    "subagent-start": "SubagentStart",
+    "subagent-stop": "SubagentStop",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+}
+
+
+def _str(payload: Mapping[str, Any], key: str) -> str:
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
+class Event:
+    """One hook invocation, typed. Unknown or ill-typed fields are empty, never errors."""
+
+    __slots__ = (
+        "agent_id",
+        "agent_transcript_path",
+        "agent_type",
+        "cwd",
+        "host",
+        "last_assistant_message",
+        "name",
+        "payload",
+        "prompt",
+        "reason",
+        "session_id",
+        "source",
+        "tool_input",
+        "tool_name",
+        "tool_response",
+        "transcript_path",
+        "trigger",
+    )
+
+    def __init__(self, host: str, name: str, payload: Mapping[str, Any]) -> None:
+        self.host = host
+        self.name = name
+        self.payload = dict(payload)
+        self.session_id = _str(payload, "session_id").strip()
+        self.transcript_path = _str(payload, "transcript_path")
+        self.cwd = _str(payload, "cwd")
+        self.source = _str(payload, "source")
+        self.prompt = _str(payload, "prompt")
+        self.trigger = _str(payload, "trigger")
+        self.reason = _str(payload, "reason")
+        self.last_assistant_message = _str(payload, "last_assistant_message")
+        self.agent_id = _str(payload, "agent_id")
+        self.agent_type = _str(payload, "agent_type")
+        self.agent_transcript_path = _str(payload, "agent_transcript_path")
+        self.tool_name = _str(payload, "tool_name")
+        tool_input = payload.get("tool_input")
+        self.tool_input: dict[str, Any] = tool_input if isinstance(tool_input, dict) else {}
+        self.tool_response: Any = payload.get("tool_response")
+
+
+class Reply:
+    """What a handler decided; ``render_reply`` turns it into the host's JSON."""
+
+    __slots__ = ("context", "specific", "system_message")
+
+    def __init__(
+        self,
+        context: str | None = None,
+        system_message: str | None = None,
+        specific: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.context = context
+        self.system_message = system_message
+        self.specific = dict(specific or {})
+
+
+def decode_payload(raw: bytes) -> dict[str, Any]:
+    """The payload object, or ``{}`` for empty, non-JSON, non-object or undecodable input."""
+    if not raw or not raw.strip():
+        return {}
+    try:
+        doc = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
+    """Which host sent this, when ``--host`` was not given (the shipped configs always give it)."""
+    if environ.get("CLAUDECODE") or environ.get("CLAUDE_PROJECT_DIR"):
+        return "claude"
+    if environ.get("CODEX_HOME") or environ.get("CODEX_MANAGED_BY_NPM"):
+        return "codex"
+    if "prompt_id" in payload or "/projects/" in _str(payload, "transcript_path"):
+        return "claude"
+    return "codex"
+
+
+def render_reply(host: str, event_name: str, reply: Reply) -> str:
+    """Exactly one JSON object, valid for ``host`` and ``event_name``."""
+    out: dict[str, Any] = {}
+    specific_ok = (_CLAUDE_SPECIFIC if host == "claude" else _CODEX_SPECIFIC).__contains__(
+        event_name
+    )
+    if specific_ok:
+        hook_specific: dict[str, Any] = {}
+        if reply.context:
+            context = reply.context
+            if len(context) > MAX_CONTEXT_CHARS:
+                context = context[: MAX_CONTEXT_CHARS - len(_TRUNCATED)] + _TRUNCATED
+            hook_specific["additionalContext"] = context
+        hook_specific.update(reply.specific)
+        if hook_specific:
+            out["hookSpecificOutput"] = {"hookEventName": event_name, **hook_specific}
+    if reply.system_message:
+        out["systemMessage"] = reply.system_message
+    if event_name in _COMMON_ONLY:
+        out = {k: v for k, v in out.items() if k in ("systemMessage",)}
+    return json.dumps(out, ensure_ascii=False)

@@ -1,0 +1,54 @@
+"""Session ids and project peers (interface §4)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+_PREFIX = {"codex": "cx-", "claude": "cc-"}
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+_PEER_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def safe_id(text: str) -> str:
+    """Replace every character outside ``[A-Za-z0-9._-]`` with ``_`` (the server does not)."""
+    return "".join(ch if ch in _SAFE else "_" for ch in text)
+
+
+def ov_session_id(host: str, host_session_id: str) -> str:
+    """``cx-<codex id>`` / ``cc-<claude id>``: the same ids the JavaScript plugins used."""
+    return _PREFIX.get(host, "ov-") + safe_id(host_session_id)
+
+
+def subagent_session_id(parent_ov_session_id: str, agent_id: str) -> str:
+    """A subagent's own session, derived from the parent session and the agent id.
+
+    Bounded in length: a long parent id plus a long agent id would make an awkward path, so
+    the agent part is shortened to a stable hash when needed.
+    """
+    agent = safe_id(agent_id) or "agent"
+    if len(agent) > 40:
+        agent = hashlib.sha256(agent_id.encode("utf-8")).hexdigest()[:16]
+    return f"{parent_ov_session_id}.sub-{agent}"
+
+
+def project_root(cwd: str) -> str:
+    """The git root containing ``cwd`` (a ``.git`` dir or file), else ``cwd`` itself."""
+    path = os.path.abspath(cwd) if cwd else ""
+    probe = path
+    while probe:
+        if os.path.exists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return path
+
+
+def project_peer(project_dir: str) -> str:
+    """The workspace peer id: the project path with every non-alphanumeric char as ``-``.
+
+    Same rule as the JavaScript plugins, so memories a user already has stay in their peer.
+    """
+    return "".join(ch if ch in _PEER_SAFE else "-" for ch in project_dir)

@@ -1,0 +1,84 @@
+"""When sessions get committed: pure decisions over state documents, clock passed in.
+
+The Codex host has no reliable end-of-session signal for every path (Ctrl+C, crashes), so a
+SessionStart looks at the *other* sessions it knows (seed 001):
+
+- active-window heuristic (Codex only, startup/clear): among other sessions with real
+  conversation activity in the last ``active_window_s`` — exactly one means it is the
+  session this terminal just left, so commit it; none means nothing to do; two or more
+  means concurrent terminals, and which of them ended is unknowable, so leave them to the
+  idle sweep. Activity is a captured turn, not registration: a session that merely started
+  never counts (anchor bug #4), and registering the new session touches no other state.
+- idle sweep (both hosts): a session with uncommitted turns and no activity for
+  ``idle_ttl_s`` is committed.
+
+A commit never deletes the session's state: the transcript cursor survives, so a session
+that continues after being committed appends only new turns (anchor bug #3).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+# Committed, idle states are forgotten after this long; their transcripts are usually gone.
+STATE_RETENTION_S = 30 * 24 * 3600
+
+
+def _last_seen(state: dict[str, Any]) -> float:
+    values = [state.get("last_activity_at"), state.get("registered_at"), state.get("created_at")]
+    return max((float(v) for v in values if isinstance(v, int | float)), default=0.0)
+
+
+def recently_active(
+    states: Sequence[dict[str, Any]], *, new_key: str, host: str, now: float, window_s: float
+) -> list[dict[str, Any]]:
+    out = []
+    for state in states:
+        if state.get("key") == new_key or state.get("host") != host or state.get("parent"):
+            continue
+        activity = state.get("last_activity_at")
+        if not isinstance(activity, int | float) or state.get("ended"):
+            continue
+        if now - activity <= window_s:  # a future timestamp (clock skew) also counts as active
+            out.append(state)
+    return out
+
+
+def session_start_commits(
+    states: Sequence[dict[str, Any]],
+    *,
+    new_key: str,
+    host: str,
+    source: str,
+    now: float,
+    active_window_s: float,
+    idle_ttl_s: float,
+) -> list[tuple[str, str]]:
+    """(key, reason) for every session this SessionStart should commit, in a stable order."""
+    decisions: dict[str, str] = {}
+    if host == "codex" and source in ("startup", "clear"):
+        active = recently_active(
+            states, new_key=new_key, host=host, now=now, window_s=active_window_s
+        )
+        if len(active) == 1 and int(active[0].get("uncommitted") or 0) > 0:
+            decisions[str(active[0]["key"])] = "previous session ended"
+    if source in ("startup", "clear"):  # resume never commits (the session is live again)
+        for state in states:
+            key = str(state.get("key"))
+            if key == new_key or key in decisions:
+                continue
+            if int(state.get("uncommitted") or 0) > 0 and now - _last_seen(state) > idle_ttl_s:
+                decisions[key] = "idle"
+    return sorted(decisions.items())
+
+
+def forgettable(states: Sequence[dict[str, Any]], *, now: float) -> list[str]:
+    """Keys of states with nothing left to do and no activity for ``STATE_RETENTION_S``."""
+    return sorted(
+        str(s["key"])
+        for s in states
+        if int(s.get("uncommitted") or 0) == 0 and now - _last_seen(s) > STATE_RETENTION_S
+    )

@@ -1,0 +1,81 @@
+"""A small JSONL log under the state directory.
+
+The stdlib ``logging`` package is not used on hook paths: it costs several milliseconds to
+import and its handlers buy nothing for one short line per event. Each record is one
+``O_APPEND`` write, so concurrent hooks never interleave within a line. Values are logged as
+given: callers pass counts and ids, never message text or secrets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+_LEVELS = {"silent": 0, "error": 1, "info": 2, "debug": 3}
+_MAX_BYTES = 5 * 1024 * 1024
+
+
+class Log:
+    def __init__(self, state_dir: str, level: str = "error", *, component: str = "") -> None:
+        self.path = os.path.join(state_dir, "logs", "ovhooks.log")
+        self.threshold = _LEVELS.get(level, 1)
+        self.component = component
+
+    def error(self, event: str, **fields: object) -> None:
+        self._write(1, "error", event, fields)
+
+    def info(self, event: str, **fields: object) -> None:
+        self._write(2, "info", event, fields)
+
+    def debug(self, event: str, **fields: object) -> None:
+        self._write(3, "debug", event, fields)
+
+    def _write(self, rank: int, level: str, event: str, fields: dict[str, object]) -> None:
+        if rank > self.threshold:
+            return
+        record = {
+            "ts": round(time.time(), 3),
+            "level": level,
+            "pid": os.getpid(),
+            "component": self.component,
+            "event": event,
+            **fields,
+        }
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        try:
+            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            try:
+                if os.path.getsize(self.path) > _MAX_BYTES:
+                    os.replace(self.path, self.path + ".1")
+            except OSError:
+                pass
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                os.write(fd, line.encode("utf-8"))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # logging must never break a hook
+
+
+def read_recent(
+    state_dir: str, *, level: str = "error", limit: int = 20
+) -> list[dict[str, object]]:
+    """The last ``limit`` records at ``level`` (for ``status`` and ``doctor``)."""
+    records: list[dict[str, object]] = []
+    base = os.path.join(state_dir, "logs", "ovhooks.log")
+    for path in (base + ".1", base):
+        try:
+            with open(path, "rb") as fh:
+                lines = fh.read().splitlines()
+        except OSError:
+            continue
+        for raw in lines:
+            try:
+                rec = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and rec.get("level") == level:
+                records.append(rec)
+    return records[-limit:]

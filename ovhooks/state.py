@@ -1,0 +1,202 @@
+"""Per-session state files: one small JSON document per OpenViking session.
+
+Layout under ``settings.state_dir``::
+
+    sessions/<ov-session-id>.json    the state document (see ``new_state``)
+    sessions/.<ov-session-id>.lock   held for every read-modify-write of it
+    outbox/<ov-session-id>/          queued writes (see ``outbox.py``)
+    locks/<ov-session-id>.worker     held by the one worker draining that session
+    logs/ovhooks.log                 JSONL log
+
+Writes are atomic (temp file + ``os.replace``) under the sibling lock. A corrupt or
+unreadable document is moved aside (``.corrupt-<time>``) and rebuilt, so a hook still answers.
+In a dry run nothing is written: changes go to an in-memory overlay and the plan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from ovhooks.fsutil import FileLock, read_json, write_json_atomic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ovhooks.log import Log
+    from ovhooks.plan import Plan
+
+    State = dict[str, Any]
+
+STATE_VERSION = 1
+
+
+def new_state(key: str, host: str, host_session_id: str, now: float) -> State:
+    """A fresh state document.
+
+    ``last_activity_at`` moves only on real conversation activity (a prompt, a captured
+    turn); registering a session at SessionStart sets ``registered_at`` instead, so a session
+    that merely started never looks "recently active" to the commit heuristic.
+    """
+    return {
+        "v": STATE_VERSION,
+        "key": key,
+        "host": host,
+        "host_session_id": host_session_id,
+        "ov_session_id": key,
+        "parent": None,
+        "transcript_path": "",
+        "cwd": "",
+        "peer": "",
+        "created_at": now,
+        "registered_at": now,
+        "last_activity_at": None,
+        "cursor": {"offset": 0, "turns": 0, "tail_hash": ""},
+        "recent_uids": [],
+        "held": [],
+        "synthetic_tail": "",
+        "turns_captured": 0,
+        "messages_sent": 0,
+        "uncommitted": 0,
+        "pending_tokens": 0,
+        "commit_count": 0,
+        "last_commit_at": None,
+        "ended": False,
+        "end_reason": "",
+        "last_error": None,
+    }
+
+
+class StateStore:
+    def __init__(
+        self,
+        state_dir: str,
+        *,
+        plan: Plan | None = None,
+        log: Log | None = None,
+        lock_timeout_s: float = 10.0,
+    ) -> None:
+        self.state_dir = state_dir
+        self.sessions_dir = os.path.join(state_dir, "sessions")
+        self.plan = plan
+        self.log = log
+        self.lock_timeout_s = lock_timeout_s
+        self._overlay: dict[str, State | None] = {}
+
+    def path(self, key: str) -> str:
+        return os.path.join(self.sessions_dir, key + ".json")
+
+    def lock(self, key: str) -> FileLock:
+        return FileLock(os.path.join(self.sessions_dir, f".{key}.lock"), self.lock_timeout_s)
+
+    def load(self, key: str) -> State | None:
+        """The state for ``key``, or None when there is none (or it was corrupt)."""
+        if key in self._overlay:
+            doc = self._overlay[key]
+            return json.loads(json.dumps(doc)) if doc is not None else None
+        path = self.path(key)
+        try:
+            raw = read_json(path)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            self._quarantine(path, exc)
+            return None
+        if not isinstance(raw, dict) or raw.get("key") != key:
+            self._quarantine(path, ValueError("not a state document"))
+            return None
+        return raw
+
+    def _quarantine(self, path: str, exc: Exception) -> None:
+        if self.log:
+            self.log.error("state_corrupt", path=path, error=str(exc))
+        if self.plan is not None:
+            self.plan.note(f"move corrupt state {path} aside")
+            return
+        try:
+            os.replace(path, f"{path}.corrupt-{int(time.time())}")
+        except OSError:
+            pass
+
+    def save(self, doc: State) -> None:
+        key = str(doc["key"])
+        if self.plan is not None:
+            old = self.load(key)
+            self._overlay[key] = json.loads(json.dumps(doc))
+            self.plan.note(f"update state {key}: {_diff(old, doc)}")
+            return
+        write_json_atomic(self.path(key), doc)
+
+    def update(
+        self,
+        key: str,
+        change: Callable[[State], None],
+        *,
+        create: Callable[[], State] | None = None,
+    ) -> State | None:
+        """Read-modify-write ``key`` under its lock; returns the saved document.
+
+        Without ``create``, a missing state is left missing and None is returned.
+        """
+        with self.lock(key) if self.plan is None else _NoLock():
+            doc = self.load(key)
+            if doc is None:
+                if create is None:
+                    return None
+                doc = create()
+            change(doc)
+            self.save(doc)
+            return doc
+
+    def delete(self, key: str) -> None:
+        if self.plan is not None:
+            self._overlay[key] = None
+            self.plan.note(f"delete state {key}")
+            return
+        try:
+            os.unlink(self.path(key))
+        except FileNotFoundError:
+            pass
+
+    def keys(self) -> list[str]:
+        try:
+            names = os.listdir(self.sessions_dir)
+        except FileNotFoundError:
+            names = []
+        keys = {n[: -len(".json")] for n in names if n.endswith(".json") and not n.startswith(".")}
+        for key, doc in self._overlay.items():
+            if doc is None:
+                keys.discard(key)
+            else:
+                keys.add(key)
+        return sorted(keys)
+
+    def all(self) -> list[State]:
+        out = []
+        for key in self.keys():
+            doc = self.load(key)
+            if doc is not None:
+                out.append(doc)
+        return out
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _diff(old: State | None, new: State) -> str:
+    if old is None:
+        return "created"
+    changed = [k for k in sorted(new) if old.get(k) != new.get(k)]
+    shown = []
+    for k in changed[:8]:
+        value = json.dumps(new.get(k), ensure_ascii=False)
+        shown.append(f"{k}={value[:60]}")
+    return ", ".join(shown) or "no change"

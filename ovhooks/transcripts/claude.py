@@ -1,0 +1,136 @@
+"""Claude Code transcript records -> Turns (Claude Code 2.1.197, hosts-e2e §2.8).
+
+Conversation lives in ``user`` and ``assistant`` records. Dropped here by record shape:
+``attachment`` records (hook context, skill and agent listings), ``system`` records (compact
+boundaries), queue/mode/last-prompt bookkeeping, meta user records (``isMeta``: "Continue from
+where you left off."), the compaction summary (``isCompactSummary``) and transcript-only
+records. An assistant reply spans several records (one per content block, sharing
+``message.id``); they form one turn until the next real user prompt. ``tool_result`` blocks
+come in ``user`` records but belong to the assistant's tool call, so they are attached to it,
+never sent as something the user said.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ovhooks.model import ToolUse, Turn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+
+def _result_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        ]
+        return "\n".join(t for t in texts if t)
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+class _Assistant:
+    def __init__(self, uid: str, timestamp: str | None) -> None:
+        self.uid = uid
+        self.timestamp = timestamp
+        self.texts: list[str] = []
+        self.calls: list[dict[str, Any]] = []
+        self.by_id: dict[str, dict[str, Any]] = {}
+
+    def finish(self) -> Turn:
+        tools = tuple(
+            ToolUse(c["name"], c["input"], c["id"], output=c.get("output"), is_error=c["error"])
+            for c in self.calls
+        )
+        return Turn(
+            "assistant", "\n\n".join(self.texts), tools, timestamp=self.timestamp, uid=self.uid
+        )
+
+
+def _skip_user(record: dict[str, Any]) -> bool:
+    return bool(
+        record.get("isMeta")
+        or record.get("isCompactSummary")
+        or record.get("isVisibleInTranscriptOnly")
+    )
+
+
+def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
+    turns: list[Turn] = []
+    current: _Assistant | None = None
+    # Tool calls from earlier assistant turns in this read, so a result that arrives after an
+    # interleaved record still finds its call.
+    calls_by_id: dict[str, dict[str, Any]] = {}
+
+    def flush() -> None:
+        nonlocal current
+        if current is not None and (current.texts or current.calls):
+            turns.append(current.finish())
+        current = None
+
+    for offset, record in records:
+        kind = record.get("type")
+        message = record.get("message")
+        if kind not in ("user", "assistant") or not isinstance(message, dict):
+            continue
+        uid = str(record.get("uuid") or f"cc-off-{offset}")
+        ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        content = message.get("content")
+        if kind == "assistant":
+            if current is None:
+                current = _Assistant(uid, ts)
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            for block in blocks:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                    if block["text"].strip():
+                        current.texts.append(block["text"])
+                elif block.get("type") == "tool_use":
+                    call = {
+                        "name": str(block.get("name") or "tool"),
+                        "input": block.get("input") if isinstance(block.get("input"), dict) else {},
+                        "id": str(block.get("id") or ""),
+                        "error": False,
+                    }
+                    current.calls.append(call)
+                    calls_by_id[call["id"]] = call
+            continue
+        # a user record: a prompt, tool results, or both
+        if _skip_user(record):
+            continue
+        if isinstance(content, str):
+            flush()
+            if content.strip():
+                turns.append(Turn("user", content, timestamp=ts, uid=uid))
+            continue
+        if not isinstance(content, list):
+            continue
+        texts = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                call = calls_by_id.get(str(block.get("tool_use_id") or ""))
+                if call is not None:
+                    call["output"] = _result_text(block.get("content"))
+                    call["error"] = bool(block.get("is_error"))
+            elif block.get("type") == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+        if any(t.strip() for t in texts):
+            flush()
+            turns.append(Turn("user", "\n\n".join(texts), timestamp=ts, uid=uid))
+    flush()
+    return turns
+
+
+def recent_user_texts(records: Iterable[dict[str, Any]], limit: int) -> list[str]:
+    """The last ``limit`` user messages (oldest first), for the recall query."""
+    texts = [t.text for t in records_to_turns((0, r) for r in records) if t.role == "user"]
+    return texts[-limit:] if limit else []

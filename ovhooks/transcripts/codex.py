@@ -1,0 +1,167 @@
+"""Codex rollout records -> Turns (Codex CLI 0.169, ``shared/spec/hosts-e2e.md`` §1.9).
+
+Conversation lives in ``response_item`` records; ``event_msg`` items duplicate it and are
+ignored. Structurally non-conversational items are dropped here, where the record shape says
+so: developer messages (skills, permissions, and every hook's additionalContext, including
+ours), user messages the harness wrote (``<environment_context>``: provenance ``harness``),
+reasoning, and the compaction summary reply (``metadata.compaction_output``). Text-level
+cleaning (injected blocks inside a real message, boilerplate, secrets) is capture's job.
+
+Tool calls (``function_call``, ``custom_tool_call``, ``local_shell_call``,
+``web_search_call``) and their outputs are attached to the assistant turn that made them, so
+tool results are never attributed to the user.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ovhooks.model import ToolUse, Turn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+
+def _block_texts(payload: dict[str, Any]) -> list[str]:
+    content = payload.get("content")
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    meta = payload.get("internal_chat_message_metadata_passthrough")
+    provenance = meta.get("content_item_metadata") if isinstance(meta, dict) else None
+    texts = []
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        if isinstance(provenance, list) and index < len(provenance):
+            item = provenance[index]
+            prov = item.get("provenance") if isinstance(item, dict) else None
+            if isinstance(prov, dict) and prov.get("type") == "harness":
+                continue  # written by Codex itself, not the user
+        if block.get("type") in ("input_text", "output_text", "text"):
+            text = block.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return texts
+
+
+def _parse_arguments(raw: object) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return {"input": raw}
+        return value if isinstance(value, dict) else {"input": value}
+    return {} if raw is None else {"input": raw}
+
+
+class _AssistantTurn:
+    def __init__(self, uid: str, timestamp: str | None) -> None:
+        self.uid = uid
+        self.timestamp = timestamp
+        self.texts: list[str] = []
+        self.calls: list[dict[str, Any]] = []
+        self.by_id: dict[str, dict[str, Any]] = {}
+
+    def finish(self) -> Turn:
+        tools = tuple(
+            ToolUse(
+                c["name"], c["input"], c["call_id"], output=c.get("output"), is_error=c["error"]
+            )
+            for c in self.calls
+        )
+        return Turn(
+            "assistant", "\n\n".join(self.texts), tools, timestamp=self.timestamp, uid=self.uid
+        )
+
+
+def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
+    """Turns in transcript order from (offset, record) pairs."""
+    turns: list[Turn] = []
+    current: _AssistantTurn | None = None
+
+    def flush() -> None:
+        nonlocal current
+        if current is not None and (current.texts or current.calls):
+            turns.append(current.finish())
+        current = None
+
+    def assistant(uid: str, ts: str | None) -> _AssistantTurn:
+        nonlocal current
+        if current is None:
+            current = _AssistantTurn(uid, ts)
+        return current
+
+    for offset, record in records:
+        if record.get("type") != "response_item":
+            continue
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        kind = payload.get("type")
+        ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        uid = str(payload.get("id") or payload.get("call_id") or f"cx-off-{offset}")
+        raw_meta = record.get("metadata")
+        metadata: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+        if kind == "message":
+            role = payload.get("role")
+            if role == "user":
+                texts = _block_texts(payload)
+                if not texts:
+                    continue
+                flush()
+                turns.append(Turn("user", "\n\n".join(texts), timestamp=ts, uid=uid))
+            elif role == "assistant":
+                if metadata.get("compaction_output"):
+                    continue  # the compaction summary, not something the agent said
+                texts = _block_texts(payload)
+                if texts:
+                    turn = assistant(uid, ts)
+                    turn.texts.extend(texts)
+                    if not turn.uid.startswith("msg"):
+                        turn.uid = uid
+            continue
+        if kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            call_id = str(payload.get("call_id") or payload.get("id") or f"call-{offset}")
+            if kind == "function_call":
+                name = str(payload.get("name") or "tool")
+                args = _parse_arguments(payload.get("arguments"))
+            elif kind == "custom_tool_call":
+                name = str(payload.get("name") or "custom_tool")
+                args = _parse_arguments(payload.get("input"))
+            else:
+                raw_action = payload.get("action")
+                action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
+                if kind == "local_shell_call":
+                    name, args = "local_shell", {"command": action.get("command")}
+                else:
+                    name, args = "web_search", {"query": action.get("query")}
+            call = {"name": name, "input": args, "call_id": call_id, "error": False}
+            turn = assistant(f"turn-{uid}", ts)
+            turn.calls.append(call)
+            turn.by_id[call_id] = call
+            continue
+        if kind in ("function_call_output", "custom_tool_call_output"):
+            call_id = str(payload.get("call_id") or "")
+            target = current.by_id.get(call_id) if current is not None else None
+            if target is None:
+                continue  # an output whose call was captured earlier; nothing to attach to
+            output = payload.get("output")
+            if isinstance(output, dict):
+                target["error"] = output.get("success") is False
+                output = output.get("content", json.dumps(output, ensure_ascii=False))
+            target["output"] = output if isinstance(output, str) else json.dumps(output)
+    flush()
+    return turns
+
+
+def recent_user_texts(records: Iterable[dict[str, Any]], limit: int) -> list[str]:
+    """The last ``limit`` user messages (oldest first), for the recall query."""
+    pairs = ((0, r) for r in records)
+    texts = [t.text for t in records_to_turns(pairs) if t.role == "user"]
+    return texts[-limit:] if limit else []

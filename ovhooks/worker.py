@@ -1,0 +1,394 @@
+"""The worker: capture new turns into the outbox, then drain the outbox, one session at a time.
+
+Hooks that write (Stop, PreCompact, SessionEnd, SubagentStop, and SessionStart's commits of
+other sessions) hand a job to a detached worker and return at once (interface §5.5). For one
+session, workers run strictly one after another: each holds ``locks/<key>.worker`` for its
+whole run, and a second worker waits for it (up to ``worker_lock_wait_s``) instead of
+reading the same cursor and sending the same turns (anchor bug #5).
+
+Order inside one run: reconcile the cursor with queued entries, read what the transcript
+gained, queue it, update the state, queue a requested commit, drain. Every network write
+happens in the drain, after the data is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ovhooks.backend.errors import BackendError
+from ovhooks.fsutil import FileLock
+from ovhooks.outbox import Outbox, batches
+from ovhooks.state import StateStore, new_state
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.config import Settings
+    from ovhooks.log import Log
+    from ovhooks.model import Turn
+    from ovhooks.plan import Plan
+
+    Job = dict[str, Any]
+
+# How many captured turn uids a state remembers, to recognise turns seen before when a
+# transcript is rewritten. Bounded so the state file stays small.
+RECENT_UIDS = 4000
+
+
+def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]]:
+    if host == "claude":
+        from ovhooks.transcripts.claude import records_to_turns as claude_turns
+
+        return claude_turns
+    from ovhooks.transcripts.codex import records_to_turns as codex_turns
+
+    return codex_turns
+
+
+class SessionWorker:
+    """Runs jobs for sessions against one backend."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        backend_for: Callable[[str], Backend],
+        *,
+        log: Log,
+        plan: Plan | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings
+        self.backend_for = backend_for
+        self.log = log
+        self.plan = plan
+        self.clock = clock
+        self.store = StateStore(settings.state_dir, plan=plan, log=log)
+
+    def run(self, job: Job) -> dict[str, Any]:
+        """Run one job under the session's worker lock; returns a summary for logs/tests."""
+        key = str(job["key"])
+        lock = FileLock(os.path.join(self.settings.state_dir, "locks", f"{key}.worker"))
+        if self.plan is None and not lock.acquire(self.settings.worker_lock_wait_s):
+            self.log.error("worker_lock_timeout", session=key)
+            return {"key": key, "skipped": "lock busy"}
+        try:
+            return self._run_locked(job)
+        finally:
+            if self.plan is None:
+                lock.release()
+
+    # --- the steps --------------------------------------------------------------------------
+    def _run_locked(self, job: Job) -> dict[str, Any]:
+        key = str(job["key"])
+        now = self.clock()
+        outbox = Outbox(self.settings.state_dir, key, plan=self.plan, log=self.log)
+        summary: dict[str, Any] = {"key": key, "queued": 0, "sent": 0, "commits": 0}
+
+        def create() -> dict[str, Any]:
+            doc = new_state(
+                key, str(job.get("host") or ""), str(job.get("host_session_id") or ""), now
+            )
+            doc["registered_at"] = None
+            return doc
+
+        state = self.store.load(key)
+        if state is None:
+            state = self.store.update(key, lambda _s: None, create=create) or create()
+        if job.get("capture"):
+            summary["queued"] = self._capture(job, state, outbox, now)
+        if job.get("commit"):
+            self._queue_commit(key, outbox, str(job["commit"]), job.get("end"))
+        drained = self._drain(key, outbox, summary)
+        threshold = self.settings.commit_token_threshold
+        if drained is not None and threshold and drained >= threshold:
+            self._queue_commit(key, outbox, f"{drained} pending tokens", None, keep_recent=True)
+            self._drain(key, outbox, summary)
+        return summary
+
+    def _capture(self, job: Job, state: dict[str, Any], outbox: Outbox, now: float) -> int:
+        from ovhooks.capture import CaptureOptions, build_messages
+        from ovhooks.transcripts.reader import read_new
+
+        key = str(job["key"])
+        path = str(job.get("transcript_path") or state.get("transcript_path") or "")
+        if not path:
+            return 0
+        cursor = dict(state.get("cursor") or {})
+        seen = set(state.get("recent_uids") or [])
+        # Reconcile with queued appends: a crash between queueing and saving the state must
+        # not make the next run read (and send) the same lines again.
+        for _path, entry in outbox.entries():
+            if entry.get("op") == "append":
+                seen.update(entry.get("uids") or [])
+                queued_cursor = entry.get("cursor") or {}
+                if int(queued_cursor.get("offset") or 0) > int(cursor.get("offset") or 0):
+                    cursor = dict(queued_cursor)
+        try:
+            read = read_new(path, cursor)
+        except OSError as exc:
+            self.log.error("transcript_unreadable", session=key, path=path, error=str(exc))
+            return 0
+        if read.rewritten:
+            self.log.info("transcript_rewritten", session=key)
+        turns = _turn_reader(str(state.get("host") or job.get("host")))(read.records)
+        fresh = [t for t in turns if t.uid not in seen]
+        tail_text = str(job.get("last_assistant") or "")
+        synthetic_tail = str(state.get("synthetic_tail") or "")
+        fresh, synthetic_tail = _reconcile_last_assistant(fresh, tail_text, synthetic_tail, turns)
+        options = CaptureOptions.from_settings(self.settings)
+        captured = build_messages(fresh, options, held=state.get("held") or [])
+        messages = captured.messages
+        peer = str(job.get("peer") or state.get("peer") or "")
+        if peer:
+            for message in messages:
+                message.setdefault("peer_id", peer)
+        uids = [t.uid for t in fresh]
+        ov_session = str(state.get("ov_session_id") or key)
+        if messages:
+            outbox.enqueue(
+                {
+                    "op": "append",
+                    "session": ov_session,
+                    "batches": batches(messages),
+                    "cursor": read.cursor,
+                    "uids": uids,
+                }
+            )
+        stats = captured.stats
+        if any(k.startswith("redacted") and v for k, v in stats.items()):
+            self.log.info(
+                "capture_redacted",
+                session=key,
+                **{k: v for k, v in stats.items() if k.startswith("redacted") and v},
+            )
+
+        def change(doc: dict[str, Any]) -> None:
+            doc["cursor"] = {**read.cursor, "turns": int(cursor.get("turns") or 0) + len(turns)}
+            doc["recent_uids"] = (list(doc.get("recent_uids") or []) + uids)[-RECENT_UIDS:]
+            doc["held"] = captured.held
+            doc["synthetic_tail"] = synthetic_tail
+            doc["transcript_path"] = path
+            if job.get("cwd"):
+                doc["cwd"] = job["cwd"]
+            if peer:
+                doc["peer"] = peer
+            if fresh:
+                doc["last_activity_at"] = now
+                doc["turns_captured"] = int(doc.get("turns_captured") or 0) + len(fresh)
+            doc["uncommitted"] = int(doc.get("uncommitted") or 0) + len(messages)
+            if job.get("error_notified"):
+                doc["error_notified"] = True
+
+        self.store.update(key, change)
+        return len(messages)
+
+    def _queue_commit(
+        self, key: str, outbox: Outbox, reason: str, end: object, *, keep_recent: bool = False
+    ) -> None:
+        state = self.store.load(key) or {}
+        has_pending_append = any(e.get("op") == "append" for _p, e in outbox.entries())
+        if int(state.get("uncommitted") or 0) == 0 and not has_pending_append:
+            if end is not None:
+                self.store.update(key, lambda d: d.update(ended=True, end_reason=str(end)))
+            return  # nothing new since the last commit: an empty commit would only be skipped
+        keep = self.settings.commit_keep_recent if keep_recent else 0
+        outbox.enqueue(
+            {
+                "op": "commit",
+                "session": str(state.get("ov_session_id") or key),
+                "keep_recent_count": keep,
+                "reason": reason,
+            }
+        )
+
+        def change(doc: dict[str, Any]) -> None:
+            doc["uncommitted"] = 0
+            doc["commit_requested_at"] = self.clock()
+            if end is not None:
+                doc["ended"] = True
+                doc["end_reason"] = str(end)
+
+        self.store.update(key, change)
+
+    def _drain(self, key: str, outbox: Outbox, summary: dict[str, Any]) -> int | None:
+        if not len(outbox):
+            return None
+        state = self.store.load(key) or {}
+        backend = self.backend_for(str(state.get("peer") or ""))
+        gone: list[bool] = []
+        result = outbox.drain(backend, on_commit_not_found=lambda _e: gone.append(True))
+        summary["sent"] += result.messages_sent
+        summary["commits"] += len(result.commits)
+        if gone:
+            # interface: a 404 for a session the server no longer has drops that one state
+            self.store.delete(key)
+            return None
+        now = self.clock()
+
+        def change(doc: dict[str, Any]) -> None:
+            doc["messages_sent"] = int(doc.get("messages_sent") or 0) + result.messages_sent
+            if result.pending_tokens is not None:
+                doc["pending_tokens"] = result.pending_tokens
+            if result.commits:
+                doc["commit_count"] = int(doc.get("commit_count") or 0) + len(result.commits)
+                doc["last_commit_at"] = now
+                doc["pending_tokens"] = 0
+            if result.error is not None:
+                doc["last_error"] = {
+                    "at": now,
+                    "error": str(result.error),
+                    "queued": result.remaining,
+                }
+            elif doc.get("last_error"):
+                doc["last_error"] = None
+                doc["error_notified"] = False
+
+        self.store.update(key, change)
+        if result.error is not None:
+            self.log.error(
+                "drain_failed", session=key, error=str(result.error), queued=result.remaining
+            )
+            summary["error"] = str(result.error)
+        return result.pending_tokens
+
+
+def _reconcile_last_assistant(
+    fresh: list[Turn], tail_text: str, synthetic_tail: str, all_turns: Sequence[Turn]
+) -> tuple[list[Turn], str]:
+    """Capture the host's final reply exactly once, even before it reaches the transcript.
+
+    Claude writes its transcript asynchronously: at Stop, ``last_assistant_message`` may not
+    be in the file yet. We then send it as a synthetic turn and remember its text; when the
+    real record shows up in a later read, it is recognised and skipped.
+    """
+    from ovhooks.model import Turn
+
+    out = list(fresh)
+    if synthetic_tail:
+        for i, turn in enumerate(out):
+            if turn.role == "assistant" and _norm(turn.text) == synthetic_tail:
+                out.pop(i)
+                synthetic_tail = ""
+                break
+    tail = _norm(tail_text)
+    if tail:
+        in_file = any(t.role == "assistant" and _norm(t.text).endswith(tail) for t in all_turns)
+        if not in_file and tail != synthetic_tail:
+            import zlib
+
+            uid = f"synthetic-{zlib.crc32(tail.encode('utf-8')):08x}"
+            out.append(Turn("assistant", tail_text, uid=uid, synthetic=True))
+            synthetic_tail = tail
+    return out, synthetic_tail
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def run_jobs(
+    settings: Settings,
+    jobs: Sequence[Job],
+    *,
+    log: Log,
+    plan: Plan | None = None,
+    clock: Callable[[], float] = time.time,
+) -> list[dict[str, Any]]:
+    """Run jobs in order with a backend chosen by the settings."""
+    from ovhooks.backend.factory import make_backend
+
+    def backend_for(peer: str) -> Backend:
+        backend = make_backend(settings, peer=peer, hot=False)
+        if plan is not None:
+            from ovhooks.backend.factory import DryRunBackend
+
+            return DryRunBackend(backend, plan)
+        return backend
+
+    worker = SessionWorker(settings, backend_for, log=log, plan=plan, clock=clock)
+    results = []
+    for job in jobs:
+        try:
+            results.append(worker.run(job))
+        except BackendError as exc:  # pragma: no cover (drain catches these)
+            log.error("worker_backend_error", session=job.get("key"), error=str(exc))
+        except Exception as exc:
+            import traceback
+
+            log.error(
+                "worker_crashed",
+                session=job.get("key"),
+                error=repr(exc),
+                trace=traceback.format_exc(limit=8),
+            )
+    return results
+
+
+def hand_off(
+    settings: Settings,
+    jobs: Sequence[Job],
+    *,
+    log: Log,
+    clock: Callable[[], float] = time.time,
+) -> None:
+    """Run ``jobs`` in a detached worker (``OVHOOKS_DETACH=1``) or right here (``0``).
+
+    The detached child is a fork of the hook process: it starts instantly with everything
+    already imported, closes the host's pipes so the host is not kept waiting, and leaves the
+    host's process group so a host timeout cannot kill it half-way.
+    """
+    if not jobs:
+        return
+    if not settings.detach:
+        run_jobs(settings, jobs, log=log, clock=clock)
+        return
+    if not hasattr(os, "fork"):  # pragma: no cover (Windows)
+        _spawn_process(settings, jobs, log)
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        log.error("fork_failed", error=str(exc))
+        run_jobs(settings, jobs, log=log, clock=clock)
+        return
+    if pid:
+        return
+    # --- child ---
+    code = 0
+    try:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        if os.fork():  # let the intermediate child exit so the worker is reparented
+            os._exit(0)
+        run_jobs(settings, jobs, log=log, clock=clock)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _spawn_process(settings: Settings, jobs: Sequence[Job], log: Log) -> None:  # pragma: no cover
+    import json
+    import subprocess
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="ovhooks-job-", suffix=".json")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(list(jobs), fh)
+    subprocess.Popen(
+        [sys.executable, "-m", "ovhooks", "_worker", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        creationflags=getattr(subprocess, "DETACHED_PROCESS", 0),
+    )
+    log.info("worker_spawned", path=path)

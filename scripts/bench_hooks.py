@@ -1,0 +1,191 @@
+"""Benchmark: every hook as the host runs it (a fresh process), against a loopback server.
+
+Reports, per event: median wall time over N runs, the ratio to ``python -c pass`` run by the
+same interpreter in the same run (the floor), peak RSS, and requests the hook made.
+Writes the table to ``docs/BENCHMARKS.md`` with ``--write``.
+
+    .venv/bin/python scripts/bench_hooks.py [--runs 15] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.fake_openviking import FakeOpenViking  # noqa: E402
+from tests.support.rollouts import CodexRollout, codex_payload  # noqa: E402
+
+OVHOOKS = str(Path(sys.executable).with_name("ovhooks"))
+
+
+def run_once(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """(seconds, peak RSS MiB) of one process, measured by the parent."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(stdin)
+    proc.stdin.close()
+    proc.stdout.read()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} exited {proc.returncode}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def measure(name, argv, stdin_fn, env, runs, server=None, before=None):
+    times, rss, reqs = [], [], []
+    for _ in range(runs):
+        if before:
+            before()
+        count = len(server.requests) if server else 0
+        seconds, peak = run_once(argv, stdin_fn(), env)
+        times.append(seconds)
+        rss.append(peak)
+        reqs.append((len(server.requests) - count) if server else 0)
+    return {
+        "name": name,
+        "median_ms": statistics.median(times) * 1000,
+        "p90_ms": sorted(times)[int(0.9 * (len(times) - 1))] * 1000,
+        "rss_mib": max(rss),
+        "requests": statistics.median(reqs),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="ovhooks-bench-"))
+    server = FakeOpenViking().start()
+    server.search_entries = [
+        {"uri": f"viking://user/default/memories/preferences/default/pref{i}.md", "category": "preferences",
+         "score": 0.8 - i * 0.01, "detail": "abstract", "text": f"The user prefers tool number {i} for parsing.",
+         "abstract": f"prefers tool {i}"}
+        for i in range(8)
+    ]
+    server.files["viking://user/default/memories/profile.md"] = "# Profile\nA Python developer.\n"
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp / "home"),
+        "OPENVIKING_URL": server.url,
+        "OVHOOKS_STATE_DIR": str(tmp / "state"),
+        "OVHOOKS_CONFIG": str(tmp / "none.toml"),
+        "OPENVIKING_CLI_CONFIG_FILE": str(tmp / "none.conf"),
+        "OVHOOKS_LOG_LEVEL": "error",
+    }
+    (tmp / "home").mkdir()
+    work = tmp / "work"
+    work.mkdir()
+    rows = []
+    floor = measure("python -c pass (floor)", [sys.executable, "-c", "pass"], lambda: b"", env, args.runs)
+    rows.append(floor)
+
+    sid = "bench-session"
+    rollout = CodexRollout(tmp / "rollout.jsonl", sid)
+    for i in range(10):
+        rollout.turn(i)
+
+    def payload(event: str, **extra: object) -> bytes:
+        return json.dumps(codex_payload(event, sid, rollout.path, work, **extra)).encode()
+
+    hooks = [
+        ("UserPromptSubmit", "user-prompt-submit", {"prompt": "which parsing tool do I prefer for nested lists?"}),
+        ("SessionStart (startup)", "session-start", {"source": "startup"}),
+        ("SessionStart (resume)", "session-start", {"source": "resume"}),
+        ("Stop (hand-off)", "stop", {}),
+        ("PreCompact (hand-off)", "pre-compact", {"trigger": "auto"}),
+        ("PostCompact", "post-compact", {"trigger": "auto"}),
+        ("SessionEnd (hand-off)", "session-end", {"reason": "other"}),
+    ]
+    for name, command, extra in hooks:
+        event = name.split(" ")[0]
+        data = payload(event, **extra)
+        rows.append(measure(name, [OVHOOKS, command, "--host", "codex"], lambda d=data: d, env, args.runs, server))
+    time.sleep(1.0)  # let detached workers finish before the inline runs
+
+    inline = dict(env, OVHOOKS_DETACH="0")
+
+    def fresh_rollout(turns: int) -> tuple[CodexRollout, str]:
+        name = f"s{turns}"
+        r = CodexRollout(tmp / f"{name}.jsonl", name)
+        lines = []
+        for i in range(turns):
+            lines.append({"type": "response_item", "payload": {"type": "message", "id": f"u{i}", "role": "user", "content": [{"type": "input_text", "text": f"Question {i} about the nested list parser"}]}})
+            lines.append({"type": "response_item", "payload": {"type": "message", "id": f"a{i}", "role": "assistant", "content": [{"type": "output_text", "text": f"Answer {i}: recurse and flatten"}]}})
+        with r.path.open("a") as fh:
+            fh.writelines(json.dumps(x) + "\n" for x in lines)
+        return r, name
+
+    # Stop work itself (inline) on a 10-turn transcript: all 10 turns new each run.
+    def stop_10() -> bytes:
+        r, name = fresh_rollout(10)
+        return json.dumps(codex_payload("Stop", name + f"-{time.monotonic_ns()}", r.path, work)).encode()
+
+    rows.append(measure("Stop inline, 10 new turns", [OVHOOKS, "stop", "--host", "codex"], stop_10, inline, args.runs, server))
+
+    for turns in (100, 20000):
+        r, name = fresh_rollout(turns)
+        first = json.dumps(codex_payload("Stop", name, r.path, work)).encode()
+        run_once([OVHOOKS, "stop", "--host", "codex"], first, inline)  # capture everything once
+        counter = [0]
+
+        def add_turn(r: CodexRollout = r) -> None:
+            counter[0] += 1
+            r.user(f"follow-up question {counter[0]} about the parser")
+            r.assistant(f"follow-up answer {counter[0]}")
+
+        before_batches = sum(1 for q in server.requests if q["path"].endswith("/messages/batch"))
+        row = measure(f"Stop inline, 1 new turn after {turns}", [OVHOOKS, "stop", "--host", "codex"], lambda f=first: f, inline, args.runs, server, before=add_turn)
+        sent = [q for q in server.requests if q["path"] == f"/api/v1/sessions/cx-{name}/messages/batch"]
+        row["sent_per_run"] = statistics.median(len(q["body"]["messages"]) for q in sent[1:]) if len(sent) > 1 else 0
+        rows.append(row)
+        del before_batches
+
+    server.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+    base = floor["median_ms"]
+    lines = [
+        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()} ({os.cpu_count()} cores), "
+        f"Python {platform.python_version()}, {args.runs} runs each, loopback fake server.",
+        "",
+        "| hook | median ms | p90 ms | × floor | peak RSS MiB | requests |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['name']} | {row['median_ms']:.1f} | {row['p90_ms']:.1f} | "
+            f"{row['median_ms'] / base:.2f} | {row['rss_mib']:.1f} | {row['requests']:g} |"
+        )
+    table = "\n".join(lines)
+    print(table)
+    if args.write:
+        out = REPO / "docs" / "BENCHMARKS.md"
+        out.parent.mkdir(exist_ok=True)
+        header = (
+            "# Hook benchmark\n\nProduced by `scripts/bench_hooks.py --write`. Targets (issue 2): "
+            "UserPromptSubmit ≤ 5× floor, SessionStart ≤ 6×, Stop hand-off ≤ 3.5×, Stop inline on "
+            "10 turns ≤ 6×, 20,000 turns ≤ 1.2× the 100-turn figure, peak RSS ≤ 40 MiB.\n\n"
+        )
+        out.write_text(header + table + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""Suite-wide fixtures: no test may touch the real home directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "host-samples"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point HOME, XDG dirs and every ovhooks/OpenViking location at a temp dir.
+
+    Hooks and commands receive the environment from the entry point, so tests build their
+    environment from ``os.environ`` after this fixture has run.
+    """
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    for var in list(os.environ):
+        if var.startswith(("OVHOOKS_", "OPENVIKING_", "CODEX_", "CLAUDE_")):
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OVHOOKS_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("OVHOOKS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("OVHOOKS_CONFIG", str(tmp_path / "ovhooks-config.toml"))
+    monkeypatch.setenv("OPENVIKING_CLI_CONFIG_FILE", str(tmp_path / "ovcli.conf"))
+    return home
+
+
+@pytest.fixture
+def host_samples() -> Path:
+    """The genuine host payloads and transcripts in ``shared/fixtures/host-samples``."""
+    if not FIXTURES.is_dir():
+        pytest.fail(f"host samples not found at {FIXTURES}")
+    return FIXTURES
+
+
+@pytest.fixture
+def fake_ov():  # type: ignore[no-untyped-def]
+    """An in-memory OpenViking look-alike on a loopback port (see tests/support)."""
+    from tests.support.fake_openviking import FakeOpenViking
+
+    server = FakeOpenViking().start()
+    yield server
+    server.stop()

@@ -1,0 +1,105 @@
+"""Every hook answers exit 0 with host-valid JSON, whatever it is given and whatever the server does.
+
+These run real processes (``python -m ovhooks``), the way hosts run hooks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_openviking import FakeOpenViking
+from tests.support.hooks import assert_host_valid, hook_env, run_process
+
+HOOKS = {
+    "SessionStart": "session-start",
+    "UserPromptSubmit": "user-prompt-submit",
+    "Stop": "stop",
+    "PreCompact": "pre-compact",
+    "PostCompact": "post-compact",
+    "SessionEnd": "session-end",
+    "SubagentStart": "subagent-start",
+    "SubagentStop": "subagent-stop",
+    "PreToolUse": "pre-tool-use",
+    "PostToolUse": "post-tool-use",
+}
+
+
+def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict]]:
+    out = []
+    for path in sorted((host_samples / host / "hook-payloads").glob("*.json")):
+        payload = json.loads(path.read_text())
+        out.append((payload["hook_event_name"], payload))
+    return out
+
+
+@pytest.mark.parametrize("host", ["codex", "claude"])
+def test_every_fixture_payload_gets_a_valid_reply(host: str, host_samples: Path, fake_ov: FakeOpenViking) -> None:
+    env = hook_env(fake_ov.url)
+    for event, payload in _fixture_payloads(host_samples, host):
+        proc, _ = run_process(HOOKS[event], payload, env, host=host)
+        assert proc.returncode == 0, proc.stderr.decode()
+        lines = proc.stdout.decode().splitlines()
+        assert len(lines) == 1, f"{event}: exactly one line, got {lines!r}"
+        assert_host_valid(host, event, json.loads(lines[0]))
+
+
+BAD_INPUTS = {
+    "empty": b"",
+    "list": b"[]",
+    "wrong-type": b'{"session_id": 5, "transcript_path": ["x"], "prompt": {"a": 1}}',
+    "truncated": b'{"session_id": "abc", "prompt": "hel',
+    "binary": bytes(random.Random(7).getrandbits(8) for _ in range(1_000_000)),
+    "nul": b'{"session_id": "a\\u0000b", "prompt": "x\\u0000y"}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_stdin_never_breaks_the_host(name: str, fake_ov: FakeOpenViking) -> None:
+    env = hook_env(fake_ov.url)
+    for event, command in HOOKS.items():
+        proc, _ = run_process(command, BAD_INPUTS[name], env)
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert_host_valid("codex", event, json.loads(proc.stdout))
+
+
+@pytest.mark.parametrize("mode", ["refuse", "error500", "html", "hang"])
+def test_server_failures_never_break_the_host(mode: str, fake_ov: FakeOpenViking, host_samples: Path, tmp_path: Path) -> None:
+    # detached workers, as users run them: the hook itself must return at once
+    env = hook_env(fake_ov.url, OVHOOKS_DETACH="1", OVHOOKS_RECALL_DEADLINE_S="0.5", OVHOOKS_SESSION_START_DEADLINE_S="0.5")
+    if mode == "refuse":
+        fake_ov.refuse()
+    else:
+        fake_ov.mode = mode
+    for event, payload in _fixture_payloads(host_samples, "codex"):
+        proc, seconds = run_process(HOOKS[event], payload, env)
+        assert proc.returncode == 0
+        assert_host_valid("codex", event, json.loads(proc.stdout))
+        assert seconds < 2.0, f"{event} took {seconds:.2f}s with a {mode} server"
+
+
+def test_unwritable_state_dir_still_answers(fake_ov: FakeOpenViking, tmp_path: Path, host_samples: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where a directory should be")
+    env = hook_env(fake_ov.url, OVHOOKS_STATE_DIR=str(blocked / "state"))
+    for event, payload in _fixture_payloads(host_samples, "codex"):
+        proc, _ = run_process(HOOKS[event], payload, env)
+        assert proc.returncode == 0
+        assert_host_valid("codex", event, json.loads(proc.stdout))
+
+
+def test_corrupt_state_is_moved_aside_and_rebuilt(fake_ov: FakeOpenViking, host_samples: Path) -> None:
+    env = hook_env(fake_ov.url)
+    payload = json.loads((host_samples / "codex/hook-payloads/SessionStart-startup.json").read_text())
+    sessions = Path(os.environ["OVHOOKS_STATE_DIR"]) / "sessions"
+    sessions.mkdir(parents=True)
+    key = f"cx-{payload['session_id']}"
+    (sessions / f"{key}.json").write_bytes(b'{"key": "cx-')  # truncated by a crash
+    proc, _ = run_process("session-start", payload, env)
+    assert proc.returncode == 0
+    assert json.loads((sessions / f"{key}.json").read_text())["key"] == key
+    assert list(sessions.glob(f"{key}.json.corrupt-*"))

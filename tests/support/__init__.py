@@ -1,0 +1,1 @@
+"""Test support code: fakes, stubs and fixtures shared by the test suite."""

@@ -1,0 +1,87 @@
+"""Running hooks in-process (fast) or as real processes (the way hosts run them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ovhooks.hookrun import run_hook
+
+REPO = Path(__file__).resolve().parents[2]
+
+COMMON_FIELDS = {"continue", "stopReason", "suppressOutput", "systemMessage"}
+SPECIFIC_EVENTS = {"SessionStart", "UserPromptSubmit"}
+
+
+def hook_env(url: str | None = None, **overrides: str) -> dict[str, str]:
+    """The environment a hook process would see (after the isolated_home fixture ran)."""
+    env = dict(os.environ)
+    if url:
+        env["OPENVIKING_URL"] = url
+        env["OVHOOKS_BACKEND"] = "openviking"
+    env.setdefault("OVHOOKS_DETACH", "0")
+    env.setdefault("OVHOOKS_LOG_LEVEL", "info")
+    env.update(overrides)
+    return env
+
+
+def run_inline(
+    command: str,
+    payload: Any,
+    env: dict[str, str],
+    *,
+    host: str = "codex",
+    now: float | None = None,
+    dry_run: bool = False,
+) -> tuple[dict[str, Any], str]:
+    """Run a hook in this process; returns (parsed reply, stderr text)."""
+    stdin = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    argv = ["--host", host] + (["--dry-run"] if dry_run else [])
+    out, err = run_hook(
+        command, argv, stdin, env, now=time.time() if now is None else now, started=time.monotonic()
+    )
+    return json.loads(out), err
+
+
+def run_process(
+    command: str, payload: Any, env: dict[str, str], *, host: str = "codex", timeout: float = 20
+) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    """Run ``python -m ovhooks <command>`` as the host would; returns (result, seconds)."""
+    stdin = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    start = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "ovhooks", command, "--host", host],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=timeout,
+        cwd=str(REPO),
+        check=False,
+    )
+    return proc, time.monotonic() - start
+
+
+def assert_host_valid(host: str, event: str, reply: dict[str, Any]) -> None:
+    """The reply obeys interface §1 for this host and event."""
+    assert isinstance(reply, dict)
+    allowed = set(COMMON_FIELDS)
+    specific_events = SPECIFIC_EVENTS if host == "codex" else SPECIFIC_EVENTS | {
+        "SubagentStart", "PreToolUse", "PostToolUse"
+    }
+    if event in specific_events:
+        allowed.add("hookSpecificOutput")
+    extra = set(reply) - allowed
+    assert not extra, f"{host} {event}: fields not allowed: {extra}"
+    if "hookSpecificOutput" in reply:
+        specific = reply["hookSpecificOutput"]
+        assert specific["hookEventName"] == event
+        if "additionalContext" in specific:
+            assert isinstance(specific["additionalContext"], str)
+            assert len(specific["additionalContext"]) < 10000
+    if "systemMessage" in reply:
+        assert isinstance(reply["systemMessage"], str) and reply["systemMessage"]
