@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.support.pytest_plugin"]
+
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "host-samples"
 
 

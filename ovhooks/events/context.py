@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ovhooks.ids import ov_session_id, project_peer, project_root
 from ovhooks.log import Log
 
@@ -68,6 +70,34 @@ class HookContext:
         if self.plan is not None:
             return DryRunBackend(backend, self.plan)
         return backend
+
+    def scratch_settings(self) -> Settings:
+        """Settings whose state dir is a throw-away copy, for dry runs of code that writes.
+
+        Recall keeps small files (injected memories, breaker, server capabilities) that a dry
+        run must read as they are but must not change: it gets a copy of them.
+        """
+        if self.plan is None:
+            return self.settings
+        import shutil
+        import tempfile
+
+        scratch = tempfile.mkdtemp(prefix="ovhooks-dry-run-")
+        source = self.settings.state_dir
+        try:
+            names = os.listdir(source)
+        except OSError:
+            names = []
+        for name in names:
+            path = os.path.join(source, name)
+            try:
+                if name == "recall" and os.path.isdir(path):
+                    shutil.copytree(path, os.path.join(scratch, name))
+                elif os.path.isfile(path):
+                    shutil.copy2(path, os.path.join(scratch, name))
+            except OSError:
+                continue
+        return self.settings.replace(state_dir=scratch)
 
     def job(self, event: Event, **work: Any) -> dict[str, Any]:
         """A worker job for this event's session."""

@@ -34,7 +34,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         session_key=key or "no-session",
         ov_session_id=key or None,
         backend=ctx.backend(event, deadline=deadline),
-        settings=settings,
+        settings=ctx.scratch_settings(),
         now=ctx.now,
     )
     return Reply(context=outcome.context, system_message=outcome.system_message)
