@@ -94,6 +94,7 @@ class SessionWorker:
                 key, str(job.get("host") or ""), str(job.get("host_session_id") or ""), now
             )
             doc["registered_at"] = None
+            doc["parent"] = job.get("parent")
             return doc
 
         state = self.store.load(key)
@@ -139,7 +140,10 @@ class SessionWorker:
         fresh = [t for t in turns if t.uid not in seen]
         tail_text = str(job.get("last_assistant") or "")
         synthetic_tail = str(state.get("synthetic_tail") or "")
-        fresh, synthetic_tail = _reconcile_last_assistant(fresh, tail_text, synthetic_tail, turns)
+        last_captured = str(state.get("last_assistant_text") or "")
+        fresh, synthetic_tail = _reconcile_last_assistant(
+            fresh, tail_text, synthetic_tail, turns, last_captured
+        )
         options = CaptureOptions.from_settings(self.settings)
         captured = build_messages(fresh, options, held=state.get("held") or [])
         messages = captured.messages
@@ -172,6 +176,11 @@ class SessionWorker:
             doc["recent_uids"] = (list(doc.get("recent_uids") or []) + uids)[-RECENT_UIDS:]
             doc["held"] = captured.held
             doc["synthetic_tail"] = synthetic_tail
+            if turns:
+                last = turns[-1]
+                doc["last_assistant_text"] = (
+                    _norm(last.text)[-4000:] if last.role == "assistant" else ""
+                )
             doc["transcript_path"] = path
             if job.get("cwd"):
                 doc["cwd"] = job["cwd"]
@@ -258,33 +267,56 @@ class SessionWorker:
 
 
 def _reconcile_last_assistant(
-    fresh: list[Turn], tail_text: str, synthetic_tail: str, all_turns: Sequence[Turn]
+    fresh: list[Turn],
+    tail_text: str,
+    synthetic_tail: str,
+    all_turns: Sequence[Turn],
+    last_captured: str = "",
 ) -> tuple[list[Turn], str]:
     """Capture the host's final reply exactly once, even before it reaches the transcript.
 
     Claude writes its transcript asynchronously: at Stop, ``last_assistant_message`` may not
     be in the file yet. We then send it as a synthetic turn and remember its text; when the
-    real record shows up in a later read, it is recognised and skipped.
+    real record shows up in a later read, the already-sent text is cut from it (its tool
+    calls are kept). ``last_captured`` is the last assistant text an earlier run read from
+    the file, so a reply that run already sent (e.g. SessionEnd's worker got the lock first)
+    is not added again.
     """
     from ovhooks.model import Turn
 
     out = list(fresh)
     if synthetic_tail:
         for i, turn in enumerate(out):
-            if turn.role == "assistant" and _norm(turn.text) == synthetic_tail:
+            text = _norm(turn.text)
+            if turn.role != "assistant" or not text.endswith(synthetic_tail):
+                continue
+            if text == synthetic_tail and not turn.tools:
                 out.pop(i)
-                synthetic_tail = ""
-                break
+            else:
+                cut = _strip_tail(turn.text, synthetic_tail)
+                out[i] = Turn("assistant", cut, turn.tools, timestamp=turn.timestamp, uid=turn.uid)
+            synthetic_tail = ""
+            break
     tail = _norm(tail_text)
     if tail:
         in_file = any(t.role == "assistant" and _norm(t.text).endswith(tail) for t in all_turns)
-        if not in_file and tail != synthetic_tail:
+        already = bool(last_captured) and last_captured.endswith(tail)
+        if not in_file and not already and tail != synthetic_tail:
             import zlib
 
             uid = f"synthetic-{zlib.crc32(tail.encode('utf-8')):08x}"
             out.append(Turn("assistant", tail_text, uid=uid, synthetic=True))
             synthetic_tail = tail
     return out, synthetic_tail
+
+
+def _strip_tail(text: str, normalized_tail: str) -> str:
+    """``text`` without its trailing words equal to ``normalized_tail`` (whitespace-folded)."""
+    words = text.split()
+    tail_words = normalized_tail.split()
+    if len(tail_words) <= len(words) and words[-len(tail_words) :] == tail_words:
+        return " ".join(words[: len(words) - len(tail_words)])
+    return text
 
 
 def _norm(text: str) -> str:

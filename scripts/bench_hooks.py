@@ -27,7 +27,28 @@ sys.path.insert(0, str(REPO))
 from tests.support.fake_openviking import FakeOpenViking  # noqa: E402
 from tests.support.rollouts import CodexRollout, codex_payload  # noqa: E402
 
-OVHOOKS = str(Path(sys.executable).with_name("ovhooks"))
+
+def install_plain(tmp: Path) -> tuple[str, str]:
+    """A fresh venv with a regular (non-editable) install and *no* dependencies.
+
+    That is how the hook path should be measured: an editable install adds an import hook
+    to every interpreter start, and leaving the dependencies out proves that no hook imports
+    Typer, Rich, httpx, platformdirs or filelock (it would fail with ImportError).
+    """
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run(
+        [
+            str(venv / "bin" / "pip"),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--disable-pip-version-check",
+            str(REPO),
+        ],
+        check=True,
+    )
+    return str(venv / "bin" / "python"), str(venv / "bin" / "ovhooks")
 
 
 def run_once(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
@@ -74,11 +95,17 @@ def main() -> None:
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="ovhooks-bench-"))
+    python, ovhooks = install_plain(tmp)
     server = FakeOpenViking().start()
     server.search_entries = [
-        {"uri": f"viking://user/default/memories/preferences/default/pref{i}.md", "category": "preferences",
-         "score": 0.8 - i * 0.01, "detail": "abstract", "text": f"The user prefers tool number {i} for parsing.",
-         "abstract": f"prefers tool {i}"}
+        {
+            "uri": f"viking://user/default/memories/preferences/default/pref{i}.md",
+            "category": "preferences",
+            "score": 0.8 - i * 0.01,
+            "detail": "abstract",
+            "text": f"The user prefers tool number {i} for parsing.",
+            "abstract": f"prefers tool {i}",
+        }
         for i in range(8)
     ]
     server.files["viking://user/default/memories/profile.md"] = "# Profile\nA Python developer.\n"
@@ -95,7 +122,7 @@ def main() -> None:
     work = tmp / "work"
     work.mkdir()
     rows = []
-    floor = measure("python -c pass (floor)", [sys.executable, "-c", "pass"], lambda: b"", env, args.runs)
+    floor = measure("python -c pass (floor)", [python, "-c", "pass"], lambda: b"", env, args.runs)
     rows.append(floor)
 
     sid = "bench-session"
@@ -107,7 +134,11 @@ def main() -> None:
         return json.dumps(codex_payload(event, sid, rollout.path, work, **extra)).encode()
 
     hooks = [
-        ("UserPromptSubmit", "user-prompt-submit", {"prompt": "which parsing tool do I prefer for nested lists?"}),
+        (
+            "UserPromptSubmit",
+            "user-prompt-submit",
+            {"prompt": "which parsing tool do I prefer for nested lists?"},
+        ),
         ("SessionStart (startup)", "session-start", {"source": "startup"}),
         ("SessionStart (resume)", "session-start", {"source": "resume"}),
         ("Stop (hand-off)", "stop", {}),
@@ -118,7 +149,16 @@ def main() -> None:
     for name, command, extra in hooks:
         event = name.split(" ")[0]
         data = payload(event, **extra)
-        rows.append(measure(name, [OVHOOKS, command, "--host", "codex"], lambda d=data: d, env, args.runs, server))
+        rows.append(
+            measure(
+                name,
+                [ovhooks, command, "--host", "codex"],
+                lambda d=data: d,
+                env,
+                args.runs,
+                server,
+            )
+        )
     time.sleep(1.0)  # let detached workers finish before the inline runs
 
     inline = dict(env, OVHOOKS_DETACH="0")
@@ -128,8 +168,35 @@ def main() -> None:
         r = CodexRollout(tmp / f"{name}.jsonl", name)
         lines = []
         for i in range(turns):
-            lines.append({"type": "response_item", "payload": {"type": "message", "id": f"u{i}", "role": "user", "content": [{"type": "input_text", "text": f"Question {i} about the nested list parser"}]}})
-            lines.append({"type": "response_item", "payload": {"type": "message", "id": f"a{i}", "role": "assistant", "content": [{"type": "output_text", "text": f"Answer {i}: recurse and flatten"}]}})
+            lines.append(
+                {
+                    "type": "response_item",
+                    "payload": {
+                        "type": "message",
+                        "id": f"u{i}",
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "input_text",
+                                "text": f"Question {i} about the nested list parser",
+                            }
+                        ],
+                    },
+                }
+            )
+            lines.append(
+                {
+                    "type": "response_item",
+                    "payload": {
+                        "type": "message",
+                        "id": f"a{i}",
+                        "role": "assistant",
+                        "content": [
+                            {"type": "output_text", "text": f"Answer {i}: recurse and flatten"}
+                        ],
+                    },
+                }
+            )
         with r.path.open("a") as fh:
             fh.writelines(json.dumps(x) + "\n" for x in lines)
         return r, name
@@ -137,27 +204,48 @@ def main() -> None:
     # Stop work itself (inline) on a 10-turn transcript: all 10 turns new each run.
     def stop_10() -> bytes:
         r, name = fresh_rollout(10)
-        return json.dumps(codex_payload("Stop", name + f"-{time.monotonic_ns()}", r.path, work)).encode()
+        return json.dumps(
+            codex_payload("Stop", name + f"-{time.monotonic_ns()}", r.path, work)
+        ).encode()
 
-    rows.append(measure("Stop inline, 10 new turns", [OVHOOKS, "stop", "--host", "codex"], stop_10, inline, args.runs, server))
+    rows.append(
+        measure(
+            "Stop inline, 10 new turns",
+            [ovhooks, "stop", "--host", "codex"],
+            stop_10,
+            inline,
+            args.runs,
+            server,
+        )
+    )
 
     for turns in (100, 20000):
         r, name = fresh_rollout(turns)
         first = json.dumps(codex_payload("Stop", name, r.path, work)).encode()
-        run_once([OVHOOKS, "stop", "--host", "codex"], first, inline)  # capture everything once
+        run_once([ovhooks, "stop", "--host", "codex"], first, inline)  # capture everything once
         counter = [0]
 
-        def add_turn(r: CodexRollout = r) -> None:
+        def add_turn(r: CodexRollout = r, counter: list[int] = counter) -> None:
             counter[0] += 1
             r.user(f"follow-up question {counter[0]} about the parser")
             r.assistant(f"follow-up answer {counter[0]}")
 
-        before_batches = sum(1 for q in server.requests if q["path"].endswith("/messages/batch"))
-        row = measure(f"Stop inline, 1 new turn after {turns}", [OVHOOKS, "stop", "--host", "codex"], lambda f=first: f, inline, args.runs, server, before=add_turn)
-        sent = [q for q in server.requests if q["path"] == f"/api/v1/sessions/cx-{name}/messages/batch"]
-        row["sent_per_run"] = statistics.median(len(q["body"]["messages"]) for q in sent[1:]) if len(sent) > 1 else 0
+        row = measure(
+            f"Stop inline, 1 new turn after {turns}",
+            [ovhooks, "stop", "--host", "codex"],
+            lambda f=first: f,
+            inline,
+            args.runs,
+            server,
+            before=add_turn,
+        )
+        sent = [
+            q for q in server.requests if q["path"] == f"/api/v1/sessions/cx-{name}/messages/batch"
+        ]
+        row["sent_per_run"] = (
+            statistics.median(len(q["body"]["messages"]) for q in sent[1:]) if len(sent) > 1 else 0
+        )
         rows.append(row)
-        del before_batches
 
     server.stop()
     shutil.rmtree(tmp, ignore_errors=True)

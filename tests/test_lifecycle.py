@@ -10,7 +10,15 @@ from ovhooks.state import new_state
 NOW = 1_800_000_000.0
 
 
-def _state(key: str, *, activity: float | None, uncommitted: int = 2, host: str = "codex", ended: bool = False, created: float = NOW - 5000):
+def _state(
+    key: str,
+    *,
+    activity: float | None,
+    uncommitted: int = 2,
+    host: str = "codex",
+    ended: bool = False,
+    created: float = NOW - 5000,
+):
     doc = new_state(key, host, key[3:], created)
     doc["last_activity_at"] = activity
     doc["uncommitted"] = uncommitted
@@ -19,7 +27,15 @@ def _state(key: str, *, activity: float | None, uncommitted: int = 2, host: str 
 
 
 def _decide(states, source="startup", host="codex"):
-    return session_start_commits(states, new_key="cx-new", host=host, source=source, now=NOW, active_window_s=120, idle_ttl_s=1800)
+    return session_start_commits(
+        states,
+        new_key="cx-new",
+        host=host,
+        source=source,
+        now=NOW,
+        active_window_s=120,
+        idle_ttl_s=1800,
+    )
 
 
 @pytest.mark.parametrize(
@@ -36,7 +52,11 @@ def _decide(states, source="startup", host="codex"):
         ([_state("cx-a", activity=NOW - 30, ended=True)], []),  # SessionEnd already committed it
         ([_state("cx-new", activity=NOW - 30)], []),  # never the new session itself
         (
-            [_state("cx-a", activity=NOW - 30), _state("cx-b", activity=NOW - 60), _state("cx-c", activity=NOW - 4000)],
+            [
+                _state("cx-a", activity=NOW - 30),
+                _state("cx-b", activity=NOW - 60),
+                _state("cx-c", activity=NOW - 4000),
+            ],
             [("cx-c", "idle")],
         ),
     ],
@@ -52,7 +72,10 @@ def test_resume_and_compact_never_commit() -> None:
 
 
 def test_claude_has_no_active_window_only_the_sweep() -> None:
-    states = [_state("cc-a", activity=NOW - 30, host="claude"), _state("cc-b", activity=NOW - 9000, host="claude")]
+    states = [
+        _state("cc-a", activity=NOW - 30, host="claude"),
+        _state("cc-b", activity=NOW - 9000, host="claude"),
+    ]
     assert _decide(states, host="claude") == [("cc-b", "idle")]
 
 

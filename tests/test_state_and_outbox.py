@@ -19,8 +19,11 @@ from ovhooks.state import StateStore, new_state
 def _bump(state_dir: str, n: int) -> None:
     store = StateStore(state_dir)
     for _ in range(n):
-        store.update("cx-s", lambda d: d.update(turns_captured=d["turns_captured"] + 1),
-                     create=lambda: new_state("cx-s", "codex", "s", 0.0))
+        store.update(
+            "cx-s",
+            lambda d: d.update(turns_captured=d["turns_captured"] + 1),
+            create=lambda: new_state("cx-s", "codex", "s", 0.0),
+        )
 
 
 def test_concurrent_read_modify_write_loses_nothing(tmp_path: Path) -> None:
@@ -47,7 +50,11 @@ def test_corrupt_state_is_quarantined(tmp_path: Path) -> None:
 def test_dry_run_store_changes_nothing_on_disk(tmp_path: Path) -> None:
     plan = Plan()
     store = StateStore(str(tmp_path), plan=plan)
-    store.update("cx-a", lambda d: d.update(uncommitted=3), create=lambda: new_state("cx-a", "codex", "a", 1.0))
+    store.update(
+        "cx-a",
+        lambda d: d.update(uncommitted=3),
+        create=lambda: new_state("cx-a", "codex", "a", 1.0),
+    )
     assert store.load("cx-a")["uncommitted"] == 3  # the overlay is visible in this process
     assert not (tmp_path / "sessions").exists()
     assert "update state cx-a: created" in plan.render()

@@ -27,6 +27,7 @@ class Backend(Protocol):
     """What a memory store must do. All methods raise ``BackendError`` on failure."""
 
     name: str
+    peer: str  # the project peer this backend acts for ("" = none)
 
     # --- sessions -------------------------------------------------------------------------
     def append_messages(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> JSON:

@@ -148,9 +148,13 @@ class OpenVikingBackend:
         resp = self._transport(Request(method, url, headers, data, timeout))
         if not enveloped:
             try:
-                return json.loads(resp.body)
+                doc = json.loads(resp.body)
             except ValueError:
-                raise BackendError("bad_response", f"{what}: not JSON", resp.status) from None
+                kind = "http" if resp.status >= 400 else "bad_response"
+                raise BackendError(kind, f"{what}: server answered non-JSON", resp.status) from None
+            if resp.status >= 400:
+                raise BackendError("http", f"{what}: HTTP {resp.status}", resp.status)
+            return doc
         return parse_envelope(resp.status, resp.body, what or f"{method} {path}")
 
     @staticmethod
@@ -242,7 +246,13 @@ class OpenVikingBackend:
         return result
 
     def ls(self, uri: str, *, recursive: bool = False, limit: int = 512) -> list[JSON]:
-        query: dict[str, object] = {"uri": uri, "node_limit": limit}
+        # output=agent with abs_limit makes the server include each file's abstract
+        query: dict[str, object] = {
+            "uri": uri,
+            "node_limit": limit,
+            "output": "agent",
+            "abs_limit": 512,
+        }
         if recursive:
             query["recursive"] = True
         result = self._call("GET", "/api/v1/fs/ls", query=query, what="ls")

@@ -38,7 +38,9 @@ class HookContext:
         self.started = started  # time.monotonic() at process start, for deadlines
         self.environ = environ
         self.plan = plan
-        self.log = log or Log(settings.state_dir, settings.log_level, component=host)
+        # A dry run leaves the state directory untouched, the log included.
+        level = "silent" if plan is not None else settings.log_level
+        self.log = log or Log(settings.state_dir, level, component=host)
 
     @property
     def dry_run(self) -> bool:

@@ -1,4 +1,9 @@
-"""Placeholder: a valid no-op until the Claude Code host work lands (issue 5)."""
+"""PostToolUse: after a Read of a skill's SKILL.md, add what memory holds about that skill.
+
+Seed 004 component 4. Every other tool call gets the no-op at once, without importing
+anything or touching the network. The look-up has its own short deadline (the hook sits on
+the agent's tool loop) and fails open: any error means no block.
+"""
 
 from __future__ import annotations
 
@@ -11,4 +16,23 @@ if TYPE_CHECKING:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
-    return Reply()
+    settings = ctx.settings
+    if event.tool_name != "Read" or not (settings.recall and settings.skill_memory):
+        return Reply()
+    from ovhooks import skills
+
+    path = skills.skill_file(event.tool_name, event.tool_input)
+    if not path or ctx.bypassed(event):
+        return Reply()
+    name = skills.skill_name(path, skills.read_head(path))
+    if not name:
+        return Reply()
+    backend = ctx.backend(event, deadline=ctx.started + ctx.settings.skill_memory_deadline_s)
+    try:
+        text, experiences = skills.lookup(backend, name)
+    except Exception as exc:  # a nicety: never let it cost the agent its Read
+        ctx.log.info("skill_memory_failed", skill=name, error=repr(exc))
+        return Reply()
+    block = skills.render(name, text, experiences)
+    ctx.log.info("skill_memory", skill=name, chars=len(block), experiences=len(experiences))
+    return Reply(context=block or None)

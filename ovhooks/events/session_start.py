@@ -93,6 +93,9 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         for stale in forgettable(states, now=ctx.now):
             if stale != key and stale not in queued_keys:
                 store.delete(stale)
+                from ovhooks.recall import reset_session
+
+                reset_session(settings, stale)
     ctx.hand_off(jobs)
 
     context = None

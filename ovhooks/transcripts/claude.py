@@ -8,6 +8,11 @@ records. An assistant reply spans several records (one per content block, sharin
 ``message.id``); they form one turn until the next real user prompt. ``tool_result`` blocks
 come in ``user`` records but belong to the assistant's tool call, so they are attached to it,
 never sent as something the user said.
+
+Subagents (Claude Code 2.1) write their own file, ``<session>/subagents/agent-<id>.jsonl``,
+whose records carry ``isSidechain: true`` and ``agentId``; those are read like any transcript.
+Older builds wrote subagent records *inline* in the main transcript (``isSidechain`` without
+``agentId``): they are dropped there, so a subagent's work never lands in the parent session.
 """
 
 from __future__ import annotations
@@ -53,6 +58,10 @@ class _Assistant:
         )
 
 
+def _inline_sidechain(record: dict[str, Any]) -> bool:
+    return bool(record.get("isSidechain")) and not record.get("agentId")
+
+
 def _skip_user(record: dict[str, Any]) -> bool:
     return bool(
         record.get("isMeta")
@@ -79,6 +88,8 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
         message = record.get("message")
         if kind not in ("user", "assistant") or not isinstance(message, dict):
             continue
+        if _inline_sidechain(record):
+            continue
         uid = str(record.get("uuid") or f"cc-off-{offset}")
         ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
         content = message.get("content")
@@ -93,14 +104,15 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
                     if block["text"].strip():
                         current.texts.append(block["text"])
                 elif block.get("type") == "tool_use":
-                    call = {
+                    tool_input = block.get("input")
+                    call: dict[str, Any] = {
                         "name": str(block.get("name") or "tool"),
-                        "input": block.get("input") if isinstance(block.get("input"), dict) else {},
+                        "input": tool_input if isinstance(tool_input, dict) else {},
                         "id": str(block.get("id") or ""),
                         "error": False,
                     }
                     current.calls.append(call)
-                    calls_by_id[call["id"]] = call
+                    calls_by_id[str(call["id"])] = call
             continue
         # a user record: a prompt, tool results, or both
         if _skip_user(record):
@@ -117,10 +129,10 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_result":
-                call = calls_by_id.get(str(block.get("tool_use_id") or ""))
-                if call is not None:
-                    call["output"] = _result_text(block.get("content"))
-                    call["error"] = bool(block.get("is_error"))
+                called = calls_by_id.get(str(block.get("tool_use_id") or ""))
+                if called is not None:
+                    called["output"] = _result_text(block.get("content"))
+                    called["error"] = bool(block.get("is_error"))
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
         if any(t.strip() for t in texts):
@@ -134,3 +146,53 @@ def recent_user_texts(records: Iterable[dict[str, Any]], limit: int) -> list[str
     """The last ``limit`` user messages (oldest first), for the recall query."""
     texts = [t.text for t in records_to_turns((0, r) for r in records) if t.role == "user"]
     return texts[-limit:] if limit else []
+
+
+# --- subagents -------------------------------------------------------------------------------
+# The tool that spawns a subagent: ``Agent`` in Claude Code 2.1, ``Task`` before.
+AGENT_TOOLS = frozenset({"Agent", "Task"})
+_ID_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def subagent_files(transcript_path: str, agent_id: str) -> tuple[str, str]:
+    """(transcript, meta) paths of a subagent, next to its parent's transcript.
+
+    ``projects/<slug>/<session>.jsonl`` -> ``projects/<slug>/<session>/subagents/agent-<id>.*``.
+    Empty strings when the inputs cannot name a file safely (an id with a path separator).
+    """
+    if not transcript_path.endswith(".jsonl") or not agent_id:
+        return "", ""
+    if not set(agent_id) <= _ID_SAFE or agent_id.startswith("."):
+        return "", ""
+    base = transcript_path[: -len(".jsonl")] + "/subagents/agent-" + agent_id
+    return base + ".jsonl", base + ".meta.json"
+
+
+def subagent_task_from_own(records: Iterable[dict[str, Any]]) -> str:
+    """The task a subagent was given: the first user message of its own transcript."""
+    for turn in records_to_turns((0, r) for r in records):
+        if turn.role == "user":
+            return turn.text
+    return ""
+
+
+def subagent_task_from_parent(records: Iterable[dict[str, Any]], tool_use_id: str = "") -> str:
+    """The ``prompt`` of the parent's Agent/Task call with ``tool_use_id``, else of the last one."""
+    last = ""
+    for record in records:
+        message = record.get("message")
+        if record.get("type") != "assistant" or not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            if block.get("name") not in AGENT_TOOLS or not isinstance(block.get("input"), dict):
+                continue
+            prompt = block["input"].get("prompt")
+            if not isinstance(prompt, str) or not prompt.strip():
+                continue
+            if tool_use_id and block.get("id") == tool_use_id:
+                return prompt
+            last = prompt
+    return last

@@ -3,27 +3,42 @@
 from __future__ import annotations
 
 import socket
-import threading
 import time
 
 import pytest
 
 from ovhooks.backend.errors import BackendError
-from ovhooks.backend.http import HttpxTransport, Request, Response, _parse_response, socket_transport, split_url
+from ovhooks.backend.http import (
+    HttpxTransport,
+    Request,
+    Response,
+    _parse_response,
+    split_url,
+)
 from ovhooks.backend.openviking import OpenVikingBackend, identity_headers, parse_envelope, quote
 from ovhooks.config import load_settings
 from tests.support.fake_openviking import FakeOpenViking
 
 
 def _settings(**env: str):
-    return load_settings({"HOME": "/nonexistent", "OVHOOKS_CONFIG": "/nonexistent.toml",
-                          "OPENVIKING_CLI_CONFIG_FILE": "/nonexistent.conf", **env})
+    return load_settings(
+        {
+            "HOME": "/nonexistent",
+            "OVHOOKS_CONFIG": "/nonexistent.toml",
+            "OPENVIKING_CLI_CONFIG_FILE": "/nonexistent.conf",
+            **env,
+        }
+    )
 
 
 def test_envelope_result_and_errors() -> None:
     assert parse_envelope(200, b'{"status":"ok","result":{"a":1}}', "x") == {"a": 1}
     with pytest.raises(BackendError) as err:
-        parse_envelope(404, b'{"status":"error","error":{"code":"NOT_FOUND","message":"Session s not found"}}', "x")
+        parse_envelope(
+            404,
+            b'{"status":"error","error":{"code":"NOT_FOUND","message":"Session s not found"}}',
+            "x",
+        )
     assert err.value.not_found and not err.value.retryable and err.value.code == "NOT_FOUND"
     with pytest.raises(BackendError) as err:
         parse_envelope(200, b'{"status":"error","error":{"code":"INTERNAL","message":"x"}}', "x")
@@ -34,20 +49,44 @@ def test_envelope_result_and_errors() -> None:
     with pytest.raises(BackendError) as err:
         parse_envelope(502, b"<html>bad gateway</html>", "x")
     assert err.value.status == 502 and err.value.retryable
-    assert parse_envelope(200, b'{"status":"ok","healthy":true}', "x") == {"status": "ok", "healthy": True}
+    assert parse_envelope(200, b'{"status":"ok","healthy":true}', "x") == {
+        "status": "ok",
+        "healthy": True,
+    }
 
 
 @pytest.mark.parametrize(
     ("env", "sent", "not_sent"),
     [
         # a user key fixes identity on the server: tenant headers are never sent
-        ({"OPENVIKING_API_KEY": "user-key-123456", "OPENVIKING_USER": "bob"}, {"Authorization", "X-API-Key"}, {"X-OpenViking-User", "X-OpenViking-Account"}),
+        (
+            {"OPENVIKING_API_KEY": "user-key-123456", "OPENVIKING_USER": "bob"},
+            {"Authorization", "X-API-Key"},
+            {"X-OpenViking-User", "X-OpenViking-Account"},
+        ),
         # trusted mode: root key plus both tenant headers
-        ({"OPENVIKING_API_KEY": "root-key-123456", "OPENVIKING_ACCOUNT": "acme", "OPENVIKING_USER": "bob"}, {"Authorization", "X-OpenViking-Account", "X-OpenViking-User"}, set()),
+        (
+            {
+                "OPENVIKING_API_KEY": "root-key-123456",
+                "OPENVIKING_ACCOUNT": "acme",
+                "OPENVIKING_USER": "bob",
+            },
+            {"Authorization", "X-OpenViking-Account", "X-OpenViking-User"},
+            set(),
+        ),
         # dev server (no key): tenant headers select the user
         ({"OPENVIKING_USER": "alice"}, {"X-OpenViking-User"}, {"Authorization", "X-API-Key"}),
         # explicit api_key mode wins over account/user being set
-        ({"OPENVIKING_API_KEY": "k-123456789", "OPENVIKING_ACCOUNT": "a", "OPENVIKING_USER": "u", "OVHOOKS_AUTH_MODE": "api_key"}, {"X-API-Key"}, {"X-OpenViking-Account", "X-OpenViking-User"}),
+        (
+            {
+                "OPENVIKING_API_KEY": "k-123456789",
+                "OPENVIKING_ACCOUNT": "a",
+                "OPENVIKING_USER": "u",
+                "OVHOOKS_AUTH_MODE": "api_key",
+            },
+            {"X-API-Key"},
+            {"X-OpenViking-Account", "X-OpenViking-User"},
+        ),
     ],
 )
 def test_identity_header_policy(env: dict[str, str], sent: set[str], not_sent: set[str]) -> None:
@@ -83,7 +122,9 @@ def test_parse_chunked_and_truncated_responses() -> None:
 
 def test_real_socket_roundtrip_and_failures(fake_ov: FakeOpenViking) -> None:
     backend = OpenVikingBackend(_settings(OPENVIKING_URL=fake_ov.url), "peer")
-    result = backend.append_messages("cx-1", [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}])
+    result = backend.append_messages(
+        "cx-1", [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]
+    )
     assert result["message_count"] == 1 and "pending_tokens" in result
     assert backend.session_info("cx-1")["message_count"] == 1
     assert backend.commit("cx-1")["status"] == "accepted"
@@ -107,7 +148,9 @@ def test_deadline_caps_a_hanging_server() -> None:
     listener.listen(8)  # accepts connections, never answers
     port = listener.getsockname()[1]
     try:
-        backend = OpenVikingBackend(_settings(OPENVIKING_URL=f"http://127.0.0.1:{port}"), deadline=time.monotonic() + 0.3)
+        backend = OpenVikingBackend(
+            _settings(OPENVIKING_URL=f"http://127.0.0.1:{port}"), deadline=time.monotonic() + 0.3
+        )
         start = time.monotonic()
         with pytest.raises(BackendError) as err:
             backend.search_context("anything")
@@ -138,6 +181,8 @@ def test_batch_falls_back_to_single_messages_on_old_servers() -> None:
         return Response(200, {}, b'{"status":"ok","result":{"message_count":1,"pending_tokens":5}}')
 
     backend = OpenVikingBackend(_settings(), transport=old_server)
-    result = backend.append_messages("cx-3", [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])
+    result = backend.append_messages(
+        "cx-3", [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    )
     assert result["pending_tokens"] == 5
     assert [u.rsplit("/", 1)[1] for u in calls] == ["batch", "messages", "messages"]

@@ -24,7 +24,13 @@ def project(tmp_path: Path) -> Path:
     return work
 
 
-def _stop(env: dict[str, str], rollout: CodexRollout, project: Path, sid: str = SID, now: float | None = None):
+def _stop(
+    env: dict[str, str],
+    rollout: CodexRollout,
+    project: Path,
+    sid: str = SID,
+    now: float | None = None,
+):
     return run_inline("stop", codex_payload("Stop", sid, rollout.path, project), env, now=now)
 
 
@@ -33,11 +39,13 @@ def _state(sid: str = SID) -> dict:
     return json.loads(path.read_text())
 
 
-def test_stop_sends_each_new_turn_once_in_order(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_stop_sends_each_new_turn_once_in_order(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url)
     rollout = CodexRollout(tmp_path / "rollout.jsonl", SID)
     rollout.environment()
-    rollout.developer("<openviking-context source=\"session-start\">x</openviking-context>")
+    rollout.developer('<openviking-context source="session-start">x</openviking-context>')
     rollout.turn(1)
     reply, _ = _stop(env, rollout, project)
     assert reply == {}
@@ -54,7 +62,9 @@ def test_stop_sends_each_new_turn_once_in_order(fake_ov: FakeOpenViking, tmp_pat
     assert all(m["role"] in ("user", "assistant") for m in fake_ov.messages(OV))
 
 
-def test_stop_threshold_commit_uses_append_answer(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_stop_threshold_commit_uses_append_answer(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url, OVHOOKS_COMMIT_TOKEN_THRESHOLD="10")
     rollout = CodexRollout(tmp_path / "rollout.jsonl", SID)
     rollout.turn(1)
@@ -66,7 +76,9 @@ def test_stop_threshold_commit_uses_append_answer(fake_ov: FakeOpenViking, tmp_p
     assert _state()["commit_count"] == 1
 
 
-def test_outage_three_stops_then_back(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_outage_three_stops_then_back(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url)
     rollout = CodexRollout(tmp_path / "rollout.jsonl", SID)
     fake_ov.refuse()
@@ -103,13 +115,17 @@ def test_outage_is_reported_once(fake_ov: FakeOpenViking, tmp_path: Path, projec
     assert "systemMessage" not in third
 
 
-def test_pre_compact_catches_up_commits_and_keeps_cursor(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_pre_compact_catches_up_commits_and_keeps_cursor(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url)
     rollout = CodexRollout(tmp_path / "rollout.jsonl", SID)
     rollout.turn(1)
     _stop(env, rollout, project)
     rollout.turn(2)  # not yet captured when compaction starts
-    reply, _ = run_inline("pre-compact", codex_payload("PreCompact", SID, rollout.path, project, trigger="auto"), env)
+    reply, _ = run_inline(
+        "pre-compact", codex_payload("PreCompact", SID, rollout.path, project, trigger="auto"), env
+    )
     assert reply == {}
     assert fake_ov.sessions[OV]["commit_count"] == 1
     rollout.compaction()
@@ -118,7 +134,11 @@ def test_pre_compact_catches_up_commits_and_keeps_cursor(fake_ov: FakeOpenViking
     texts = fake_ov.texts(OV)
     assert len(texts) == 6 and "Question number 3" in texts[4]
     assert not any("summary of earlier work" in t for t in texts)
-    post, _ = run_inline("post-compact", codex_payload("PostCompact", SID, rollout.path, project, trigger="auto"), env)
+    post, _ = run_inline(
+        "post-compact",
+        codex_payload("PostCompact", SID, rollout.path, project, trigger="auto"),
+        env,
+    )
     assert post == {}
 
 
@@ -126,7 +146,9 @@ def test_session_end_commits(fake_ov: FakeOpenViking, tmp_path: Path, project: P
     env = hook_env(fake_ov.url)
     rollout = CodexRollout(tmp_path / "rollout.jsonl", SID)
     rollout.turn(1)
-    reply, _ = run_inline("session-end", codex_payload("SessionEnd", SID, rollout.path, project, reason="other"), env)
+    reply, _ = run_inline(
+        "session-end", codex_payload("SessionEnd", SID, rollout.path, project, reason="other"), env
+    )
     assert reply == {}
     assert fake_ov.sessions[OV]["commit_count"] == 1
     assert len(fake_ov.texts(OV)) == 2
@@ -143,7 +165,9 @@ def _start(env, sid, rollout, project, source="startup", now=None):
     )
 
 
-def test_heuristic_one_recent_other_session_is_committed(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_heuristic_one_recent_other_session_is_committed(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url)
     t0 = 1_800_000_000.0
     first = CodexRollout(tmp_path / "a.jsonl", "sess-a")
@@ -163,7 +187,9 @@ def test_heuristic_one_recent_other_session_is_committed(fake_ov: FakeOpenViking
     assert [("Question number 1" in texts[0]), ("Question number 2" in texts[2])] == [True, True]
 
 
-def test_heuristic_zero_and_two_recent_sessions_commit_nothing(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_heuristic_zero_and_two_recent_sessions_commit_nothing(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url)
     t0 = 1_800_000_000.0
     a = CodexRollout(tmp_path / "a.jsonl", "sess-a")
@@ -187,13 +213,20 @@ def test_heuristic_zero_and_two_recent_sessions_commit_nothing(fake_ov: FakeOpen
     assert committed == ["/api/v1/sessions/cx-sess-a/commit", "/api/v1/sessions/cx-sess-b/commit"]
 
 
-def test_resume_never_commits_and_injects_archive(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_resume_never_commits_and_injects_archive(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url)
     t0 = 1_800_000_000.0
     a = CodexRollout(tmp_path / "a.jsonl", "sess-a")
     a.turn(1)
     _stop(env, a, project, sid="sess-a", now=t0)
-    run_inline("session-end", codex_payload("SessionEnd", "sess-a", a.path, project, reason="other"), env, now=t0 + 5)
+    run_inline(
+        "session-end",
+        codex_payload("SessionEnd", "sess-a", a.path, project, reason="other"),
+        env,
+        now=t0 + 5,
+    )
     b = CodexRollout(tmp_path / "b.jsonl", "sess-b")
     b.turn(1)
     _stop(env, b, project, sid="sess-b", now=t0 + 6)
@@ -204,7 +237,9 @@ def test_resume_never_commits_and_injects_archive(fake_ov: FakeOpenViking, tmp_p
     assert "Archive 1 of cx-sess-a" in context
 
 
-def test_commit_failure_is_retried_at_next_startup(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_commit_failure_is_retried_at_next_startup(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url)
     t0 = 1_800_000_000.0
     a = CodexRollout(tmp_path / "a.jsonl", "sess-a")
@@ -219,7 +254,9 @@ def test_commit_failure_is_retried_at_next_startup(fake_ov: FakeOpenViking, tmp_
     assert len(fake_ov.texts("cx-sess-a")) == 2
 
 
-def test_commit_404_drops_that_state_and_sweep_goes_on(fake_ov: FakeOpenViking, tmp_path: Path, project: Path) -> None:
+def test_commit_404_drops_that_state_and_sweep_goes_on(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
     env = hook_env(fake_ov.url)
     t0 = 1_800_000_000.0
     for sid in ("sess-a", "sess-b"):
@@ -247,8 +284,20 @@ def test_dry_run_writes_nothing(fake_ov: FakeOpenViking, tmp_path: Path, project
     before = snapshot()
     writes_before = len(fake_ov.writes())
     commands = [
-        ("session-start", codex_payload("SessionStart", SID, rollout.path, project, source="startup")),
-        ("user-prompt-submit", codex_payload("UserPromptSubmit", SID, rollout.path, project, prompt="how do I parse nested lists?")),
+        (
+            "session-start",
+            codex_payload("SessionStart", SID, rollout.path, project, source="startup"),
+        ),
+        (
+            "user-prompt-submit",
+            codex_payload(
+                "UserPromptSubmit",
+                SID,
+                rollout.path,
+                project,
+                prompt="how do I parse nested lists?",
+            ),
+        ),
         ("stop", codex_payload("Stop", SID, rollout.path, project)),
         ("pre-compact", codex_payload("PreCompact", SID, rollout.path, project, trigger="auto")),
         ("session-end", codex_payload("SessionEnd", SID, rollout.path, project, reason="other")),

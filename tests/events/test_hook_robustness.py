@@ -1,4 +1,4 @@
-"""Every hook answers exit 0 with host-valid JSON, whatever it is given and whatever the server does.
+"""Every hook answers exit 0 with host-valid JSON, whatever its input and the server do.
 
 These run real processes (``python -m ovhooks``), the way hosts run hooks.
 """
@@ -38,7 +38,9 @@ def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict]]:
 
 
 @pytest.mark.parametrize("host", ["codex", "claude"])
-def test_every_fixture_payload_gets_a_valid_reply(host: str, host_samples: Path, fake_ov: FakeOpenViking) -> None:
+def test_every_fixture_payload_gets_a_valid_reply(
+    host: str, host_samples: Path, fake_ov: FakeOpenViking
+) -> None:
     env = hook_env(fake_ov.url)
     for event, payload in _fixture_payloads(host_samples, host):
         proc, _ = run_process(HOOKS[event], payload, env, host=host)
@@ -68,9 +70,16 @@ def test_bad_stdin_never_breaks_the_host(name: str, fake_ov: FakeOpenViking) -> 
 
 
 @pytest.mark.parametrize("mode", ["refuse", "error500", "html", "hang"])
-def test_server_failures_never_break_the_host(mode: str, fake_ov: FakeOpenViking, host_samples: Path, tmp_path: Path) -> None:
+def test_server_failures_never_break_the_host(
+    mode: str, fake_ov: FakeOpenViking, host_samples: Path, tmp_path: Path
+) -> None:
     # detached workers, as users run them: the hook itself must return at once
-    env = hook_env(fake_ov.url, OVHOOKS_DETACH="1", OVHOOKS_RECALL_DEADLINE_S="0.5", OVHOOKS_SESSION_START_DEADLINE_S="0.5")
+    env = hook_env(
+        fake_ov.url,
+        OVHOOKS_DETACH="1",
+        OVHOOKS_RECALL_DEADLINE_S="0.5",
+        OVHOOKS_SESSION_START_DEADLINE_S="0.5",
+    )
     if mode == "refuse":
         fake_ov.refuse()
     else:
@@ -82,7 +91,9 @@ def test_server_failures_never_break_the_host(mode: str, fake_ov: FakeOpenViking
         assert seconds < 2.0, f"{event} took {seconds:.2f}s with a {mode} server"
 
 
-def test_unwritable_state_dir_still_answers(fake_ov: FakeOpenViking, tmp_path: Path, host_samples: Path) -> None:
+def test_unwritable_state_dir_still_answers(
+    fake_ov: FakeOpenViking, tmp_path: Path, host_samples: Path
+) -> None:
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where a directory should be")
     env = hook_env(fake_ov.url, OVHOOKS_STATE_DIR=str(blocked / "state"))
@@ -92,9 +103,13 @@ def test_unwritable_state_dir_still_answers(fake_ov: FakeOpenViking, tmp_path: P
         assert_host_valid("codex", event, json.loads(proc.stdout))
 
 
-def test_corrupt_state_is_moved_aside_and_rebuilt(fake_ov: FakeOpenViking, host_samples: Path) -> None:
+def test_corrupt_state_is_moved_aside_and_rebuilt(
+    fake_ov: FakeOpenViking, host_samples: Path
+) -> None:
     env = hook_env(fake_ov.url)
-    payload = json.loads((host_samples / "codex/hook-payloads/SessionStart-startup.json").read_text())
+    payload = json.loads(
+        (host_samples / "codex/hook-payloads/SessionStart-startup.json").read_text()
+    )
     sessions = Path(os.environ["OVHOOKS_STATE_DIR"]) / "sessions"
     sessions.mkdir(parents=True)
     key = f"cx-{payload['session_id']}"

@@ -32,11 +32,16 @@ def _messages(client: httpx.Client, session_id: str) -> list[dict[str, Any]]:
 
 
 def _text(message: dict[str, Any]) -> str:
-    return " ".join(str(p.get("text", "")) for p in message.get("parts", []) if p.get("type") == "text")
+    return " ".join(
+        str(p.get("text", "")) for p in message.get("parts", []) if p.get("type") == "text"
+    )
 
 
 def test_codex_lifecycle_against_real_server(
-    ov_server_capture: ov_server.OvServer, capture_client: httpx.Client, ov_user: str, tmp_path: Path
+    ov_server_capture: ov_server.OvServer,
+    capture_client: httpx.Client,
+    ov_user: str,
+    tmp_path: Path,
 ) -> None:
     env = hook_env(ov_server_capture.url, OPENVIKING_USER=ov_user)
     work = tmp_path / "work"
@@ -53,7 +58,11 @@ def test_codex_lifecycle_against_real_server(
     hook("session-start", "SessionStart", source="startup")
     rollout.environment()
     rollout.developer('<openviking-context source="session-start">profile</openviking-context>')
-    hook("user-prompt-submit", "UserPromptSubmit", prompt="Question number 1: how should the parser handle nested lists?")
+    hook(
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        prompt="Question number 1: how should the parser handle nested lists?",
+    )
     rollout.turn(1)
     hook("stop", "Stop")
     rollout.user("Run the tests please")
@@ -72,7 +81,14 @@ def test_codex_lifecycle_against_real_server(
     assert info["commit_count"] == 2, info
     messages = _messages(capture_client, ov_sid)
     texts = [_text(m) for m in messages]
-    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user", "assistant"]
+    assert [m["role"] for m in messages] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
     assert "Question number 1" in texts[0] and "Answer number 1" in texts[1]
     assert "Run the tests please" in texts[2] and "All 3 tests pass" in texts[3]
     assert "Question number 2" in texts[4] and "Answer number 2" in texts[5]
@@ -84,6 +100,10 @@ def test_codex_lifecycle_against_real_server(
 
     # the next session starts: the ended session is not committed again
     other = CodexRollout(tmp_path / "other.jsonl", sid + "-next")
-    reply, _ = run_inline("session-start", codex_payload("SessionStart", sid + "-next", other.path, work, source="startup"), env)
+    reply, _ = run_inline(
+        "session-start",
+        codex_payload("SessionStart", sid + "-next", other.path, work, source="startup"),
+        env,
+    )
     assert_host_valid("codex", "SessionStart", reply)
     assert capture_client.get(f"/api/v1/sessions/{ov_sid}").json()["result"]["commit_count"] == 2

@@ -118,7 +118,9 @@ class FakeOpenViking:
         if delay:
             time.sleep(delay)
         if mode == "error500":
-            self._send(handler, 500, {"status": "error", "error": {"code": "INTERNAL", "message": "boom"}})
+            self._send(
+                handler, 500, {"status": "error", "error": {"code": "INTERNAL", "message": "boom"}}
+            )
             return
         if mode == "html":
             payload = b"<html><body>502 Bad Gateway</body></html>"
@@ -160,7 +162,12 @@ class FakeOpenViking:
 
     def _route(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any]:
         if path == "/health":
-            return 200, {"status": "ok", "healthy": True, "version": "fake-0.5.2", "auth_mode": "dev"}
+            return 200, {
+                "status": "ok",
+                "healthy": True,
+                "version": "fake-0.5.2",
+                "auth_mode": "dev",
+            }
         if path == "/api/v1/system/status":
             return self._ok({"initialized": True, "user": "default"})
         parts = [unquote(p) for p in path.split("/") if p]
@@ -196,12 +203,16 @@ class FakeOpenViking:
                     return self._err(404, "NOT_FOUND", f"Session {sid} not found")
                 session = self.sessions[sid]
                 if not session["messages"]:
-                    return self._ok({"session_id": sid, "status": "skipped", "task_id": None, "archived": False})
+                    return self._ok(
+                        {"session_id": sid, "status": "skipped", "task_id": None, "archived": False}
+                    )
                 session["archives"].append(session["messages"])
                 session["messages"] = []
                 session["commit_count"] += 1
                 n = session["commit_count"]
-                session["overview"] = f"Archive {n} of {sid}: {len(session['archives'][-1])} messages."
+                session["overview"] = (
+                    f"Archive {n} of {sid}: {len(session['archives'][-1])} messages."
+                )
                 return self._ok(
                     {
                         "session_id": sid,
@@ -255,7 +266,13 @@ class FakeOpenViking:
         if path == "/api/v1/fs/ls":
             base = query.get("uri", "").rstrip("/") + "/"
             items = [
-                {"uri": uri, "size": len(text), "isDir": False, "modTime": "", "abstract": text[:80]}
+                {
+                    "uri": uri,
+                    "size": len(text),
+                    "isDir": False,
+                    "modTime": "",
+                    "abstract": text[:80],
+                }
                 for uri, text in sorted(self.files.items())
                 if uri.startswith(base)
             ]

@@ -70,9 +70,11 @@ def assert_host_valid(host: str, event: str, reply: dict[str, Any]) -> None:
     """The reply obeys interface §1 for this host and event."""
     assert isinstance(reply, dict)
     allowed = set(COMMON_FIELDS)
-    specific_events = SPECIFIC_EVENTS if host == "codex" else SPECIFIC_EVENTS | {
-        "SubagentStart", "PreToolUse", "PostToolUse"
-    }
+    specific_events = (
+        SPECIFIC_EVENTS
+        if host == "codex"
+        else SPECIFIC_EVENTS | {"SubagentStart", "PreToolUse", "PostToolUse"}
+    )
     if event in specific_events:
         allowed.add("hookSpecificOutput")
     extra = set(reply) - allowed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ovhooks.transcripts.codex import records_to_turns, recent_user_texts
+from ovhooks.transcripts.codex import recent_user_texts, records_to_turns
 from ovhooks.transcripts.reader import read_new, read_tail
 
 
@@ -30,15 +30,56 @@ def test_fixture_rollout_turns(host_samples: Path) -> None:
 
 def test_recent_user_texts(host_samples: Path) -> None:
     records = read_tail(str(host_samples / "codex" / "rollout-transcript.trimmed.jsonl"))
-    assert recent_user_texts(records, 2) == ["second turn RUNSHELL please", "third turn after compaction"]
+    assert recent_user_texts(records, 2) == [
+        "second turn RUNSHELL please",
+        "third turn after compaction",
+    ]
 
 
 def test_custom_and_local_shell_tools_are_kept() -> None:
     records = [
-        (0, {"type": "response_item", "payload": {"type": "message", "id": "u1", "role": "user", "content": [{"type": "input_text", "text": "patch it"}]}}),
-        (1, {"type": "response_item", "payload": {"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": "*** Begin Patch\n*** End Patch"}}),
-        (2, {"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c1", "output": "Done"}}),
-        (3, {"type": "response_item", "payload": {"type": "local_shell_call", "call_id": "c2", "action": {"command": ["ls"]}}}),
+        (
+            0,
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "id": "u1",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "patch it"}],
+                },
+            },
+        ),
+        (
+            1,
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "custom_tool_call",
+                    "call_id": "c1",
+                    "name": "apply_patch",
+                    "input": "*** Begin Patch\n*** End Patch",
+                },
+            },
+        ),
+        (
+            2,
+            {
+                "type": "response_item",
+                "payload": {"type": "custom_tool_call_output", "call_id": "c1", "output": "Done"},
+            },
+        ),
+        (
+            3,
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "local_shell_call",
+                    "call_id": "c2",
+                    "action": {"command": ["ls"]},
+                },
+            },
+        ),
         (4, {"type": "response_item", "payload": {"type": "reasoning", "summary": []}}),
     ]
     turns = records_to_turns(records)

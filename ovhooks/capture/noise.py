@@ -1,0 +1,130 @@
+"""Which (already sanitised) turns carry no signal for memory, and which carry a memory trigger.
+
+``is_noise`` returns the reason a turn is skipped, or ``None`` to keep it:
+
+- ``empty``: nothing left after sanitising;
+- ``slash``: a user slash command (``/compact``, ``/review-pr 12``): a directive to the host;
+- ``ack``: an acknowledgement on its own, English or Chinese (``ok``, ``thanks!``, ``好的``,
+  ``ok, continue``), or the host's own filler (``No response requested.``,
+  ``Continue from where you left off.``);
+- ``summary``: a host compaction summary that reached us as a message;
+- ``punctuation``: no letter, digit or CJK character at all;
+- ``short``: too little to remember. CJK-aware: a CJK character counts as 2.5 Latin
+  alphanumerics, and a turn needs 8 of those (``fix it`` is short; ``use sqlite`` is not;
+  four CJK characters such as ``用数据库吧`` are enough).
+
+``has_memory_trigger`` is the keyword-mode gate: remember/prefer/decided…, their Chinese
+counterparts, identity and preference statements, e-mail addresses and phone numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ovhooks.capture.tokens import count_wide
+
+_ACK_WORDS = (
+    # English
+    "ok|okay|okey|k|kk|yes|yep|yeah|yup|ya|y|no|nope|nah|n|sure|thanks|thank you|thank u|thx|ty|"
+    "tysm|cheers|done|great|good|cool|nice|perfect|awesome|excellent|fine|got it|gotcha|"
+    "understood|sounds good|looks good|lgtm|go|go ahead|go on|continue|proceed|next|right|"
+    "alright|all right|correct|agreed|exactly|sgtm|np|no problem|please do|do it|ship it|"
+    "yes please|ok thanks|makes sense|i see|hmm|hm|ah|oh|wow|lol|bye|hi|hello|hey|"
+    # Chinese
+    "收到|好的|好|好吧|好滴|嗯|嗯嗯|哦|噢|可以|行|行吧|对|对的|是|是的|没错|继续|不用|不需要|"
+    "没了|好了|谢谢|多谢|感谢|明白|明白了|知道了|了解|懂了|没问题|辛苦了|棒|很好|完美|ok的"
+)
+# One to three ack words, separated by spaces, commas or the like, with closing punctuation
+# and emoji allowed: "ok", "ok, thanks!", "好的，继续。", "thanks 👍".
+_ACK_RE_SRC = (
+    rf"(?:{_ACK_WORDS})(?:[\s,，、.!！~～]+(?:{_ACK_WORDS})){{0,2}}"
+    r"[\s.!?。！？,，~～:)\]👍🙏✅😀😊🎉]*"
+)
+
+# Text the hosts write themselves into a conversation (Claude Code after a compaction).
+_HOST_FILLER = (
+    "no response requested.",
+    "no response requested",
+    "continue from where you left off.",
+    "continue from where you left off",
+)
+
+_SUMMARY_PREFIXES = (
+    # Claude Code compaction summary injected as a user message
+    "this session is being continued from a previous conversation",
+    # Codex compaction summary
+    "another language model started to solve this problem",
+)
+
+_TRIGGER_SRC = (
+    r"remember|preference|prefer|important|decision|decided|always|never|don't forget|"
+    r"do not forget|from now on|make sure to|note that|keep in mind",
+    r"记住|记得|别忘|偏好|喜欢|喜爱|崇拜|讨厌|害怕|重要|决定|总是|永远|优先|习惯|爱好|擅长|最爱|"
+    r"不喜欢|以后|务必",
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}",
+    r"\+\d{10,}",
+    r"(?:我|\bmy)\s*(?:是|叫|名字|name|住在|live|来自|from|生日|birthday|电话|phone|邮箱|email)",
+    r"(?:我|\bi)\s*(?:喜欢|崇拜|讨厌|害怕|擅长|不会|爱|恨|想要|需要|希望|觉得|认为|相信|"
+    r"like|hate|love|want|need|think|believe|prefer)\b",
+    r"favorite|favourite|\blove\b|\bhate\b|\benjoy|dislike|admire|\bidol\b|\bfan of\b",
+)
+
+# Compiled on first use: importing this module compiles nothing.
+_compiled: dict[str, re.Pattern[str]] = {}
+_trigger_res: list[re.Pattern[str]] = []
+
+SHORT_SIGNAL = 8.0  # Latin alphanumerics (CJK counts 2.5) a turn needs to be kept
+CJK_WEIGHT = 2.5
+
+
+def _compile() -> dict[str, re.Pattern[str]]:
+    if not _compiled:
+        _compiled["ack"] = re.compile(_ACK_RE_SRC, re.IGNORECASE)
+        # "/name" at the very start, followed by the end, whitespace or arguments; a path such
+        # as "/usr/bin/python is broken" is not a command (the name is followed by "/").
+        _compiled["slash"] = re.compile(r"/[A-Za-z0-9][\w:.-]{0,63}(?=\s|$)")
+        _trigger_res.extend(re.compile(src, re.IGNORECASE) for src in _TRIGGER_SRC)
+    return _compiled
+
+
+def signal(text: str) -> float:
+    """How much there is to remember, in Latin alphanumerics (a CJK character counts 2.5)."""
+    wide = count_wide(text)
+    alnum = sum(1 for ch in text if ch.isalnum() and ch < "\u3000")
+    return alnum + CJK_WEIGHT * wide
+
+
+def _has_content_char(text: str) -> bool:
+    return any(ch.isalnum() or (ch >= "\u3000" and ch.isalpha()) for ch in text)
+
+
+def is_noise(text: str, role: str) -> str | None:
+    """The reason to skip a turn whose sanitised text is ``text``, or ``None`` to keep it."""
+    stripped = text.strip()
+    if not stripped:
+        return "empty"
+    patterns = _compile()
+    head = stripped[:200].lower()
+    if head.startswith(_SUMMARY_PREFIXES):
+        return "summary"
+    if role == "user" and patterns["slash"].match(stripped):
+        return "slash"
+    if len(stripped) <= 80:
+        if patterns["ack"].fullmatch(stripped):
+            return "ack"
+        if head in _HOST_FILLER:
+            return "ack"
+    if not _has_content_char(stripped):
+        return "punctuation"
+    # Cheap bound first: a long text has enough signal whatever its script.
+    if len(stripped) < 64 and signal(stripped) < SHORT_SIGNAL:
+        return "short"
+    return None
+
+
+def has_memory_trigger(text: str) -> bool:
+    """Whether ``text`` asks to remember something or states a preference or identity fact."""
+    if not text:
+        return False
+    _compile()
+    return any(p.search(text) for p in _trigger_res)

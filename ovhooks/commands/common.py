@@ -1,0 +1,74 @@
+"""What most commands need: the settings in force, a backend, the project peer, the state."""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.config import Settings
+
+
+def settings_from(environ: Mapping[str, str] | None = None) -> Settings:
+    from ovhooks.config import load_settings
+
+    return load_settings(os.environ if environ is None else environ)
+
+
+def current_peer(settings: Settings, cwd: str | None = None) -> str:
+    """The peer hooks use for this folder: explicit setting, else the git project."""
+    if settings.actor_peer:
+        return settings.actor_peer
+    from ovhooks.ids import project_peer, project_root
+
+    root = project_root(cwd if cwd is not None else os.getcwd())
+    return project_peer(root) if root else ""
+
+
+def command_backend(
+    settings: Settings, *, peer: str = "", timeout_s: float | None = None
+) -> Backend:
+    """A backend for a human command: pooled httpx for OpenViking, else the factory's."""
+    if settings.backend == "openviking":
+        from ovhooks.backend.http import HttpxTransport
+        from ovhooks.backend.openviking import OpenVikingBackend
+
+        return OpenVikingBackend(
+            settings, peer, transport=HttpxTransport(), request_timeout_s=timeout_s
+        )
+    from ovhooks.backend.factory import make_backend
+
+    return make_backend(settings, peer=peer, hot=False)
+
+
+def outbox_backlog(state_dir: str) -> dict[str, int]:
+    """Session key -> queued outbox entries (``outbox/<key>/*.json``)."""
+    root = os.path.join(state_dir, "outbox")
+    out: dict[str, int] = {}
+    try:
+        keys = os.listdir(root)
+    except OSError:
+        return out
+    for key in sorted(keys):
+        if key == "dead" or key.startswith("."):
+            continue
+        try:
+            names = os.listdir(os.path.join(root, key))
+        except OSError:
+            continue
+        count = sum(1 for n in names if n.endswith(".json"))
+        if count:
+            out[key] = count
+    return out
+
+
+def dead_letters(state_dir: str) -> int:
+    """Writes the server refused for good, kept under ``outbox/dead/`` for inspection."""
+    root = os.path.join(state_dir, "outbox", "dead")
+    total = 0
+    for _dir, _subdirs, files in os.walk(root):
+        total += sum(1 for n in files if n.endswith(".json"))
+    return total

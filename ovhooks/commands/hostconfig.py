@@ -1,0 +1,182 @@
+"""Where each host keeps its hook configuration, and the hooks ovhooks registers there.
+
+Codex: ``$CODEX_HOME/hooks.json`` (default ``~/.codex``) for the user, ``<repo>/.codex/hooks.json``
+for a project; its ``config.toml`` holds the hooks feature flag and the trust records.
+Claude Code: ``$CLAUDE_CONFIG_DIR/settings.json`` (default ``~/.claude/settings.json``) for the
+user, ``<project>/.claude/settings.json`` for a project.
+
+The hook table below is the same registration as the repository's ``hooks.json`` (Codex) and
+``hooks.claude.json`` (Claude Code); a test keeps them in step. It lives in the package because
+an installed wheel does not carry the repository's top-level files.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+from ovhooks.ids import project_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+HOSTS = ("codex", "claude")
+SCOPES = ("user", "project")
+
+# (host event, hook command, matcher or None, timeout in seconds), per host, in file order.
+HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
+    "codex": (
+        ("SessionStart", "session-start", "startup|resume|clear|compact", 10),
+        ("UserPromptSubmit", "user-prompt-submit", None, 5),
+        ("Stop", "stop", None, 10),
+        ("PreCompact", "pre-compact", None, 30),
+        ("PostCompact", "post-compact", None, 5),
+        ("SessionEnd", "session-end", None, 3),
+    ),
+    "claude": (
+        ("SessionStart", "session-start", None, 10),
+        ("UserPromptSubmit", "user-prompt-submit", None, 10),
+        ("PreToolUse", "pre-tool-use", "Read|Glob|Grep", 5),
+        ("PostToolUse", "post-tool-use", "Read", 5),
+        ("Stop", "stop", None, 10),
+        ("SubagentStart", "subagent-start", None, 10),
+        ("SubagentStop", "subagent-stop", None, 10),
+        ("PreCompact", "pre-compact", None, 30),
+        ("PostCompact", "post-compact", None, 10),
+        ("SessionEnd", "session-end", None, 5),
+    ),
+}
+
+
+def _home(environ: Mapping[str, str]) -> str:
+    return environ.get("HOME") or os.path.expanduser("~")
+
+
+def codex_home(environ: Mapping[str, str]) -> str:
+    custom = environ.get("CODEX_HOME", "").strip()
+    return (
+        os.path.abspath(os.path.expanduser(custom))
+        if custom
+        else os.path.join(_home(environ), ".codex")
+    )
+
+
+def claude_dir(environ: Mapping[str, str]) -> str:
+    custom = environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return (
+        os.path.abspath(os.path.expanduser(custom))
+        if custom
+        else os.path.join(_home(environ), ".claude")
+    )
+
+
+def codex_config_toml(environ: Mapping[str, str]) -> str:
+    return os.path.join(codex_home(environ), "config.toml")
+
+
+def hooks_file(host: str, scope: str, environ: Mapping[str, str], cwd: str) -> str:
+    """The file ovhooks' hooks go into for ``host`` at ``scope``."""
+    if scope == "project":
+        root = project_root(cwd)
+        return os.path.join(
+            root,
+            ".codex" if host == "codex" else ".claude",
+            "hooks.json" if host == "codex" else "settings.json",
+        )
+    if host == "codex":
+        return os.path.join(codex_home(environ), "hooks.json")
+    return os.path.join(claude_dir(environ), "settings.json")
+
+
+def hook_executable() -> str:
+    """The command that starts ovhooks, as an absolute, upgrade-stable string.
+
+    The console script installed next to the running interpreter keeps its path across
+    ``pip install -U`` (Codex ties hook trust to the exact command string). The interpreter
+    path is used as it is, not resolved: resolving a venv's ``python`` symlink would land in a
+    pyenv or system prefix that has no ``ovhooks`` script. A pyenv shim found on PATH is
+    refused for the same reason: its target changes with the active Python version.
+    """
+    import shutil
+
+    name = "ovhooks.exe" if os.name == "nt" else "ovhooks"
+    bindir = os.path.dirname(os.path.abspath(sys.executable))
+    for candidate in (os.path.join(bindir, name), os.path.join(bindir, "Scripts", name)):
+        if os.path.isfile(candidate):
+            return quote_arg(candidate)
+    found = shutil.which("ovhooks")
+    if found and "shims" not in os.path.abspath(found).split(os.sep):
+        return quote_arg(os.path.abspath(found))
+    return f"{quote_arg(os.path.abspath(sys.executable))} -m ovhooks"
+
+
+def quote_arg(path: str) -> str:
+    if os.name == "nt":  # pragma: no cover (Windows)
+        import subprocess
+
+        return subprocess.list2cmdline([path])
+    return shlex.quote(path)
+
+
+def hook_command(executable: str, command: str, host: str) -> str:
+    return f"{executable} {command} --host {host}"
+
+
+def desired_groups(host: str, executable: str) -> dict[str, dict[str, object]]:
+    """Event -> the one matcher group ovhooks registers for it."""
+    out: dict[str, dict[str, object]] = {}
+    for event, command, matcher, timeout in HOOK_TABLE[host]:
+        group: dict[str, object] = {}
+        if matcher is not None:
+            group["matcher"] = matcher
+        group["hooks"] = [
+            {
+                "type": "command",
+                "command": hook_command(executable, command, host),
+                "timeout": timeout,
+            }
+        ]
+        out[event] = group
+    return out
+
+
+def _hook_commands() -> frozenset[str]:
+    from ovhooks.hosts.base import EVENT_NAMES
+
+    return frozenset(EVENT_NAMES)
+
+
+def is_ovhooks_command(command: object) -> bool:
+    """True for a hook handler command that runs ``ovhooks <hook-command>``.
+
+    Recognises ``ovhooks stop``, ``/abs/bin/ovhooks stop``, ``"C:\\x\\ovhooks.exe" stop`` and
+    ``python -m ovhooks stop``; never a user's own script that merely mentions ovhooks.
+    """
+    if not isinstance(command, str):
+        return False
+    try:
+        tokens = shlex.split(command, posix=os.name != "nt")
+    except ValueError:
+        tokens = command.split()
+    tokens = [t.strip("\"'") for t in tokens]
+    hook_commands = _hook_commands()
+    for i, token in enumerate(tokens[:-1]):
+        base = token.replace("\\", "/").rsplit("/", 1)[-1].lower()
+        runs_ovhooks = base in ("ovhooks", "ovhooks.exe") or (
+            token == "ovhooks" and i > 0 and tokens[i - 1] == "-m"
+        )
+        if runs_ovhooks and tokens[i + 1] in hook_commands:
+            return True
+    return False
+
+
+def event_key(event: str) -> str:
+    """``UserPromptSubmit`` -> ``user_prompt_submit`` (Codex trust-record keys)."""
+    out = []
+    for i, ch in enumerate(event):
+        if ch.isupper() and i:
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)

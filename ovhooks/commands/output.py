@@ -1,0 +1,170 @@
+"""One way out for every human/agent command: Rich text for people, one JSON document for
+agents (``--json``), and the error boundary that turns failures into a line and an exit code.
+
+JSON documents always carry ``ok`` (bool) and ``command`` (str). Failures add
+``error: {code, message, fix}`` and ``exit_code``; nothing else about them is printed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+
+import typer
+
+from ovhooks.commands.errors import CommandError, ExitCode, backend_failure
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from rich.console import Console
+
+JSON_HELP = "Print one JSON document on stdout (stable keys; for scripts and agents)."
+JsonOption = typer.Option(False, "--json", help=JSON_HELP)
+
+
+class Output:
+    """Where a command's results go. Human text goes to stdout; notes go to stderr."""
+
+    def __init__(self, command: str, *, as_json: bool) -> None:
+        self.command = command
+        self.as_json = as_json
+        self._console: Console | None = None
+        self._err: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(highlight=False, soft_wrap=True)
+        return self._console
+
+    @property
+    def err(self) -> Console:
+        if self._err is None:
+            from rich.console import Console
+
+            self._err = Console(stderr=True, highlight=False, soft_wrap=True)
+        return self._err
+
+    def emit(self, doc: dict[str, Any], render: Callable[[Console], None] | None = None) -> None:
+        """The command's result: a JSON document, or ``render`` for people."""
+        if self.as_json:
+            print_json({"ok": True, "command": self.command, **doc})
+        elif render is not None:
+            render(self.console)
+
+    def note(self, text: str) -> None:
+        """Progress or advice for people; silent in JSON mode (stdout stays one document)."""
+        if not self.as_json:
+            self.err.print(text)
+
+
+def print_json(doc: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _log_path_and_log(command: str, exc: BaseException) -> str:
+    """Write the traceback to the log (only there); return the log's path."""
+    import traceback
+
+    from ovhooks.config import load_settings
+    from ovhooks.log import Log
+
+    try:
+        settings = load_settings(os.environ)
+        log = Log(settings.state_dir, "error", component="cli")
+        log.error(
+            "command_crashed",
+            command=command,
+            error=type(exc).__name__,
+            trace=traceback.format_exc(limit=20),
+        )
+        return log.path
+    except Exception:
+        return "(log unavailable)"
+
+
+def report_error(command: str, as_json: bool, error: CommandError) -> None:
+    if as_json:
+        print_json(
+            {
+                "ok": False,
+                "command": command,
+                "error": {"code": error.slug, "message": error.message, "fix": error.fix},
+                "exit_code": int(error.code),
+            }
+        )
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(error.message)}")
+    if error.fix:
+        err.print(f"[bold]fix:[/] {escape(error.fix)}")
+
+
+def boundary(command: str) -> Callable[[Callable[..., int | None]], Callable[..., None]]:
+    """Wrap a command: its int return is the exit code; failures never show a traceback.
+
+    The wrapped function must take an ``as_json`` keyword (the ``--json`` flag).
+    """
+
+    def wrap(fn: Callable[..., int | None]) -> Callable[..., None]:
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> None:
+            as_json = bool(kwargs.get("as_json"))
+            try:
+                code = fn(*args, **kwargs)
+            except (typer.Exit, typer.Abort):
+                raise
+            except CommandError as exc:
+                report_error(command, as_json, exc)
+                raise typer.Exit(int(exc.code)) from None
+            except KeyboardInterrupt:
+                raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+            except Exception as exc:
+                from ovhooks.backend.errors import BackendError
+
+                if isinstance(exc, BackendError):
+                    failure = backend_failure(exc)
+                    report_error(command, as_json, failure)
+                    raise typer.Exit(int(failure.code)) from None
+                path = _log_path_and_log(command, exc)
+                report_error(
+                    command,
+                    as_json,
+                    CommandError(
+                        f"unexpected {type(exc).__name__} (a bug in ovhooks); details in {path}",
+                        fix="please report it with the log excerpt",
+                        code=ExitCode.INTERNAL,
+                        slug="internal",
+                    ),
+                )
+                raise typer.Exit(int(ExitCode.INTERNAL)) from None
+            raise typer.Exit(int(code or 0))
+
+        return run
+
+    return wrap
+
+
+def age(seconds: float | None) -> str:
+    """``just now``, ``5m ago``: how long ago something happened."""
+    if seconds is None:
+        return "never"
+    if seconds < 0:
+        return "in the future"
+    if seconds < 10:
+        return "just now"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return f"{int(seconds)}s ago"

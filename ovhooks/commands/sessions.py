@@ -1,0 +1,248 @@
+"""Lifecycle by hand: ``commit`` a session now, run the idle ``sweep``, ``flush`` the queue.
+
+All three run the worker in this process (not detached) and report what it did, so a person
+or an agent sees at once whether the writes reached the store.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ovhooks.commands.errors import CommandError, ExitCode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    import typer
+
+    from ovhooks.config import Settings
+
+    State = dict[str, Any]
+
+
+def find_session(states: list[State], wanted: str) -> State:
+    """A session by OpenViking id, host id, or a unique prefix of either."""
+    for doc in states:
+        if wanted in (doc.get("key"), doc.get("ov_session_id"), doc.get("host_session_id")):
+            return doc
+    matches = [
+        d
+        for d in states
+        if str(d.get("key", "")).startswith(wanted)
+        or str(d.get("host_session_id", "")).startswith(wanted)
+    ]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise CommandError(
+            f"{wanted!r} matches {len(matches)} sessions",
+            fix="give more of the id (`ovhooks status` lists them)",
+            code=ExitCode.USAGE,
+            slug="ambiguous",
+        )
+    raise CommandError(
+        f"no session {wanted!r} is known here",
+        fix="`ovhooks status` lists the sessions ovhooks has seen",
+        code=ExitCode.NOT_FOUND,
+        slug="not_found",
+    )
+
+
+def latest_session(states: list[State]) -> State:
+    candidates = [
+        d
+        for d in states
+        if not d.get("parent") and isinstance(d.get("last_activity_at"), int | float)
+    ]
+    if not candidates:
+        raise CommandError(
+            "no session with captured turns yet",
+            fix="name one: `ovhooks commit SESSION`",
+            code=ExitCode.NOT_FOUND,
+            slug="not_found",
+        )
+    return max(candidates, key=lambda d: float(d["last_activity_at"]))
+
+
+def capture_job(settings: Settings, doc: State, reason: str | None) -> dict[str, Any]:
+    """Catch up on the transcript (as a Stop would), then commit with ``reason``."""
+    job: dict[str, Any] = {
+        "key": doc["key"],
+        "host": doc.get("host"),
+        "host_session_id": doc.get("host_session_id"),
+        "transcript_path": doc.get("transcript_path"),
+        "peer": doc.get("peer"),
+        "capture": bool(doc.get("transcript_path")) and settings.capture,
+    }
+    if reason:
+        job["commit"] = reason
+    return job
+
+
+def run(
+    settings: Settings, jobs: list[dict[str, Any]], *, dry_run: bool = False
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Run jobs now; returns (per-session results, dry-run plan lines)."""
+    from ovhooks.commands.common import outbox_backlog
+    from ovhooks.log import Log
+    from ovhooks.worker import run_jobs
+
+    plan = None
+    if dry_run:
+        from ovhooks.plan import Plan
+
+        plan = Plan()
+    log = Log(settings.state_dir, settings.log_level, component="cli")
+    summaries = run_jobs(settings, jobs, log=log, plan=plan)
+    backlog = outbox_backlog(settings.state_dir)
+    by_key = {str(s.get("key")): s for s in summaries}
+    results = []
+    for job in jobs:
+        key = str(job["key"])
+        summary = by_key.get(key, {"error": "the worker did not finish (see the log)"})
+        results.append(
+            {
+                "key": key,
+                "queued": int(summary.get("queued") or 0),
+                "sent": int(summary.get("sent") or 0),
+                "commits": int(summary.get("commits") or 0),
+                "remaining": 0 if dry_run else backlog.get(key, 0),
+                "error": summary.get("error") or summary.get("skipped"),
+            }
+        )
+    return results, (plan.lines if plan is not None else [])
+
+
+def _exit_for(results: list[dict[str, Any]]) -> int:
+    if any(r["error"] or r["remaining"] for r in results):
+        return int(ExitCode.INCOMPLETE)
+    return 0
+
+
+def _render(results: list[dict[str, Any]], plan: list[str], empty: str) -> Any:
+    def render(console: Any) -> None:
+        if not results:
+            console.print(empty)
+        for r in results:
+            line = f"{r['key']}: {r['sent']} message(s) sent, {r['commits']} commit(s)"
+            if r["remaining"]:
+                line += f", {r['remaining']} still queued"
+            if r["error"]:
+                line += f" — {r['error']}"
+            console.print(line, markup=False)
+        for line in plan:
+            console.print(f"dry-run: would {line}", markup=False)
+
+    return render
+
+
+def register(app: typer.Typer) -> None:
+    import typer
+
+    from ovhooks.commands.common import settings_from
+    from ovhooks.commands.output import JsonOption, Output, boundary
+    from ovhooks.state import StateStore
+
+    panel = "Lifecycle"
+
+    @app.command("commit", rich_help_panel=panel)
+    @boundary("commit")
+    def commit(
+        session: str = typer.Argument(
+            None,
+            help="OpenViking session (cx-…/cc-…), host session id, or a unique prefix. "
+            "Default: the most recently active session.",
+        ),
+        all_sessions: bool = typer.Option(
+            False, "--all", help="Commit every session with uncommitted turns."
+        ),
+        as_json: bool = JsonOption,
+    ) -> int:
+        """Capture a session's latest turns and commit it now, so its memories get extracted.
+
+        Exit code 7 when writes stayed queued (server down). JSON: {results: [{key, queued,
+        sent, commits, remaining, error}]}.
+        """
+        settings = settings_from()
+        states = StateStore(settings.state_dir).all()
+        if all_sessions:
+            chosen = [d for d in states if int(d.get("uncommitted") or 0) > 0]
+        elif session:
+            chosen = [find_session(states, session)]
+        else:
+            chosen = [latest_session(states)]
+        jobs = [capture_job(settings, doc, "manual") for doc in chosen]
+        results, _plan = run(settings, jobs)
+        Output("commit", as_json=as_json).emit(
+            {"results": results}, _render(results, [], "nothing to commit")
+        )
+        return _exit_for(results)
+
+    @app.command("sweep", rich_help_panel=panel)
+    @boundary("sweep")
+    def sweep(
+        ttl: float = typer.Option(
+            None,
+            "--ttl",
+            help="Idle seconds before a session is committed (default: OVHOOKS_IDLE_TTL_S).",
+        ),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be sent."),
+        as_json: bool = JsonOption,
+    ) -> int:
+        """Commit sessions idle longer than the TTL, and send queued writes.
+
+        The same idle sweep SessionStart runs in the background: a session with uncommitted
+        turns and no activity for --ttl seconds is captured up to date and committed.
+
+        JSON: {results: [...], plan: [lines, dry run only]}.
+        """
+        from ovhooks.commands.common import outbox_backlog
+        from ovhooks.lifecycle import session_start_commits
+
+        settings = settings_from()
+        now = time.time()
+        states = StateStore(settings.state_dir).all()
+        decisions = session_start_commits(
+            states,
+            new_key="",
+            host="",
+            source="startup",
+            now=now,
+            active_window_s=0.0,
+            idle_ttl_s=settings.idle_ttl_s if ttl is None else ttl,
+        )
+        by_key = {str(d["key"]): d for d in states}
+        jobs = [capture_job(settings, by_key[key], reason) for key, reason in decisions]
+        for key in outbox_backlog(settings.state_dir):
+            if key not in dict(decisions):
+                doc = by_key.get(key, {})
+                jobs.append({"key": key, "host": doc.get("host"), "peer": doc.get("peer")})
+        results, plan = run(settings, jobs, dry_run=dry_run)
+        Output("sweep", as_json=as_json).emit(
+            {"results": results, "plan": plan},
+            _render(results, plan, "nothing idle to commit, nothing queued"),
+        )
+        return 0 if dry_run else _exit_for(results)
+
+    @app.command("flush", rich_help_panel=panel)
+    @boundary("flush")
+    def flush(as_json: bool = JsonOption) -> int:
+        """Send every queued write now and report what happened.
+
+        Exit code 7 if some stay queued (server still down). JSON: {results: [{key, sent,
+        commits, remaining, error}]}.
+        """
+        from ovhooks.commands.common import outbox_backlog
+
+        settings = settings_from()
+        states = {str(d["key"]): d for d in StateStore(settings.state_dir).all()}
+        jobs = []
+        for key in outbox_backlog(settings.state_dir):
+            doc = states.get(key, {})
+            jobs.append({"key": key, "host": doc.get("host"), "peer": doc.get("peer")})
+        results, _plan = run(settings, jobs)
+        Output("flush", as_json=as_json).emit(
+            {"results": results}, _render(results, [], "nothing queued")
+        )
+        return _exit_for(results)

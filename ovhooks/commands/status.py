@@ -1,0 +1,217 @@
+"""``ovhooks status``: the configuration in force (and where each value came from), server
+health, every known session, the write queue and recent errors."""
+
+from __future__ import annotations
+
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    import typer
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.config import Settings
+
+
+def config_rows(settings: Settings) -> list[dict[str, Any]]:
+    """Every setting with its value (API key masked) and its source."""
+    values = settings.as_dict()
+    return [
+        {"name": name, "value": value, "source": settings.sources.get(name, "default")}
+        for name, value in values.items()
+    ]
+
+
+def session_rows(state_dir: str, now: float, limit: int) -> list[dict[str, Any]]:
+    """The most recently seen sessions first."""
+    from ovhooks.commands.common import outbox_backlog
+    from ovhooks.state import StateStore
+
+    backlog = outbox_backlog(state_dir)
+    rows = []
+    for doc in StateStore(state_dir).all():
+        seen = [doc.get(k) for k in ("last_activity_at", "registered_at", "created_at")]
+        last_seen = max((float(v) for v in seen if isinstance(v, int | float)), default=0.0)
+        activity = doc.get("last_activity_at")
+        error = doc.get("last_error")
+        rows.append(
+            {
+                "key": str(doc.get("key")),
+                "host": str(doc.get("host") or ""),
+                "ov_session_id": str(doc.get("ov_session_id") or doc.get("key")),
+                "host_session_id": str(doc.get("host_session_id") or ""),
+                "parent": doc.get("parent"),
+                "turns_captured": int(doc.get("turns_captured") or 0),
+                "messages_sent": int(doc.get("messages_sent") or 0),
+                "uncommitted": int(doc.get("uncommitted") or 0),
+                "commit_pending": int(doc.get("uncommitted") or 0) > 0,
+                "commit_count": int(doc.get("commit_count") or 0),
+                "last_activity_at": activity if isinstance(activity, int | float) else None,
+                "last_seen_s_ago": round(now - last_seen, 1) if last_seen else None,
+                "queued": backlog.get(str(doc.get("key")), 0),
+                "ended": bool(doc.get("ended")),
+                "last_error": str(error.get("error")) if isinstance(error, dict) else None,
+            }
+        )
+    rows.sort(key=lambda r: (r["last_seen_s_ago"] is None, r["last_seen_s_ago"] or 0.0))
+    return rows[:limit] if limit > 0 else rows
+
+
+def server_health(settings: Settings, backend: Backend) -> dict[str, Any]:
+    from ovhooks.backend.errors import BackendError
+
+    try:
+        health = backend.health()
+    except BackendError as exc:
+        return {"reachable": False, "version": None, "error": str(exc)}
+    return {
+        "reachable": True,
+        "version": health.get("version"),
+        "healthy": health.get("healthy", True),
+        "auth_mode": health.get("auth_mode"),
+        "error": None,
+    }
+
+
+def build_status(
+    settings: Settings, backend: Backend | None, *, now: float, limit: int
+) -> dict[str, Any]:
+    from ovhooks.commands.common import dead_letters, outbox_backlog
+    from ovhooks.log import read_recent
+
+    backlog = outbox_backlog(settings.state_dir)
+    errors = read_recent(settings.state_dir, level="error", limit=5)
+    return {
+        "backend": settings.backend,
+        "why_backend": settings.why_backend,
+        "url": settings.url,
+        "state_dir": settings.state_dir,
+        "config": config_rows(settings),
+        "config_warnings": list(settings.warnings),
+        "server": server_health(settings, backend) if backend is not None else None,
+        "sessions": session_rows(settings.state_dir, now, limit),
+        "queue": {
+            "queued": sum(backlog.values()),
+            "sessions": backlog,
+            "dead": dead_letters(settings.state_dir),
+        },
+        "recent_errors": [
+            {
+                "ts": r.get("ts"),
+                "event": r.get("event"),
+                "session": r.get("session"),
+                "error": str(r.get("error", ""))[:300],
+            }
+            for r in errors
+        ],
+    }
+
+
+def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ovhooks.commands.output import age
+
+    def render(console: Any) -> None:
+        server = doc["server"]
+        line = f"[bold]backend[/]: {doc['backend']} — {escape(doc['why_backend'])}"
+        console.print(line)
+        if server is not None:
+            state = (
+                f"[green]up[/], version {server['version']}"
+                if server["reachable"]
+                else f"[red]unreachable[/] ({escape(str(server['error']))})"
+            )
+            where = doc["url"] if doc["backend"] == "openviking" else "local store"
+            console.print(f"[bold]server[/]: {escape(where)} {state}")
+        for warning in doc["config_warnings"]:
+            console.print(f"[yellow]config warning[/]: {escape(warning)}")
+        table = Table(title="configuration", title_justify="left")
+        table.add_column("setting")
+        table.add_column("value")
+        table.add_column("from")
+        for row in doc["config"]:
+            if not show_all_config and row["source"] == "default":
+                continue
+            table.add_row(row["name"], escape(str(row["value"])), escape(row["source"]))
+        console.print(table)
+        if not show_all_config:
+            console.print("[dim](defaults hidden; --all-config shows every setting)[/]")
+        sessions = Table(title="sessions", title_justify="left")
+        for column in (
+            "host",
+            "OpenViking session",
+            "turns",
+            "last activity",
+            "commit pending",
+            "queued",
+            "error",
+        ):
+            # the session id is what people copy into `ovhooks commit`: never cut it short
+            if column == "OpenViking session":
+                sessions.add_column(column, overflow="fold")
+            else:
+                sessions.add_column(column)
+        for row in doc["sessions"]:
+            activity = row["last_activity_at"]
+            sessions.add_row(
+                row["host"],
+                escape(row["ov_session_id"]),
+                str(row["turns_captured"]),
+                age(now - activity if activity is not None else None),
+                f"yes ({row['uncommitted']} msg)" if row["commit_pending"] else "no",
+                str(row["queued"]),
+                escape((row["last_error"] or "")[:60]),
+            )
+        console.print(sessions if doc["sessions"] else "[dim]no sessions recorded yet[/]")
+        queue = doc["queue"]
+        console.print(
+            f"[bold]queue[/]: {queue['queued']} queued write(s) in "
+            f"{len(queue['sessions'])} session(s); {queue['dead']} refused"
+        )
+        if doc["recent_errors"]:
+            console.print("[bold]recent errors[/]:")
+            for err in doc["recent_errors"]:
+                ts = err["ts"]
+                when = age(now - float(ts)) if isinstance(ts, int | float) else "?"
+                console.print(
+                    f"  {when}: {escape(str(err['event']))} {escape(str(err['error'] or ''))[:160]}"
+                )
+
+    return render
+
+
+def register(app: typer.Typer) -> None:
+    import typer
+
+    from ovhooks.commands.common import command_backend, settings_from
+    from ovhooks.commands.output import JsonOption, Output, boundary
+
+    @app.command("status", rich_help_panel="Set-up")
+    @boundary("status")
+    def status(
+        offline: bool = typer.Option(False, "--offline", help="Do not ask the server."),
+        limit: int = typer.Option(20, "--limit", help="Show at most N sessions (0: all)."),
+        all_config: bool = typer.Option(
+            False, "--all-config", help="List every setting, defaults included."
+        ),
+        as_json: bool = JsonOption,
+    ) -> int:
+        """Show the config in force (and its sources), server health, sessions and queue.
+
+        Per session: host, OpenViking session, turns captured, last activity, commit pending.
+        Also the write queue and recent errors.
+
+        JSON keys: backend, why_backend, url, state_dir, config [{name, value, source}],
+        config_warnings, server {reachable, version, error}, sessions [...], queue {queued,
+        sessions, dead}, recent_errors [...].
+        """
+        settings = settings_from()
+        now = time.time()
+        backend = None if offline else command_backend(settings, timeout_s=2.0)
+        doc = build_status(settings, backend, now=now, limit=limit)
+        Output("status", as_json=as_json).emit(doc, _render(doc, now, all_config))
+        return 0

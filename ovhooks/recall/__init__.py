@@ -1,0 +1,244 @@
+"""Recall on UserPromptSubmit: a little relevant memory, fast, or nothing.
+
+One request in the common case: the server's context search (the user's memories, this
+project's peer memories, skills; resources only when ``recall_resources`` is on). A server
+without it answers 400/404 once; that is remembered per server for six hours and plain
+``find`` is used instead, so later prompts do not pay twice.
+
+Client side, whatever the server did: the score threshold is honoured, scaffolding never gets
+through, memories already injected in this session are skipped (until ``reset_session``, which
+the host's compaction triggers), duplicates collapse, the rest is reranked with the prompt's
+profile, capped per item and fitted to a token budget, with the overflow degraded to URI hints.
+
+Failures open a circuit breaker: for ``recall_breaker_s`` no request is made at all, and the
+user is told once per outage through ``system_message``. Nothing here sleeps or retries.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.backend.errors import BackendError
+    from ovhooks.config import Settings
+    from ovhooks.recall.rank import Candidate
+    from ovhooks.recall.state import ServerState
+
+__all__ = ["RecallOutcome", "recall_for_prompt", "recall_paused", "reset_session"]
+
+# How long a server that lacks context search is sent plain find instead (it may be upgraded).
+FIND_FALLBACK_S = 6 * 3600.0
+
+
+class RecallOutcome:
+    """What the hook injects: ``context`` (a complete block) and/or a one-off user note."""
+
+    __slots__ = ("context", "injected_uris", "reason", "system_message", "tokens")
+
+    def __init__(
+        self,
+        context: str | None = None,
+        system_message: str | None = None,
+        injected_uris: tuple[str, ...] = (),
+        *,
+        reason: str = "ok",
+        tokens: int = 0,
+    ) -> None:
+        self.context = context
+        self.system_message = system_message
+        self.injected_uris = injected_uris
+        # Why nothing was injected (``skipped:ack``, ``breaker``, ``no_results``…), for logs.
+        self.reason = reason
+        self.tokens = tokens
+
+    def __repr__(self) -> str:
+        return (
+            f"RecallOutcome(reason={self.reason!r}, tokens={self.tokens}, "
+            f"uris={self.injected_uris!r}, system_message={self.system_message!r})"
+        )
+
+
+def server_key(backend: Backend, settings: Settings) -> str:
+    name = getattr(backend, "name", "") or "backend"
+    return f"{name} {settings.url}" if name == "openviking" else name
+
+
+def recall_paused(settings: Settings, backend_name: str, now: float) -> bool:
+    """Whether the breaker is open for this server (lets a caller skip building a backend)."""
+    from ovhooks.recall.state import ServerState
+
+    key = f"{backend_name} {settings.url}" if backend_name == "openviking" else backend_name
+    return ServerState(settings.state_dir, key).breaker_open(now)
+
+
+def reset_session(settings: Settings, session_key: str) -> None:
+    """Forget what this session was shown: after a compaction it may be injected again."""
+    from ovhooks.recall.state import forget_session
+
+    forget_session(settings.state_dir, session_key)
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f}" if value == int(value) else f"{value:g}"
+
+
+def failure_reason(exc: BackendError) -> str:
+    """How a failure reads in the user's note: "memory server <reason>; recall paused…"."""
+    if exc.kind in ("unreachable", "timeout"):
+        return "unreachable" if exc.kind == "unreachable" else "not answering in time"
+    if exc.status in (401, 403):
+        return f"refusing our credentials (HTTP {exc.status})"
+    return f"failing ({exc})"
+
+
+def _search_unsupported(exc: BackendError) -> bool:
+    """A server that has no context search (older than the ``mode: context`` face)."""
+    if exc.status in (404, 405, 501):
+        return True
+    if exc.status in (400, 422):
+        text = exc.message.lower()
+        return any(word in text for word in ("extra", "mode", "unexpected", "not permitted"))
+    return False
+
+
+def recall_for_prompt(
+    prompt: str,
+    *,
+    recent_user_texts: Sequence[str],
+    session_key: str,
+    ov_session_id: str | None,
+    backend: Backend,
+    settings: Settings,
+    now: float,
+) -> RecallOutcome:
+    """Search memory for ``prompt`` and build the block to inject (see the module docstring).
+
+    ``ov_session_id`` is deliberately not sent to the server: with a session id OpenViking
+    runs an LLM query planner on the session's live messages, seconds the hook cannot spend.
+    The recent user turns give the query the same context at no cost.
+    """
+    del ov_session_id  # see the docstring
+    from ovhooks.capture.noise import is_noise
+    from ovhooks.capture.sanitize import strip_injected
+
+    text = strip_injected(prompt)
+    if len(text) < settings.recall_min_prompt_chars:
+        return RecallOutcome(reason="skipped:short")
+    noise = is_noise(text, "user")
+    if noise is not None:
+        return RecallOutcome(reason=f"skipped:{noise}")
+
+    from ovhooks.recall.state import ServerState, add_injected, injected_uris
+
+    server = ServerState(settings.state_dir, server_key(backend, settings))
+    if server.breaker_open(now):
+        if server.breaker_noted():
+            return RecallOutcome(reason="breaker")
+        # The breaker was opened where the user could not be told (session start): tell now.
+        server.mark_noted()
+        server.save()
+        return RecallOutcome(system_message=_paused_note(server, settings), reason="breaker")
+
+    from ovhooks.backend.errors import BackendError
+    from ovhooks.recall.query import build_query, profile_query
+
+    recent: list[str] = []
+    for turn in recent_user_texts:
+        cleaned = strip_injected(turn)
+        if cleaned and is_noise(cleaned, "user") is None:
+            recent.append(cleaned)
+    query = build_query(text, recent)
+    seen = injected_uris(settings.state_dir, session_key)
+
+    try:
+        candidates = _retrieve(query, backend=backend, settings=settings, server=server, now=now)
+    except BackendError as exc:
+        tell = not server.breaker_noted()
+        server.open_breaker(now, settings.recall_breaker_s, failure_reason(exc), noted=True)
+        server.save()
+        note = _paused_note(server, settings) if tell else None
+        return RecallOutcome(system_message=note, reason=f"error:{exc.kind}")
+    server.close_breaker()
+    server.save()
+
+    if settings.session_context:
+        # The profile is already in the session-start block; do not spend recall on it again.
+        candidates = [c for c in candidates if c.category != "profile"]
+    if not candidates:
+        return RecallOutcome(reason="no_results")
+
+    from ovhooks.capture.tokens import estimate_tokens
+    from ovhooks.recall.rank import STRONG_MARGIN, rank
+    from ovhooks.recall.render import render
+
+    ranked = rank(
+        candidates,
+        profile_query(text),
+        exclude=seen,
+        strong_score=min(1.0, settings.recall_score_threshold + STRONG_MARGIN),
+    )
+    if not ranked:
+        return RecallOutcome(reason="all_seen")
+    block = render(
+        ranked,
+        max_tokens=settings.recall_max_tokens,
+        max_items=settings.recall_max_items,
+        item_chars=settings.recall_item_chars,
+        estimate=estimate_tokens,
+    )
+    if block is None:
+        return RecallOutcome(reason="over_budget")
+    uris = block.shown_uris + block.hint_uris
+    add_injected(settings.state_dir, session_key, seen, uris, now)
+    return RecallOutcome(block.text, None, uris, tokens=block.tokens)
+
+
+def _paused_note(server: ServerState, settings: Settings) -> str:
+    reason = server.entry.get("reason") or "unreachable"
+    return (
+        f"ovhooks: memory server {reason}; recall paused for "
+        f"{_seconds(settings.recall_breaker_s)} s"
+    )
+
+
+def _retrieve(
+    query: str,
+    *,
+    backend: Backend,
+    settings: Settings,
+    server: ServerState,
+    now: float,
+) -> list[Candidate]:
+    """Candidates from the server: context search, or plain find on servers without it."""
+    from ovhooks.backend.errors import BackendError
+    from ovhooks.recall.rank import from_context_entries, from_find_result
+
+    threshold = settings.recall_score_threshold
+    if not server.use_find(now):
+        try:
+            # Memories this session has seen are filtered here, not by the server's
+            # exclude_uris: the best match must stay visible to measure the others against.
+            result = backend.search_context(query, score_threshold=threshold)
+        except BackendError as exc:
+            if not _search_unsupported(exc):
+                raise
+            server.remember_find(now, FIND_FALLBACK_S)
+        else:
+            entries = result.get("entries")
+            found, _scaffolds = from_context_entries(
+                entries if isinstance(entries, list) else [],
+                threshold=threshold,
+                resources=settings.recall_resources,
+            )
+            return found
+    result = backend.find(
+        query,
+        limit=max(10, 2 * settings.recall_max_items),
+        score_threshold=threshold,
+    )
+    found, _scaffolds = from_find_result(
+        result, threshold=threshold, resources=settings.recall_resources
+    )
+    return found

@@ -1,0 +1,109 @@
+"""What to search for, and what the prompt is asking about (pure functions).
+
+The search query is the prompt plus the user's last few turns (seed 004): a follow-up such as
+"and how do we deploy it?" carries little on its own. The *profile* used for reranking comes
+from the prompt alone, so the current turn decides what ranks first.
+"""
+
+from __future__ import annotations
+
+import re
+
+PROMPT_QUERY_CHARS = 2000
+TURN_QUERY_CHARS = 300
+RECENT_TURNS = 3
+
+_STOPWORD_TEXT = (
+    "a an and are as at be been but by can could did do does for from had has have how i if in "
+    "into is it its me my of on or our please should so than that the their them then there "
+    "these they this to us was we were what when where which who whom whose why will with "
+    "would you your yours also just about any some all get got let make use using need want "
+    "like know think tell show give help now here very really"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+# Word boundaries for English (``like`` must not fire on ``likely``); CJK has no spaces.
+_PREFERENCE_SRC = (
+    r"\b(?:prefer\w*|favou?rite|like|likes|usually|always|never|habit\w*|style|convention\w*)\b"
+    r"|偏好|喜欢|爱好|更倾向|习惯|常用"
+)
+_TEMPORAL_SRC = (
+    r"\b(?:when|what time|date|day|week|month|year|yesterday|today|tomorrow|last|recent\w*|"
+    r"ago|earlier|previous\w*|before|since)\b"
+    r"|什么时候|何时|哪天|几月|几年|昨天|今天|明天|上次|之前|最近"
+)
+
+# Compiled on first use: importing this module costs nothing on prompts that are skipped.
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    if not _compiled:
+        # Latin words (with inner dots, dashes, underscores: "fly.io", "pre-commit") and CJK runs.
+        _compiled["word"] = re.compile(r"[a-z0-9]+(?:[._-][a-z0-9]+)*|[\u3400-\u9fff]+")
+        _compiled["preference"] = re.compile(_PREFERENCE_SRC, re.IGNORECASE)
+        _compiled["temporal"] = re.compile(_TEMPORAL_SRC, re.IGNORECASE)
+    return _compiled[name]
+
+
+def content_tokens(text: str) -> list[str]:
+    """Distinct content words of ``text`` in order of appearance.
+
+    Latin words are lower-cased, stop words and single characters dropped; a CJK run becomes
+    its character bigrams (a lone CJK character is kept as is), which is what lets
+    ``编辑器`` in a prompt meet ``编辑器`` inside a longer memory sentence.
+    """
+    seen: dict[str, None] = {}
+    for word in _pattern("word").findall(text.lower()):
+        if word[0] >= "\u3400":
+            grams = [word] if len(word) == 1 else [word[i : i + 2] for i in range(len(word) - 1)]
+            for gram in grams:
+                seen.setdefault(gram, None)
+        elif len(word) > 1 and word not in _STOPWORDS:
+            seen.setdefault(stem(word), None)
+    return list(seen)
+
+
+STEM_CHARS = 6
+
+
+def stem(word: str) -> str:
+    """A crude English stem: no plural ``s``, then the first six letters.
+
+    Enough for ``tests``/``test``, ``migrated``/``migration``, ``deploys``/``deployment``,
+    while ``configure`` and ``confirm`` stay apart. Tokens are only compared, never shown.
+    """
+    if not word.isalpha():
+        return word
+    if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:STEM_CHARS]
+
+
+class QueryProfile:
+    """The prompt's content words and intents, for reranking."""
+
+    __slots__ = ("tokens", "wants_preference", "wants_temporal")
+
+    def __init__(self, tokens: tuple[str, ...], wants_preference: bool, wants_temporal: bool):
+        self.tokens = tokens
+        self.wants_preference = wants_preference
+        self.wants_temporal = wants_temporal
+
+
+def profile_query(prompt: str) -> QueryProfile:
+    return QueryProfile(
+        tuple(content_tokens(prompt)),
+        bool(_pattern("preference").search(prompt)),
+        bool(_pattern("temporal").search(prompt)),
+    )
+
+
+def build_query(prompt: str, recent_turns: list[str]) -> str:
+    """The search text: the prompt, then the most recent earlier turns (newest first), capped."""
+    parts = [prompt[:PROMPT_QUERY_CHARS]]
+    for turn in reversed(recent_turns[-RECENT_TURNS:]):
+        text = turn.strip()[:TURN_QUERY_CHARS]
+        if text and text not in parts:
+            parts.append(text)
+    return "\n".join(parts)

@@ -1,0 +1,256 @@
+"""From raw search hits to a short, ranked, de-duplicated list of memories (pure functions).
+
+Input shapes (OpenViking 0.5.2, shared/spec/openviking-api.md §A.4):
+
+- context search: ``{entries: [{uri, category, score, detail, text, origin}]}``. Directory
+  scaffolding comes back as entries too: a directory URI with ``detail: "overview"`` and a text
+  like ``# Preferences Overview`` followed by links.
+- plain find: ``{memories|skills|resources: [{uri, level, score, abstract, tags}]}``, where the
+  scaffolding is ``…/.abstract.md`` (level 0) and ``…/.overview.md`` (level 1).
+
+Rules, in order: drop what is out of scope (resources unless asked for, other projects'
+memories), drop scaffolding, drop what scores under the threshold (the server's own score:
+boosts never lift an item over it), drop what this session has already seen, de-duplicate,
+then rerank by score plus query-profile boosts. Ties break on the URI so the order is stable.
+"""
+
+from __future__ import annotations
+
+import math
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable, Mapping
+
+    from ovhooks.recall.query import QueryProfile
+
+LEAF_SUFFIXES = (".md", ".txt", ".json", ".yaml", ".yml")
+SCAFFOLD_MARKERS = ("[directory abstract is not ready]", "[directory overview is not ready]")
+EVENT_LIKE = frozenset(("events", "cases"))
+
+TEMPORAL_BOOST = 0.10
+PREFERENCE_BOOST = 0.08
+OVERLAP_BOOST = 0.20
+# Items ranked this far below the best one are dropped: with embeddings whose unrelated
+# baseline sits near 0.5-0.6, an absolute threshold alone lets filler through (OpenViking
+# #1106, #4985), while a true second topic in the prompt ranks within this margin.
+RELATIVE_MARGIN = 0.25
+# Above the threshold by this much, an item needs no word in common with the prompt.
+STRONG_MARGIN = 0.15
+
+# category (as the server names it or as the URI path shows it) -> label shown to the model
+_LABELS = {
+    "preferences": "preference",
+    "entities": "entity",
+    "events": "event",
+    "cases": "case",
+    "skills": "skill",
+    "resources": "resource",
+    "profile": "profile",
+    "experiences": "experience",
+    "tools": "tool",
+    "trajectories": "trajectory",
+    "identity": "identity",
+    "soul": "identity",
+}
+
+
+class Candidate:
+    """One recallable memory."""
+
+    __slots__ = ("category", "label", "rank", "score", "supported", "text", "uri")
+
+    def __init__(self, uri: str, category: str, score: float, text: str) -> None:
+        self.uri = uri
+        self.category = category
+        self.label = _LABELS.get(category, "memory")
+        self.score = score
+        self.text = text
+        self.rank = score
+        self.supported = True
+
+    def __repr__(self) -> str:
+        return f"Candidate({self.uri!r}, {self.category!r}, {self.score:.3f}, rank={self.rank:.3f})"
+
+
+def _score(raw: object) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        try:
+            raw = float(str(raw))
+        except ValueError:
+            return 0.0
+    value = float(raw)
+    if math.isnan(value):
+        return 0.0
+    return min(1.0, max(0.0, value))
+
+
+def category_of(uri: str, declared: str = "") -> str:
+    """The memory category: the server's word for it, else the URI path's.
+
+    The singletons (``profile.md``…) are recognised by name whatever the server calls them.
+    """
+    segments = uri.split("/")
+    last = segments[-1] if segments else ""
+    if last in ("profile.md", "identity.md", "soul.md") and "memories" in segments:
+        return last[:-3]
+    if declared:
+        return declared.strip().lower()
+    if uri.startswith("viking://resources"):
+        return "resources"
+    for name in ("preferences", "entities", "events", "cases", "skills", "tools", "experiences"):
+        if name in segments:
+            return name
+    return "memory"
+
+
+def is_scaffold(uri: str, text: str, *, level: object = None, is_dir: object = None) -> bool:
+    """Directory stubs and generated summaries: never worth injecting (OpenViking #5206)."""
+    base = uri.rstrip("/").rsplit("/", 1)[-1]
+    if not base or base.startswith("."):
+        return True  # .abstract.md, .overview.md, .meta.json, …
+    if is_dir is True or uri.endswith("/"):
+        return True
+    head = text.lstrip()[:200].lower()
+    if any(marker in head for marker in SCAFFOLD_MARKERS):
+        return True
+    if head.startswith("# ") and head.split("\n", 1)[0].endswith(" overview"):
+        # "# Preferences Overview\n- [editor.md](./editor.md)": a generated directory index.
+        return True
+    is_skill = "/skills/" in uri or uri.endswith("/skills")
+    if isinstance(level, int) and not isinstance(level, bool) and level != 2 and not is_skill:
+        return True
+    # A memory is a file; a directory URI (no extension on the last segment) is scaffolding.
+    # Skills are directories by design, so they are judged by their text alone.
+    return not is_skill and not base.lower().endswith(LEAF_SUFFIXES)
+
+
+def in_scope(uri: str, category: str, origin: str, *, resources: bool) -> bool:
+    """User memories, this project's peer memories and skills; resources only on request."""
+    if origin == "other_peer":
+        return False  # another project's memories (OpenViking #4205: cross-workspace noise)
+    if category == "resources" or uri.startswith("viking://resources"):
+        return resources
+    return uri.startswith("viking://")
+
+
+def from_context_entries(
+    entries: Iterable[object], *, threshold: float, resources: bool
+) -> tuple[list[Candidate], int]:
+    """Candidates from a context search; also the number of scaffold entries dropped."""
+    out: list[Candidate] = []
+    scaffolds = 0
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        uri = entry.get("uri")
+        text = entry.get("text") or entry.get("content") or entry.get("abstract") or ""
+        if not isinstance(uri, str) or not uri or not isinstance(text, str):
+            continue
+        declared = entry.get("category") or entry.get("type") or ""
+        category = category_of(uri, declared if isinstance(declared, str) else "")
+        origin = entry.get("origin")
+        origin = origin if isinstance(origin, str) else ""
+        if not in_scope(uri, category, origin, resources=resources):
+            continue
+        if is_scaffold(uri, text, level=entry.get("level"), is_dir=entry.get("isDir")):
+            scaffolds += 1
+            continue
+        score = _score(entry.get("score"))
+        if score < threshold or not text.strip():
+            continue
+        out.append(Candidate(uri, category, score, text))
+    return out, scaffolds
+
+
+def from_find_result(
+    result: Mapping[str, object], *, threshold: float, resources: bool
+) -> tuple[list[Candidate], int]:
+    """Candidates from a plain find (the fallback for servers without context search)."""
+    entries: list[object] = []
+    buckets = ["memories", "skills"] + (["resources"] if resources else [])
+    for bucket in buckets:
+        hits = result.get(bucket)
+        if not isinstance(hits, list):
+            continue
+        for hit in hits:
+            if not isinstance(hit, dict):
+                continue
+            entry = dict(hit)
+            entry["text"] = hit.get("abstract") or hit.get("overview") or ""
+            entry.setdefault("category", _bucket_category(bucket, hit))
+            entries.append(entry)
+    return from_context_entries(entries, threshold=threshold, resources=resources)
+
+
+def _bucket_category(bucket: str, hit: Mapping[str, object]) -> str:
+    uri = hit.get("uri")
+    if bucket == "memories":
+        tags = hit.get("tags")
+        if isinstance(tags, list):
+            for tag in tags:
+                if isinstance(tag, str) and tag.startswith("memory_type="):
+                    return tag.split("=", 1)[1]
+        return category_of(uri) if isinstance(uri, str) else "memory"
+    return bucket
+
+
+def _dedupe_key(item: Candidate) -> str:
+    if item.category in EVENT_LIKE or "/events/" in item.uri or "/cases/" in item.uri:
+        return "uri:" + item.uri
+    text = " ".join(item.text.lower().split())
+    return "text:" + text if text else "uri:" + item.uri
+
+
+def rank(
+    items: list[Candidate],
+    profile: QueryProfile,
+    *,
+    exclude: Collection[str] = (),
+    strong_score: float = 0.0,
+) -> list[Candidate]:
+    """Drop already-injected URIs and duplicates; order by score plus profile boosts.
+
+    Items far below the best (``RELATIVE_MARGIN``) are dropped as well, and so are items that
+    share no content word with the prompt unless their score reaches ``strong_score``: an
+    embedding's score alone is weak evidence near the threshold (with hash embeddings,
+    "what is the capital of Australia?" scores 0.70 against a memory that merely shares
+    "is the"), while a paraphrase a semantic model recognises scores well above it.
+    """
+    from ovhooks.recall.query import content_tokens
+
+    wanted = profile.tokens[:12]
+    for item in items:
+        boost = 0.0
+        if profile.wants_temporal and (item.category in EVENT_LIKE or "/events/" in item.uri):
+            boost += TEMPORAL_BOOST
+        if profile.wants_preference and (
+            item.category == "preferences" or "/preferences/" in item.uri
+        ):
+            boost += PREFERENCE_BOOST
+        matched = 0
+        if wanted:
+            name = item.uri.rsplit("/", 1)[-1].replace("_", " ")
+            have = set(content_tokens(name + " " + item.text))
+            matched = sum(1 for token in wanted if token in have)
+            boost += OVERLAP_BOOST * min(1.0, matched / min(len(wanted), 4))
+        item.rank = item.score + boost
+        item.supported = matched > 0 or item.score >= strong_score
+    # Best first; equal ranks fall back to the URI so identical inputs give identical output.
+    ordered = sorted(items, key=lambda c: (-round(c.rank, 6), c.uri))
+    if ordered:
+        # The margin is measured from the best match even when the session has already seen
+        # it: a prompt about something shown earlier must not surface the runners-up instead.
+        floor = ordered[0].rank - RELATIVE_MARGIN
+        ordered = [c for c in ordered if c.rank >= floor and c.supported and c.uri not in exclude]
+    seen_keys: set[str] = set()
+    seen_uris: set[str] = set(exclude)
+    out: list[Candidate] = []
+    for item in ordered:
+        key = _dedupe_key(item)
+        if item.uri in seen_uris or key in seen_keys:
+            continue
+        seen_uris.add(item.uri)
+        seen_keys.add(key)
+        out.append(item)
+    return out

@@ -1,0 +1,89 @@
+"""Text helpers shared by recall and session-start context: one-line, capped, boundary-safe.
+
+Everything ovhooks injects sits inside ``<openviking-context …>…</openviking-context>``. The
+capture side strips those blocks from transcripts before they are stored, so a memory that
+itself contains ``</openviking-context>`` (or any other tag the stripper knows) would end the
+block early and leak the rest of it back into memory. ``neutralize_tags`` rewrites such tags
+into a harmless ``[name]`` form; other angle brackets (``Vec<String>``) are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Tags the capture stripper removes, plus the wrappers ovhooks itself emits inside its blocks.
+_TAG_NAMES = (
+    "openviking-context",
+    "relevant-memories",
+    "relevant-memory",
+    "system-reminder",
+    "private",
+    "user-profile",
+    "available-memories",
+    "memory-index",
+    "session-archive",
+    "memory",
+    "environment_context",
+    "INSTRUCTIONS",
+    "user_instructions",
+    "skills_instructions",
+    "permissions instructions",
+    "collaboration_mode",
+    "turn_aborted",
+    "command-name",
+    "command-message",
+    "command-args",
+    "command-contents",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "bash-stdout",
+    "bash-stderr",
+    "user-prompt-submit-hook",
+)
+
+# Compiled on first use: hooks that never render pay nothing at import.
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    if not _compiled:
+        names = "|".join(re.escape(t) for t in sorted(_TAG_NAMES, key=len, reverse=True))
+        _compiled["tag"] = re.compile(rf"<\s*(/?)\s*({names})(?=[\s>/])[^<>]*>", re.IGNORECASE)
+        _compiled["space"] = re.compile(r"\s+")
+    return _compiled[name]
+
+
+def neutralize_tags(text: str) -> str:
+    """``text`` with every known wrapper tag turned into ``[name]`` / ``[/name]``."""
+    if "<" not in text:
+        return text
+    return _pattern("tag").sub(lambda m: f"[{m.group(1)}{m.group(2).lower()}]", text)
+
+
+def one_line(text: str) -> str:
+    """All whitespace runs (newlines included) collapsed to single spaces, trimmed."""
+    return _pattern("space").sub(" ", text).strip()
+
+
+def cut(text: str, max_chars: int, marker: str = "…") -> str:
+    """``text`` shortened to at most ``max_chars`` characters, marker included.
+
+    The cut prefers a word boundary in the last fifth of the allowance, so a sentence does
+    not end mid-word when it need not; CJK text (no spaces) is cut at the limit.
+    """
+    if len(text) <= max_chars:
+        return text
+    room = max(0, max_chars - len(marker))
+    head = text[:room]
+    space = head.rfind(" ")
+    if space >= room * 4 // 5:
+        head = head[:space]
+    return head.rstrip() + marker
+
+
+def safe_attr(value: str) -> str:
+    """A value that can sit inside a double-quoted attribute of our wrapper tags."""
+    return (
+        value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    )

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Install the real-world test rig outside the repository, reusing what is already there:
+#   - a venv with openviking==0.5.2 (1.3 GB, ~3 min the first time), for the real-server tests;
+#   - Codex CLI 0.169.0 and Claude Code 2.1.197 from npm (~650 MB), for the host e2e tests.
+# Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
+#
+# Environment:
+#   OVHOOKS_CI_CACHE     cache root                   (default ~/.cache/ovhooks-ci)
+#   OVHOOKS_OV_VENV      OpenViking venv               (default $OVHOOKS_CI_CACHE/ov-0.5.2)
+#   OVHOOKS_HOSTCLI_PREFIX  npm prefix for the CLIs    (default $OVHOOKS_CI_CACHE/hostcli)
+#   OVHOOKS_OV_PYTHON    interpreter for the venv      (default python3)
+# The tests find the installs at the same defaults (OVHOOKS_HOSTCLI_DIR = <prefix>/node_modules/.bin).
+set -euo pipefail
+
+OV_VERSION="0.5.2"
+CODEX_VERSION="0.169.0"
+CLAUDE_VERSION="2.1.197"
+
+CACHE="${OVHOOKS_CI_CACHE:-$HOME/.cache/ovhooks-ci}"
+OV_VENV="${OVHOOKS_OV_VENV:-$CACHE/ov-$OV_VERSION}"
+HOSTCLI="${OVHOOKS_HOSTCLI_PREFIX:-$CACHE/hostcli}"
+PYTHON="${OVHOOKS_OV_PYTHON:-python3}"
+# Written last by a successful install: a venv interrupted half-way has no marker.
+OV_MARKER="$OV_VENV/.ovhooks-ci-ok"
+
+log() { printf '[ci-setup] %s\n' "$*" >&2; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+ov_venv_installed() {  # the server entry point exists and the pinned version is installed
+    [[ -x "$OV_VENV/bin/openviking-server" ]] || return 1
+    "$OV_VENV/bin/python" - "$OV_VERSION" <<'EOF' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+sys.exit(0 if version("openviking") == sys.argv[1] else 1)
+EOF
+}
+
+install_ov_venv() {
+    local started
+    started="$(now)"
+    if [[ -f "$OV_MARKER" ]] && ov_venv_installed; then
+        log "openviking $OV_VERSION venv: reused $OV_VENV ($(elapsed "$started") s)"
+        return
+    fi
+    # A venv made by hand (no marker) is adopted when its dependencies are complete.
+    if ov_venv_installed && "$OV_VENV/bin/pip" check >/dev/null 2>&1; then
+        touch "$OV_MARKER"
+        log "openviking $OV_VERSION venv: adopted $OV_VENV ($(elapsed "$started") s)"
+        return
+    fi
+    log "openviking $OV_VERSION venv: installing into $OV_VENV (first time ~3 min)"
+    rm -rf "$OV_VENV"
+    mkdir -p "$(dirname "$OV_VENV")" "$CACHE"
+    "$PYTHON" -m venv "$OV_VENV"
+    # pip is chatty (a warning per package with some index setups): keep its output in a log.
+    if ! "$OV_VENV/bin/pip" install --disable-pip-version-check "openviking==$OV_VERSION" \
+        >"$CACHE/ov-install.log" 2>&1; then
+        tail -n 40 "$CACHE/ov-install.log" >&2
+        log "pip install openviking==$OV_VERSION failed (full log: $CACHE/ov-install.log)"
+        exit 1
+    fi
+    ov_venv_installed || { log "openviking install is not usable"; exit 1; }
+    touch "$OV_MARKER"
+    log "openviking $OV_VERSION venv: installed ($(elapsed "$started") s)"
+}
+
+npm_version_of() {  # installed version of an npm package under $HOSTCLI, or nothing
+    local manifest="$HOSTCLI/node_modules/$1/package.json"
+    [[ -f "$manifest" ]] && node -p "require(process.argv[1]).version" "$manifest" 2>/dev/null
+}
+
+claude_binary_ok() {
+    # The native binary is hard-linked over bin/claude.exe by a postinstall script; a strict
+    # npm may skip that script and leave a stub behind.
+    local exe="$HOSTCLI/node_modules/@anthropic-ai/claude-code/bin/claude.exe"
+    [[ -x "$exe" ]] && [[ "$(stat -c %s "$exe")" -gt 10000000 ]]
+}
+
+host_clis_healthy() {
+    [[ "$(npm_version_of @openai/codex)" == "$CODEX_VERSION" ]] &&
+        [[ "$(npm_version_of @anthropic-ai/claude-code)" == "$CLAUDE_VERSION" ]] &&
+        [[ -x "$HOSTCLI/node_modules/.bin/codex" && -x "$HOSTCLI/node_modules/.bin/claude" ]] &&
+        claude_binary_ok
+}
+
+install_host_clis() {
+    local started
+    started="$(now)"
+    if host_clis_healthy; then
+        log "host CLIs: reused codex $CODEX_VERSION + claude $CLAUDE_VERSION in $HOSTCLI ($(elapsed "$started") s)"
+        return
+    fi
+    command -v npm >/dev/null || { log "npm not found: install Node.js 20+ and npm"; exit 1; }
+    log "host CLIs: npm install codex $CODEX_VERSION + claude $CLAUDE_VERSION into $HOSTCLI"
+    mkdir -p "$HOSTCLI"
+    [[ -f "$HOSTCLI/package.json" ]] || printf '{"private": true}\n' >"$HOSTCLI/package.json"
+    if ! npm install --prefix "$HOSTCLI" --save-exact --no-audit --no-fund --loglevel=error \
+        "@openai/codex@$CODEX_VERSION" "@anthropic-ai/claude-code@$CLAUDE_VERSION" \
+        >"$HOSTCLI/npm.log" 2>&1; then
+        tail -n 40 "$HOSTCLI/npm.log" >&2
+        log "npm install failed (full log: $HOSTCLI/npm.log)"
+        exit 1
+    fi
+    if ! claude_binary_ok; then
+        log "claude postinstall did not run; running it by hand"
+        (cd "$HOSTCLI/node_modules/@anthropic-ai/claude-code" && node install.cjs)
+    fi
+    host_clis_healthy || { log "host CLI install is not usable"; exit 1; }
+    log "host CLIs: installed ($(elapsed "$started") s)"
+}
+
+main() {
+    local started
+    started="$(now)"
+    install_ov_venv
+    install_host_clis
+    log "total: $(elapsed "$started") s"
+}
+
+main "$@"

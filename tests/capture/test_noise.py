@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import pytest
+
+from ovhooks.capture.noise import has_memory_trigger, is_noise
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ok", "OK!", "okay.", "thanks", "Thank you!", "thx", "yes", "y", "no", "done", "lgtm",
+     "ok, continue", "ok thanks 👍", "sounds good", "go ahead", "continue", "got it.",
+     "收到", "好的", "好的，继续。", "嗯", "可以", "继续", "不用", "没了", "好了", "谢谢！"],
+)  # fmt: skip
+def test_acks(text: str) -> None:
+    assert is_noise(text, "user") == "ack"
+
+
+@pytest.mark.parametrize("text", ["/compact", "/clear", "/review-pr 12", "/model opus"])
+def test_slash_commands(text: str) -> None:
+    assert is_noise(text, "user") == "slash"
+
+
+def test_path_is_not_a_slash_command() -> None:
+    assert is_noise("/usr/bin/python3 is broken after the upgrade", "user") is None
+
+
+@pytest.mark.parametrize("text", ["...", "??!", "—", "```", "👍👍"])
+def test_punctuation(text: str) -> None:
+    assert is_noise(text, "user") in ("punctuation", "ack")
+
+
+@pytest.mark.parametrize("text", ["fix it", "try x", "a b c", "是吗"])
+def test_too_short(text: str) -> None:
+    assert is_noise(text, "user") == "short"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["use sqlite", "hello first turn", "STUB-REPLY #1", "用数据库吧", "我喜欢猫",
+     "ok, but use Postgres 14 with a pool of 5", "yes — and remember to pin httpx",
+     "what database do we use for the event store?"],
+)  # fmt: skip
+def test_substantive_is_kept(text: str) -> None:
+    assert is_noise(text, "user") is None
+
+
+def test_empty_and_host_text() -> None:
+    assert is_noise("  \n ", "user") == "empty"
+    assert is_noise("No response requested.", "assistant") == "ack"
+    assert is_noise("Continue from where you left off.", "user") == "ack"
+    summary = (
+        "This session is being continued from a previous conversation that ran out of context."
+    )
+    assert is_noise(summary + " Summary: lots of things happened here.", "user") == "summary"
+    codex = "Another language model started to solve this problem and produced a summary"
+    assert is_noise(codex, "user") == "summary"
+
+
+def test_slash_rule_is_user_only() -> None:
+    assert is_noise("/compact was run by the user earlier", "assistant") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Remember that we deploy on Fridays", "I prefer tabs", "we decided on sqlite",
+     "never commit secrets", "my name is Ada", "I love Rust", "reach me at ada@example.com",
+     "记住：我们用 PostgreSQL", "我喜欢用 vim", "这个很重要", "我叫小明", "以后都用中文回答"],
+)  # fmt: skip
+def test_memory_triggers(text: str) -> None:
+    assert has_memory_trigger(text)
+
+
+@pytest.mark.parametrize("text", ["run the tests", "fix the parser", "修复这个错误", ""])
+def test_no_memory_trigger(text: str) -> None:
+    assert not has_memory_trigger(text)

@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ovhooks.capture.scrub import scrub
+
+CORPUS = Path(__file__).parent / "corpus"
+MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
+
+
+def _load(name: str) -> list[dict[str, object]]:
+    lines = (CORPUS / name).read_text("utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_corpus_recall_and_false_positive_rate() -> None:
+    secrets = _load("secrets.jsonl")
+    clean = _load("non_secrets.jsonl")
+    assert len(secrets) >= 60 and len(clean) >= 60
+    missed = []
+    for sample in secrets:
+        out, counts = scrub(str(sample["text"]))
+        values = sample["secret"]
+        assert isinstance(values, list)
+        if any(str(v) in out for v in values) or not counts:
+            missed.append(sample["id"])
+    flagged = [s["id"] for s in clean if scrub(str(s["text"]))[0] != s["text"]]
+    recall = 1 - len(missed) / len(secrets)
+    fp_rate = len(flagged) / len(clean)
+    print(
+        f"\nscrub corpus: {len(secrets)} secrets, recall {recall:.3f} (missed {missed}); "
+        f"{len(clean)} non-secrets, false-positive rate {fp_rate:.3f} (flagged {flagged})"
+    )
+    assert recall >= 0.95
+    assert fp_rate <= 0.02
+
+
+def test_corpus_kinds_are_reported() -> None:
+    for sample in _load("secrets.jsonl"):
+        out, counts = scrub(str(sample["text"]))
+        assert counts, sample["id"]
+        assert all(f"[REDACTED:{kind}]" in out or kind == "private" for kind in counts)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("postgres://admin:S3cr3tP4ss@db:5432/app", "postgres://admin:[REDACTED:url_password]@db:5432/app"),
+        ("password = 'hunter22'", "password = '[REDACTED:password]'"),
+        ("aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+         "aws_secret_access_key = [REDACTED:aws_secret_key]"),
+        ("card 4111 1111 1111 1111 ok", "card [REDACTED:card_number] ok"),
+    ],
+)  # fmt: skip
+def test_replacements_keep_context(text: str, expected: str) -> None:
+    assert scrub(text)[0] == expected
+
+
+def test_counts_per_kind() -> None:
+    text = (
+        "a sk-ant-api03-"
+        + "Ab1" * 10
+        + " b AKIA"
+        + "ABCDEFGHIJKLMNOP"
+        + " c AKIA"
+        + "QRSTUVWXYZ234567"
+    )
+    out, counts = scrub(text)
+    assert counts == {"anthropic_key": 1, "aws_access_key": 2}
+    assert "AKIAABCD" not in out
+
+
+def test_emails_and_phones_only_when_asked() -> None:
+    text = "mail ada@example.com or call +1 (555) 010-9999"
+    assert scrub(text)[0] == text
+    out, counts = scrub(text, emails=True, phones=True)
+    assert "ada@example.com" not in out and "010-9999" not in out
+    assert counts == {"email": 1, "phone": 1}
+
+
+def test_private_spans_are_removed() -> None:
+    out, counts = scrub("keep <private>my salary is 10k</private> this")
+    assert out == "keep  this" and counts == {"private": 1}
+
+
+def test_marker_is_inert() -> None:
+    for kind in ("openai_key", "password", "high_entropy", "jwt", "url_password"):
+        marker = f"[REDACTED:{kind}]"
+        for text in (marker, f"password={marker}", f"Bearer {marker}", f"x://u:{marker}@h"):
+            assert scrub(text) == (text, {})
+
+
+SECRETISH = [
+    "sk-", "sk-ant-", "ghp_", "AKIA", "password=", "token: ", "Bearer ", "Authorization: ",
+    "://u:", "@h", "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "eyJ", ".",
+    "4111 1111 1111 1111", "[REDACTED:", "]", "<private>", "</private>", " ", "\n", "=", "'",
+]  # fmt: skip
+RANDOMISH = st.text(alphabet="abcXYZ0189+/_-", min_size=0, max_size=40)
+SOUP = st.lists(st.one_of(st.sampled_from(SECRETISH), RANDOMISH), max_size=25).map("".join)
+
+
+def _check(text: str) -> None:
+    out, _counts = scrub(text, emails=True, phones=True)
+    again, counts_again = scrub(out, emails=True, phones=True)
+    assert again == out and counts_again == {}  # idempotent, and markers never match
+    # never longer, except for the markers themselves
+    assert len(MARKER_RE.sub("", out)) <= len(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(SOUP)
+def test_properties_on_secret_soup(text: str) -> None:
+    _check(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_properties_on_any_text(text: str) -> None:
+    _check(text)

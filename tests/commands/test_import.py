@@ -1,0 +1,230 @@
+"""import: past transcripts reach the store exactly as live capture would have sent them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.commands.helpers import ENVELOPE, OPT_STR, check_schema, run_json
+from tests.support.fake_openviking import FakeOpenViking
+from tests.support.hooks import hook_env, run_inline
+
+CODEX_SID = "01a201de-87c7-7a30-ba45-7a6cf1e11575"
+CLAUDE_SID = "d35d66ca-7371-459e-9033-a440c89c7c20"
+
+IMPORT_SCHEMA = {
+    **ENVELOPE,
+    "host": str,
+    "dry_run": bool,
+    "plan": [str],
+    "totals": {
+        "files": int,
+        "imported": int,
+        "up_to_date": int,
+        "failed": int,
+        "messages": int,
+        "sent": int,
+        "commits": int,
+    },
+    "results": [
+        {
+            "path": str,
+            "session": str,
+            "key": str,
+            "status": str,
+            "messages": int,
+            "sent": int,
+            "commits": int,
+            "remaining": int,
+            "error": OPT_STR,
+        }
+    ],
+}
+
+
+def place(host: str, host_samples: Path, root: Path) -> Path:
+    """Put the fixture transcript where the host keeps it (name carries the session id)."""
+    if host == "codex":
+        folder = root / "sessions" / "2026" / "11" / "22"
+        name = f"rollout-2026-11-22T06-08-10-{CODEX_SID}.jsonl"
+        source = host_samples / "codex" / "rollout-transcript.trimmed.jsonl"
+    else:
+        folder = root / "projects" / "-tmp-e2e-probe-work-claude"
+        name = f"{CLAUDE_SID}.jsonl"
+        source = host_samples / "claude" / "session-transcript.trimmed.jsonl"
+    folder.mkdir(parents=True)
+    shutil.copyfile(source, folder / name)
+    (folder / name).chmod(0o644)
+    return folder / name
+
+
+def stop_payload(host: str, host_samples: Path, transcript: Path) -> dict[str, Any]:
+    """The recorded Stop payload, for a Stop fired at the end of ``transcript`` as it is now:
+    Claude's ``last_assistant_message`` is the last reply in the file."""
+    payload: dict[str, Any] = json.loads(
+        (host_samples / host / "hook-payloads" / "Stop.json").read_text()
+    )
+    payload["transcript_path"] = str(transcript)
+    if host == "claude":
+        for line in transcript.read_text().splitlines():
+            record = json.loads(line)
+            content = (record.get("message") or {}).get("content")
+            if record.get("type") == "assistant" and isinstance(content, list):
+                texts = [c["text"] for c in content if c.get("type") == "text"]
+                if texts:
+                    payload["last_assistant_message"] = "\n".join(texts)
+    return payload
+
+
+def use_state(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OVHOOKS_STATE_DIR", str(tmp_path / name))
+
+
+def env_for(host: str, root: Path, url: str) -> dict[str, str]:
+    var = "CODEX_HOME" if host == "codex" else "CLAUDE_CONFIG_DIR"
+    return {var: str(root), "OPENVIKING_URL": url, "OVHOOKS_BACKEND": "openviking"}
+
+
+def ov_id(host: str) -> str:
+    return f"cx-{CODEX_SID}" if host == "codex" else f"cc-{CLAUDE_SID}"
+
+
+@pytest.mark.parametrize("host", ["codex", "claude"])
+def test_import_sends_exactly_what_live_capture_sends(
+    host: str, host_samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / host
+    transcript = place(host, host_samples, root)
+    # live: the Stop hook on the whole transcript
+    use_state(tmp_path, "state-live", monkeypatch)
+    live = FakeOpenViking().start()
+    try:
+        run_inline(
+            "stop", stop_payload(host, host_samples, transcript), hook_env(live.url), host=host
+        )
+        live_messages = live.messages(ov_id(host))
+    finally:
+        live.stop()
+    assert live_messages, "live capture sent nothing: the comparison would be empty"
+    # import into a fresh state and a fresh server
+    use_state(tmp_path, "state-import", monkeypatch)
+    server = FakeOpenViking().start()
+    try:
+        code, doc = run_json("import", host, env=env_for(host, root, server.url))
+        imported = server.messages(ov_id(host))
+        paths = [r["path"] for r in server.writes()]
+    finally:
+        server.stop()
+    assert code == 0, doc
+    check_schema(doc, IMPORT_SCHEMA)
+    assert doc["totals"]["imported"] == 1 and doc["results"][0]["key"] == ov_id(host)
+    assert imported == live_messages
+    assert all("/commit" not in p for p in paths), "a session still in use is left open"
+
+
+@pytest.mark.parametrize("host", ["codex", "claude"])
+def test_live_stop_after_import_sends_only_new_turns(
+    host: str, host_samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / host
+    transcript = place(host, host_samples, root)
+    full = transcript.read_bytes().splitlines(keepends=True)
+    # what live capture sends for the whole conversation
+    use_state(tmp_path, "state-live", monkeypatch)
+    live = FakeOpenViking().start()
+    try:
+        run_inline(
+            "stop", stop_payload(host, host_samples, transcript), hook_env(live.url), host=host
+        )
+        expected = live.messages(ov_id(host))
+    finally:
+        live.stop()
+    # import the first turns, then the conversation goes on and a live Stop fires; the cut
+    # sits where a Stop would fire (Codex: after task_complete; Claude: after the reply)
+    cut = {"codex": 16, "claude": 20}[host]
+    transcript.write_bytes(b"".join(full[:cut]))
+    use_state(tmp_path, "state-mixed", monkeypatch)
+    server = FakeOpenViking().start()
+    try:
+        code, doc = run_json("import", host, env=env_for(host, root, server.url))
+        assert code == 0, doc
+        first = list(server.messages(ov_id(host)))
+        transcript.write_bytes(b"".join(full))
+        run_inline(
+            "stop", stop_payload(host, host_samples, transcript), hook_env(server.url), host=host
+        )
+        combined = server.messages(ov_id(host))
+        code, again = run_json("import", host, env=env_for(host, root, server.url))
+        after_reimport = server.messages(ov_id(host))
+    finally:
+        server.stop()
+    assert first and len(first) < len(expected)
+    assert combined == expected, "import + live Stop must equal one live capture"
+    assert after_reimport == combined, "importing again sends nothing"
+    assert again["totals"]["up_to_date"] == 1
+
+
+def test_dry_run_sends_and_changes_nothing(
+    host_samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "codex"
+    place("codex", host_samples, root)
+    server = FakeOpenViking().start()
+    try:
+        code, doc = run_json("import", "codex", "--dry-run", env=env_for("codex", root, server.url))
+        writes = server.writes()
+    finally:
+        server.stop()
+    assert code == 0
+    check_schema(doc, IMPORT_SCHEMA)
+    assert doc["results"][0]["status"] == "dry_run" and doc["results"][0]["messages"] > 0
+    assert any("messages/batch" in line for line in doc["plan"])
+    assert writes == []
+    state = Path(os.environ["OVHOOKS_STATE_DIR"])
+    assert not (state / "sessions").exists() or not any((state / "sessions").iterdir())
+
+
+def test_idle_sessions_are_committed_and_since_filters(host_samples: Path, tmp_path: Path) -> None:
+    root = tmp_path / "codex"
+    transcript = place("codex", host_samples, root)
+    old = 1_700_000_000
+    os.utime(transcript, (old, old))
+    server = FakeOpenViking().start()
+    try:
+        env = env_for("codex", root, server.url)
+        code, skipped = run_json("import", "codex", "--since", "7d", env=env)
+        assert code == 0 and skipped["totals"]["files"] == 0
+        code, doc = run_json("import", "codex", "--since", "2023-01-01", env=env)
+        commits = [r for r in server.writes() if r["path"].endswith("/commit")]
+    finally:
+        server.stop()
+    assert code == 0 and doc["totals"]["commits"] == 1 and len(commits) == 1
+
+
+def test_server_down_leaves_work_queued_and_exit_code_says_so(
+    host_samples: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "codex"
+    place("codex", host_samples, root)
+    server = FakeOpenViking().start()
+    server.refuse()
+    code, doc = run_json("import", "codex", env=env_for("codex", root, server.url))
+    assert code == 7
+    assert doc["results"][0]["status"] == "failed" and doc["results"][0]["remaining"] >= 1
+    server.restart()
+    try:
+        code, flushed = run_json("flush", env=env_for("codex", root, server.url))
+        assert server.messages(ov_id("codex"))
+    finally:
+        server.stop()
+    assert code == 0 and flushed["results"][0]["remaining"] == 0
+
+
+def test_unknown_path_is_a_clear_error(tmp_path: Path) -> None:
+    code, doc = run_json("import", "codex", str(tmp_path / "nope"))
+    assert code == 4 and doc["error"]["code"] == "not_found"

@@ -1,0 +1,259 @@
+"""search / read / ls / remember / forget, and commit / sweep / flush: behaviour and --json."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ovhooks.commands.memory import memory_uri, search_results, slug
+from ovhooks.state import StateStore, new_state
+from tests.commands.helpers import ENVELOPE, ERROR_ENVELOPE, NUM, OPT_STR, check_schema, run_json
+from tests.support.fake_openviking import FakeOpenViking
+
+MEM = "viking://user/default/memories/preferences/default/pnpm.md"
+
+
+@pytest.fixture
+def env(fake_ov: FakeOpenViking) -> dict[str, str]:
+    return {"OPENVIKING_URL": fake_ov.url, "OVHOOKS_BACKEND": "openviking"}
+
+
+class FindingFake(FakeOpenViking):
+    """The fake with scored ``find`` hits (the base fake always finds nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hits: list[dict[str, Any]] = []
+
+    def _route(self, method, path, query, body):
+        if path == "/api/v1/search/find":
+            threshold = (body or {}).get("score_threshold") or 0
+            memories = [h for h in self.hits if h["score"] >= threshold]
+            return self._ok(
+                {"memories": memories, "resources": [], "skills": [], "total": len(memories)}
+            )
+        return super()._route(method, path, query, body)
+
+
+@pytest.fixture
+def finder() -> Iterator[FindingFake]:
+    server = FindingFake()
+    server.hits = [
+        {"uri": MEM, "score": 0.91, "abstract": "prefers pnpm", "level": 2},
+        {"uri": "viking://user/default/memories/.abstract.md", "score": 0.95, "abstract": "x"},
+        {
+            "uri": "viking://user/default/memories/events/2026/01/01/x.md",
+            "score": 0.7,
+            "abstract": "something else",
+        },
+    ]
+    server.files[MEM] = "The user prefers pnpm.\n"
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_remember_read_ls_forget_round_trip(fake_ov: FakeOpenViking, env: dict[str, str]) -> None:
+    code, doc = run_json("remember", "The user prefers pnpm over npm.", env=env)
+    assert code == 0
+    check_schema(doc, {**ENVELOPE, "uri": str, "kind": str, "bytes": int})
+    uri = doc["uri"]
+    assert uri.startswith("viking://user/default/memories/preferences/default/")
+    assert fake_ov.files[uri] == "The user prefers pnpm over npm.\n"
+    code, again = run_json("remember", "The user prefers pnpm over npm.", env=env)
+    assert again["uri"] == uri, "the same text must not make a duplicate"
+
+    code, doc = run_json("read", uri, env=env)
+    assert code == 0
+    check_schema(doc, {**ENVELOPE, "uri": str, "level": str, "content": str})
+    assert doc["content"].startswith("The user prefers pnpm")
+
+    code, doc = run_json("ls", env=env)
+    assert code == 0
+    check_schema(
+        doc, {**ENVELOPE, "uri": str, "entries": [{"uri": str, "is_dir": bool, "abstract": str}]}
+    )
+    assert doc["uri"] == "viking://user/default/memories"
+    assert [e["uri"] for e in doc["entries"]] == [uri]
+
+    code, doc = run_json("forget", uri, env=env)
+    assert code == 0
+    check_schema(doc, {**ENVELOPE, "deleted": [str], "candidates": list, "confirmed": bool})
+    assert uri not in fake_ov.files
+
+
+def test_remember_events_are_filed_by_date() -> None:
+    now = time.mktime((2026, 3, 4, 12, 0, 0, 0, 0, 0))
+    uri = memory_uri("alice", "We shipped v2 today", kind="events", name=None, now=now)
+    assert uri.startswith("viking://user/alice/memories/events/2026/03/04/we-shipped-v2-today-")
+    assert memory_uri("alice", "x", kind="preferences", name="Editor Choice", now=now) == (
+        "viking://user/alice/memories/preferences/alice/editor-choice.md"
+    )
+    assert slug("!!!") == "memory"
+
+
+def test_read_missing_uri_is_not_found(env: dict[str, str]) -> None:
+    code, doc = run_json("read", "viking://user/default/memories/nope.md", env=env)
+    assert code == 4
+    check_schema(doc, ERROR_ENVELOPE)
+
+
+def test_forget_refuses_non_memory_uris(env: dict[str, str]) -> None:
+    code, doc = run_json("forget", "viking://resources/manual.md", env=env)
+    assert code == 2 and doc["error"]["code"] == "usage"
+
+
+def test_search_drops_skeleton_nodes_and_sorts(finder: FindingFake) -> None:
+    env = {"OPENVIKING_URL": finder.url, "OVHOOKS_BACKEND": "openviking"}
+    code, doc = run_json("search", "package manager", env=env)
+    assert code == 0
+    check_schema(
+        doc,
+        {
+            **ENVELOPE,
+            "query": str,
+            "results": [{"uri": str, "kind": str, "score": (float, type(None)), "abstract": str}],
+        },
+    )
+    assert doc["results"][0]["uri"] == MEM
+    assert not any(r["uri"].endswith(".abstract.md") for r in doc["results"])
+
+
+def test_forget_by_query_needs_confirmation_then_deletes(finder: FindingFake) -> None:
+    env = {"OPENVIKING_URL": finder.url, "OVHOOKS_BACKEND": "openviking"}
+    code, doc = run_json("forget", "--query", "pnpm", env=env)
+    assert code == 5
+    check_schema(
+        doc,
+        {
+            **ERROR_ENVELOPE,
+            "candidates": [{"uri": str, "score": NUM}],
+            "deleted": list,
+            "confirmed": bool,
+        },
+    )
+    assert [c["uri"] for c in doc["candidates"]] == [MEM], "only hits above the bar"
+    assert MEM in finder.files
+    code, doc = run_json("forget", "--query", "pnpm", "--yes", env=env)
+    assert code == 0 and doc["deleted"] == [MEM] and doc["confirmed"] is True
+    assert MEM not in finder.files
+
+
+def test_forget_by_query_refuses_a_low_bar(finder: FindingFake) -> None:
+    env = {"OPENVIKING_URL": finder.url, "OVHOOKS_BACKEND": "openviking"}
+    code, _doc = run_json("forget", "--query", "pnpm", "--min-score", "0.3", "--yes", env=env)
+    assert code == 2 and MEM in finder.files
+
+
+def test_search_results_shape() -> None:
+    hits = search_results(
+        {
+            "memories": [{"uri": "a", "score": 0.5}],
+            "resources": [{"uri": "b", "score": 0.9}],
+            "skills": None,
+        }
+    )
+    assert [(h["uri"], h["kind"]) for h in hits] == [("b", "resource"), ("a", "memory")]
+
+
+def test_server_down_is_one_line_and_exit_3(fake_ov: FakeOpenViking, env: dict[str, str]) -> None:
+    from tests.commands.helpers import run_cli
+
+    fake_ov.refuse()
+    result = run_cli("search", "anything", env=env)
+    assert result.exit_code == 3
+    assert "Traceback" not in result.output + result.stderr
+    assert "unreachable" in result.stderr
+    code, doc = run_json("search", "anything", env=env)
+    assert code == 3
+    check_schema(doc, ERROR_ENVELOPE)
+    assert doc["error"]["code"] == "server_unreachable"
+
+
+# --- commit / sweep / flush ------------------------------------------------------------------
+LIFECYCLE_SCHEMA = {
+    **ENVELOPE,
+    "results": [
+        {"key": str, "queued": int, "sent": int, "commits": int, "remaining": int, "error": OPT_STR}
+    ],
+}
+
+
+def _session_with_turns(tmp_path: Path, fake: FakeOpenViking, *, idle_s: float) -> str:
+    """A Codex session whose turns were sent but not committed."""
+    from tests.support.hooks import hook_env, run_inline
+    from tests.support.rollouts import CodexRollout, codex_payload
+
+    sid = "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001"
+    rollout = CodexRollout(tmp_path / "rollout.jsonl", sid)
+    rollout.turn(1)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    run_inline(
+        "stop",
+        codex_payload("Stop", sid, rollout.path, work),
+        hook_env(fake.url),
+        now=time.time() - idle_s,
+    )
+    return f"cx-{sid}"
+
+
+def test_commit_latest_session(
+    fake_ov: FakeOpenViking, env: dict[str, str], tmp_path: Path
+) -> None:
+    key = _session_with_turns(tmp_path, fake_ov, idle_s=0)
+    code, doc = run_json("commit", env=env)
+    assert code == 0, doc
+    check_schema(doc, LIFECYCLE_SCHEMA)
+    assert doc["results"][0]["key"] == key and doc["results"][0]["commits"] == 1
+    assert fake_ov.sessions[key]["commit_count"] == 1
+    code, doc = run_json("commit", "nope-not-a-session", env=env)
+    assert code == 4
+    check_schema(doc, ERROR_ENVELOPE)
+
+
+def test_sweep_commits_only_idle_sessions(
+    fake_ov: FakeOpenViking, env: dict[str, str], tmp_path: Path
+) -> None:
+    key = _session_with_turns(tmp_path, fake_ov, idle_s=0)
+    code, doc = run_json("sweep", env=env)
+    assert code == 0 and doc["results"] == [], "an active session is not swept"
+    code, doc = run_json("sweep", "--ttl", "0", "--dry-run", env=env)
+    assert code == 0
+    check_schema(doc, {**LIFECYCLE_SCHEMA, "plan": [str]})
+    assert any("/commit" in line for line in doc["plan"])
+    assert fake_ov.sessions[key]["commit_count"] == 0
+    code, doc = run_json("sweep", "--ttl", "0", env=env)
+    assert code == 0 and doc["results"][0]["commits"] == 1
+    assert fake_ov.sessions[key]["commit_count"] == 1
+
+
+def test_flush_reports_what_stays_queued(fake_ov: FakeOpenViking, env: dict[str, str]) -> None:
+    from ovhooks.outbox import Outbox
+
+    state = os.environ["OVHOOKS_STATE_DIR"]
+    StateStore(state).save(new_state("cx-q1", "codex", "q1", time.time()))
+    Outbox(state, "cx-q1").enqueue(
+        {
+            "op": "append",
+            "session": "cx-q1",
+            "batches": [[{"role": "user", "content": "hi"}]],
+            "cursor": {},
+            "uids": [],
+        }
+    )
+    fake_ov.refuse()
+    code, doc = run_json("flush", env=env)
+    assert code == 7
+    check_schema(doc, LIFECYCLE_SCHEMA)
+    assert doc["results"][0]["remaining"] == 1 and doc["results"][0]["error"]
+    fake_ov.restart()
+    code, doc = run_json("flush", env=env)
+    assert code == 0 and doc["results"][0]["sent"] == 1
+    code, doc = run_json("flush", env=env)
+    assert code == 0 and doc["results"] == []

@@ -1,0 +1,145 @@
+"""The pure parts of recall: query building, scaffold detection, ranking, rendering."""
+
+from __future__ import annotations
+
+import pytest
+
+from ovhooks.capture.tokens import estimate_tokens
+from ovhooks.recall.query import build_query, content_tokens, profile_query
+from ovhooks.recall.rank import Candidate, from_context_entries, is_scaffold, rank
+from ovhooks.recall.render import render
+from ovhooks.recall.text import cut, neutralize_tags
+
+M = "viking://user/default/memories"
+
+
+@pytest.mark.parametrize(
+    ("uri", "text", "level"),
+    [
+        (f"{M}/preferences/.overview.md", "Preferences", None),
+        (f"{M}/.abstract.md", "User scope", None),
+        (f"{M}/preferences/default", "# Preferences Overview\n- [a.md](./a.md)", None),
+        (f"{M}/events/2026/05/20", "anything", None),
+        (f"{M}/entities", "# viking://… [Directory abstract is not ready]", None),
+        (f"{M}/entities/x.md", "a leaf at the wrong level", 1),
+    ],
+)
+def test_scaffolding_is_recognised(uri: str, text: str, level: int | None) -> None:
+    assert is_scaffold(uri, text, level=level)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        f"{M}/preferences/default/editor.md",
+        f"{M}/events/2026/05/20/x.md",
+        "viking://user/default/skills/deploy-checklist",
+    ],
+)
+def test_memories_and_skills_are_not_scaffolding(uri: str) -> None:
+    assert not is_scaffold(uri, "Uses Helix.", level=2)
+
+
+def test_threshold_applies_to_the_raw_score() -> None:
+    entries = [
+        {"uri": f"{M}/entities/a.md", "category": "entities", "score": 0.54, "text": "a"},
+        {"uri": f"{M}/entities/b.md", "category": "entities", "score": 0.56, "text": "b"},
+        {"uri": f"{M}/entities/c.md", "category": "entities", "score": "bad", "text": "c"},
+        "not a dict",
+    ]
+    found, _ = from_context_entries(entries, threshold=0.55, resources=False)
+    assert [c.uri for c in found] == [f"{M}/entities/b.md"]
+
+
+def test_preference_intent_boosts_preferences_and_temporal_boosts_events() -> None:
+    def items() -> list[Candidate]:
+        return [
+            Candidate(f"{M}/events/2026/01/02/e.md", "events", 0.70, "release happened"),
+            Candidate(f"{M}/preferences/u/p.md", "preferences", 0.70, "tabs over spaces"),
+        ]
+
+    assert rank(items(), profile_query("what do I prefer?"))[0].category == "preferences"
+    assert rank(items(), profile_query("what happened last week?"))[0].category == "events"
+
+
+def test_lexical_overlap_reorders_close_scores() -> None:
+    items = [
+        Candidate(f"{M}/entities/a.md", "entities", 0.71, "Unrelated fact about lunch"),
+        Candidate(f"{M}/entities/b.md", "entities", 0.70, "Postgres runs on Fly.io"),
+    ]
+    assert rank(items, profile_query("is postgres on fly.io?"))[0].uri.endswith("b.md")
+
+
+def test_dedupe_by_text_except_events_and_stable_ties() -> None:
+    items = [
+        Candidate(f"{M}/entities/b.md", "entities", 0.7, "Same  fact"),
+        Candidate(f"{M}/entities/a.md", "entities", 0.7, "same fact"),
+        Candidate(f"{M}/events/1/x.md", "events", 0.7, "same fact"),
+        Candidate(f"{M}/events/2/x.md", "events", 0.7, "same fact"),
+    ]
+    ranked = rank(items, profile_query("zzz"))
+    assert [c.uri for c in ranked] == [
+        f"{M}/entities/a.md",
+        f"{M}/events/1/x.md",
+        f"{M}/events/2/x.md",
+    ]
+
+
+def test_runners_up_far_below_the_best_are_dropped_even_when_the_best_was_seen() -> None:
+    items = [
+        Candidate(f"{M}/entities/best.md", "entities", 0.85, "helix editor"),
+        Candidate(f"{M}/entities/junk.md", "entities", 0.56, "lunch"),
+    ]
+    profile = profile_query("helix editor")
+    assert [c.uri for c in rank(items, profile)] == [f"{M}/entities/best.md"]
+    assert rank(items, profile, exclude={f"{M}/entities/best.md"}) == []
+
+
+def test_content_tokens_handle_cjk_and_stopwords() -> None:
+    assert content_tokens("Where is the fly.io deploy?") == ["fly.io", "deploy"]
+    assert content_tokens("编辑器") == ["编辑", "辑器"]
+
+
+def test_build_query_puts_the_prompt_first_then_newest_turns() -> None:
+    assert build_query("p", ["old", "new"]) == "p\nnew\nold"
+    assert len(build_query("x" * 5000, [])) == 2000
+
+
+def test_render_is_deterministic_and_within_budget() -> None:
+    items = [
+        Candidate(f"{M}/entities/{i}.md", "entities", 0.8 - i / 100, "词" * 300) for i in range(6)
+    ]
+    first = render(items, max_tokens=400, max_items=6, item_chars=600, estimate=estimate_tokens)
+    second = render(items, max_tokens=400, max_items=6, item_chars=600, estimate=estimate_tokens)
+    assert first is not None and second is not None
+    assert first.text == second.text
+    assert estimate_tokens(first.text) <= 400
+    assert first.hint_uris  # the rest degraded to hints
+
+
+def test_render_returns_none_when_not_even_a_hint_fits() -> None:
+    items = [Candidate(f"{M}/entities/a.md", "entities", 0.8, "x" * 50)]
+    assert (
+        render(items, max_tokens=10, max_items=6, item_chars=600, estimate=estimate_tokens) is None
+    )
+
+
+def test_neutralize_and_cut() -> None:
+    assert neutralize_tags("a </openviking-context > b") == "a [/openviking-context] b"
+    assert neutralize_tags("x < y and Vec<T>") == "x < y and Vec<T>"
+    assert cut("one two three four", 15) == "one two three…"
+    assert cut("one two three four", 12) == "one two thr…"  # no boundary near the end
+    assert len(cut("汉" * 50, 10)) == 10
+
+
+def test_weak_scores_need_a_word_in_common_with_the_prompt() -> None:
+    items = [
+        Candidate(f"{M}/entities/alice.md", "entities", 0.69, "Alice is the tech lead"),
+        Candidate(f"{M}/entities/para.md", "entities", 0.75, "IDE choice: Helix"),
+    ]
+    ranked = rank(items, profile_query("what is the capital of Australia?"), strong_score=0.70)
+    assert [c.uri for c in ranked] == [f"{M}/entities/para.md"]
+
+
+def test_stemming_matches_inflections() -> None:
+    assert set(content_tokens("migrated tests")) == set(content_tokens("migration test"))

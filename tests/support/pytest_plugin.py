@@ -1,0 +1,245 @@
+"""Fixtures for the real-world rig: a real OpenViking 0.5.2 server and the real host CLIs.
+
+Registered from ``tests/conftest.py`` (``pytest_plugins = ["tests.support.pytest_plugin"]``).
+
+The heavy installs live outside the repository (``scripts/ci-setup.sh`` makes them):
+
+- ``OVHOOKS_OV_VENV`` (default ``~/.cache/ovhooks-ci/ov-0.5.2``): the OpenViking server venv.
+- ``OVHOOKS_HOSTCLI_DIR`` (default ``~/.cache/ovhooks-ci/hostcli/node_modules/.bin``): ``codex``
+  and ``claude``.
+
+Without them the tests skip locally with a message saying how to enable them; with ``CI=true``
+they fail instead, so CI can never pass by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from typing import NoReturn
+
+import httpx
+import pytest
+
+from tests.support import ov_server
+
+# Read before any test runs: the suite's autouse fixture replaces HOME and drops OVHOOKS_*
+# variables for each test, but the caches live under the real home.
+_REAL_ENV = dict(os.environ)
+_TIMINGS: list[tuple[str, float]] = []
+
+REAL_SERVER_FIXTURES = frozenset(
+    ("ov_server_capture", "ov_server_full", "ov_server_api_key", "ov_venv")
+)
+HOST_FIXTURES = frozenset(("host_cli_dir", "codex_cli", "claude_cli"))
+SETUP_HINT = "run scripts/ci-setup.sh"
+
+
+def in_ci() -> bool:
+    return _REAL_ENV.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def require(available: bool, what: str, hint: str) -> None:
+    """Skip locally, fail in CI, when a piece of the real-world rig is missing."""
+    if available:
+        return
+    message = f"{what}: {hint}"
+    if in_ci():
+        pytest.fail(f"{message} (CI=true: these tests must run, not skip)", pytrace=False)
+    pytest.skip(message)
+
+
+def record_timing(label: str, seconds: float) -> None:
+    _TIMINGS.append((label, seconds))
+
+
+# ---------------------------------------------------------------------------------------
+# Markers are applied from the fixtures a test uses, so a test cannot forget them.
+# ---------------------------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & REAL_SERVER_FIXTURES:
+            item.add_marker(pytest.mark.real_server)
+        if names & HOST_FIXTURES:
+            item.add_marker(pytest.mark.hosts_e2e)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _TIMINGS:
+        terminalreporter.section("real-world rig timings")
+        for label, seconds in _TIMINGS:
+            terminalreporter.write_line(f"{seconds:7.1f} s  {label}")
+
+
+# ---------------------------------------------------------------------------------------
+# OpenViking server
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def ov_venv() -> str:
+    venv = ov_server.default_ov_venv(_REAL_ENV)
+    require(
+        ov_server.venv_is_usable(venv),
+        f"OpenViking {ov_server.OV_VERSION} venv not found at {venv}",
+        f"{ov_server.ENABLE_HINT} (or set OVHOOKS_OV_VENV)",
+    )
+    return venv
+
+
+def _start(
+    venv: str,
+    factory: pytest.TempPathFactory,
+    profile: str,
+    auth_mode: str = "dev",
+    root_api_key: str | None = None,
+) -> ov_server.OvServer:
+    base = str(factory.mktemp(f"ov-{profile}-{auth_mode}"))
+    server = ov_server.start_ov_server(
+        venv,
+        base,
+        profile=profile,
+        auth_mode=auth_mode,
+        root_api_key=root_api_key,
+        environ=_REAL_ENV,
+    )
+    record_timing(f"OpenViking start ({profile}, {auth_mode}) -> /health", server.start_seconds)
+    return server
+
+
+def _stop(server: ov_server.OvServer, label: str) -> None:
+    started = time.monotonic()
+    server.stop()
+    record_timing(f"OpenViking stop ({label})", time.monotonic() - started)
+
+
+@pytest.fixture(scope="session")
+def ov_server_capture(
+    ov_venv: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ov_server.OvServer]:
+    """Capture-only profile: extraction off, no VLM; commits complete in ~1.3 s."""
+    server = _start(ov_venv, tmp_path_factory, "capture")
+    yield server
+    _stop(server, "capture")
+
+
+@pytest.fixture(scope="session")
+def ov_server_full(
+    ov_venv: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ov_server.OvServer]:
+    """Full profile: the model stub extracts memories; a commit task takes ~11 s."""
+    server = _start(ov_venv, tmp_path_factory, "full")
+    yield server
+    _stop(server, "full")
+
+
+@pytest.fixture(scope="session")
+def ov_server_api_key(
+    ov_venv: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ov_server.OvServer]:
+    """Capture-only profile in ``api_key`` auth mode; ``.root_api_key`` is the admin key."""
+    server = _start(
+        ov_venv, tmp_path_factory, "capture", "api_key", root_api_key=f"root-{uuid.uuid4().hex}"
+    )
+    yield server
+    _stop(server, "capture, api_key")
+
+
+def _test_slug(request: pytest.FixtureRequest) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", request.node.name).strip("-")[:32].lower()
+
+
+@pytest.fixture
+def ov_user(request: pytest.FixtureRequest) -> str:
+    """A user id of this test's own (dev mode honours ``X-OpenViking-User``)."""
+    return f"u-{_test_slug(request)}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def ov_session_id(request: pytest.FixtureRequest) -> str:
+    """A fresh OpenViking session id, safe as a path segment."""
+    return f"t-{_test_slug(request)}-{uuid.uuid4().hex[:10]}"
+
+
+def ov_client(server: ov_server.OvServer, user: str | None = None) -> httpx.Client:
+    headers = {"X-OpenViking-User": user} if user else {}
+    return httpx.Client(base_url=server.url, headers=headers, timeout=30.0)
+
+
+@pytest.fixture
+def capture_client(ov_server_capture: ov_server.OvServer, ov_user: str) -> Iterator[httpx.Client]:
+    """An httpx client on the capture-only server, as this test's own user."""
+    with ov_client(ov_server_capture, ov_user) as client:
+        yield client
+
+
+@pytest.fixture
+def full_client(ov_server_full: ov_server.OvServer, ov_user: str) -> Iterator[httpx.Client]:
+    """An httpx client on the full-profile server, as this test's own user."""
+    with ov_client(ov_server_full, ov_user) as client:
+        yield client
+
+
+# ---------------------------------------------------------------------------------------
+# Host CLIs and ovhooks itself
+# ---------------------------------------------------------------------------------------
+
+
+def default_hostcli_dir() -> str:
+    explicit = _REAL_ENV.get("OVHOOKS_HOSTCLI_DIR")
+    if explicit:
+        return explicit
+    home = _REAL_ENV.get("HOME") or os.path.expanduser("~")
+    return os.path.join(home, ".cache", "ovhooks-ci", "hostcli", "node_modules", ".bin")
+
+
+def _fail_or_skip(message: str) -> NoReturn:
+    require(False, message, SETUP_HINT)
+    raise AssertionError("unreachable")  # require() raises for a False condition
+
+
+@pytest.fixture(scope="session")
+def host_cli_dir() -> str:
+    directory = default_hostcli_dir()
+    require(
+        os.path.isdir(directory),
+        f"host CLIs not found at {directory}",
+        f"{SETUP_HINT} to enable host end-to-end tests (or set OVHOOKS_HOSTCLI_DIR)",
+    )
+    return directory
+
+
+def _cli(directory: str, name: str) -> str:
+    path = os.path.join(directory, name)
+    if not os.access(path, os.X_OK):
+        _fail_or_skip(f"{name} not found in {directory}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def codex_cli(host_cli_dir: str) -> str:
+    return _cli(host_cli_dir, "codex")
+
+
+@pytest.fixture(scope="session")
+def claude_cli(host_cli_dir: str) -> str:
+    return _cli(host_cli_dir, "claude")
+
+
+@pytest.fixture(scope="session")
+def ovhooks_bin() -> str:
+    """The installed ``ovhooks`` console script next to the running interpreter."""
+    path = os.path.join(os.path.dirname(sys.executable), "ovhooks")
+    if not os.access(path, os.X_OK):
+        pytest.fail(
+            f"ovhooks console script not found at {path}: run `pip install -e .` in the venv",
+            pytrace=False,
+        )
+    return path
