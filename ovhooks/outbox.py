@@ -21,7 +21,7 @@ import os
 import time
 
 from ovhooks.backend.errors import BackendError
-from ovhooks.fsutil import FileLock, read_json, write_json_atomic
+from ovhooks.fsutil import FileLock, read_json, write_atomic, write_json_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,6 +113,10 @@ class Outbox:
             self.log.error("outbox_dead_entry", session=self.key, path=path, reason=reason)
         if self.plan is not None:
             return
+        try:
+            os.unlink(path + ".progress")
+        except OSError:
+            pass
         dead = os.path.join(os.path.dirname(self.dir), "dead", self.key)
         os.makedirs(dead, mode=0o700, exist_ok=True)
         try:
@@ -163,19 +167,27 @@ class Outbox:
             )
             self.plan.write_request("POST", f"/api/v1/sessions/{sid}/commit", body)
 
-    def _send_append(self, path: str, entry: Entry, backend: Backend, result: DrainResult) -> None:
-        remaining = list(entry.get("batches", []))
-        while remaining:
-            answer = backend.append_messages(entry["session"], remaining[0])
-            result.messages_sent += len(remaining[0])
+    def _send_append(
+        self, path: str, entry: Entry, backend: Backend, result: DrainResult
+    ) -> None:
+        # Progress through a multi-batch entry lives in a tiny sidecar file, so a large
+        # capture (an import, a long outage) is not rewritten after every accepted batch.
+        progress_path = path + ".progress"
+        done = _read_progress(progress_path)
+        all_batches = list(entry.get("batches", []))
+        for index in range(done, len(all_batches)):
+            answer = backend.append_messages(entry["session"], all_batches[index])
+            result.messages_sent += len(all_batches[index])
             tokens = answer.get("pending_tokens")
             if isinstance(tokens, int | float):
                 result.pending_tokens = int(tokens)
-            remaining = remaining[1:]
-            if remaining:
-                entry["batches"] = remaining
-                write_json_atomic(path, entry)
+            if index + 1 < len(all_batches):
+                write_atomic(progress_path, str(index + 1).encode())
         os.unlink(path)
+        try:
+            os.unlink(progress_path)
+        except FileNotFoundError:
+            pass
 
     def _send_commit(
         self,
@@ -202,6 +214,14 @@ class Outbox:
             return
         result.commits.append(answer)
         os.unlink(path)
+
+
+def _read_progress(path: str) -> int:
+    try:
+        with open(path, "rb") as fh:
+            return max(0, int(fh.read().strip() or b"0"))
+    except (OSError, ValueError):
+        return 0
 
 
 def _permanent(exc: BackendError, entry: Entry) -> bool:

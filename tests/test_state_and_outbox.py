@@ -101,12 +101,15 @@ def test_outbox_order_batches_and_partial_progress(tmp_path: Path) -> None:
     flaky = _Recorder(fail_after=1)
     result = box.drain(flaky)
     assert result.error is not None and result.messages_sent == 100 and len(box) == 2
-    entry = json.loads(sorted((tmp_path / "outbox" / "cx-a").glob("*-append.json"))[0].read_text())
-    assert [len(b) for b in entry["batches"]] == [100, 50]  # the accepted batch is gone
+    entry_path = sorted((tmp_path / "outbox" / "cx-a").glob("*-append.json"))[0]
+    assert [len(b) for b in json.loads(entry_path.read_text())["batches"]] == [100, 100, 50]
+    # the accepted batch is recorded beside the entry, so a retry resumes after it
+    assert Path(str(entry_path) + ".progress").read_text() == "1"
     good = _Recorder()
     result = box.drain(good)
     assert [len(b) for b in good.appended] == [100, 50] and good.commits == ["cx-a"]
     assert result.error is None and len(box) == 0
+    assert not list((tmp_path / "outbox" / "cx-a").glob("*.progress"))
 
 
 def test_poison_entry_goes_to_dead_letters_and_queue_moves_on(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ commits; the next session's startup leaves the ended one alone.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -18,17 +19,31 @@ from tests.support.hooks import assert_host_valid, hook_env, run_inline
 from tests.support.rollouts import CodexRollout, codex_payload
 
 
-def _messages(client: httpx.Client, session_id: str) -> list[dict[str, Any]]:
-    """Every message of the session: archived ones in archive order, then live ones."""
+def _messages(client: httpx.Client, user: str, session_id: str) -> list[dict[str, Any]]:
+    """Every message of the session: archived ones in archive order, then live ones.
+
+    Archives are read from their ``messages.jsonl`` (phase 1 of a commit writes it); the
+    archive route needs a working-memory overview, which the capture-only profile never has.
+    """
     info = client.get(f"/api/v1/sessions/{session_id}").json()["result"]
     out: list[dict[str, Any]] = []
     for n in range(1, int(info.get("commit_count") or 0) + 1):
-        archive = client.get(f"/api/v1/sessions/{session_id}/archives/archive_{n:03d}")
+        uri = f"viking://user/{user}/sessions/{session_id}/history/archive_{n:03d}/messages.jsonl"
+        archive = client.get("/api/v1/content/read", params={"uri": uri})
         assert archive.status_code == 200, archive.text
-        out.extend(archive.json()["result"]["messages"])
+        out.extend(json.loads(line) for line in archive.json()["result"].splitlines() if line.strip())
     live = client.get(f"/api/v1/sessions/{session_id}/context", params={"token_budget": 128000})
     out.extend(live.json()["result"]["messages"])
-    return out
+    # The context route also replays messages of archives whose commit task is still
+    # running. The server gives every appended message its own id, so the same id twice is
+    # one message read twice; a message sent twice would carry two ids and still show.
+    seen: set[str] = set()
+    unique = []
+    for message in out:
+        if message.get("id") not in seen:
+            seen.add(str(message.get("id")))
+            unique.append(message)
+    return unique
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -79,7 +94,7 @@ def test_codex_lifecycle_against_real_server(
 
     info = capture_client.get(f"/api/v1/sessions/{ov_sid}").json()["result"]
     assert info["commit_count"] == 2, info
-    messages = _messages(capture_client, ov_sid)
+    messages = _messages(capture_client, ov_user, ov_sid)
     texts = [_text(m) for m in messages]
     assert [m["role"] for m in messages] == [
         "user",
