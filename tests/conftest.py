@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.fake_openviking import FakeOpenViking
 
 pytest_plugins = ["tests.support.pytest_plugin"]
 
@@ -43,10 +46,8 @@ def host_samples() -> Path:
 
 
 @pytest.fixture
-def fake_ov():  # type: ignore[no-untyped-def]
+def fake_ov() -> Iterator[FakeOpenViking]:
     """An in-memory OpenViking look-alike on a loopback port (see tests/support)."""
-    from tests.support.fake_openviking import FakeOpenViking
-
     server = FakeOpenViking().start()
     yield server
     server.stop()

@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,8 @@ def test_concurrent_read_modify_write_loses_nothing(tmp_path: Path) -> None:
         p.start()
     for p in procs:
         p.join(60)
-    assert StateStore(str(tmp_path)).load("cx-s")["turns_captured"] == 200
+    doc = StateStore(str(tmp_path)).load("cx-s")
+    assert doc is not None and doc["turns_captured"] == 200
     assert not list((tmp_path / "sessions").glob("*.tmp"))
 
 
@@ -44,7 +46,8 @@ def test_corrupt_state_is_quarantined(tmp_path: Path) -> None:
     assert store.load("cx-a") is None
     assert list((tmp_path / "sessions").glob("cx-a.json.corrupt-*"))
     doc = store.update("cx-a", lambda d: None, create=lambda: new_state("cx-a", "codex", "a", 1.0))
-    assert doc is not None and store.load("cx-a")["key"] == "cx-a"
+    loaded = store.load("cx-a")
+    assert doc is not None and loaded is not None and loaded["key"] == "cx-a"
 
 
 def test_dry_run_store_changes_nothing_on_disk(tmp_path: Path) -> None:
@@ -55,7 +58,8 @@ def test_dry_run_store_changes_nothing_on_disk(tmp_path: Path) -> None:
         lambda d: d.update(uncommitted=3),
         create=lambda: new_state("cx-a", "codex", "a", 1.0),
     )
-    assert store.load("cx-a")["uncommitted"] == 3  # the overlay is visible in this process
+    overlay = store.load("cx-a")
+    assert overlay is not None and overlay["uncommitted"] == 3  # visible in this process
     assert not (tmp_path / "sessions").exists()
     assert "update state cx-a: created" in plan.render()
 
@@ -71,9 +75,10 @@ def test_lock_excludes_and_times_out(tmp_path: Path) -> None:
 
 class _Recorder:
     name = "recorder"
+    peer = ""
 
     def __init__(self, fail_after: int | None = None, error: BackendError | None = None) -> None:
-        self.appended: list[list[dict]] = []
+        self.appended: list[list[dict[str, Any]]] = []
         self.commits: list[str] = []
         self.fail_after = fail_after
         self.error = error or BackendError("unreachable", "down")
@@ -89,7 +94,7 @@ class _Recorder:
         return {"status": "accepted"}
 
 
-def _msgs(n: int) -> list[dict]:
+def _msgs(n: int) -> list[dict[str, Any]]:
     return [{"role": "user", "parts": [{"type": "text", "text": f"m{i}"}]} for i in range(n)]
 
 
@@ -99,14 +104,14 @@ def test_outbox_order_batches_and_partial_progress(tmp_path: Path) -> None:
     box.enqueue({"op": "commit", "session": "cx-a", "reason": "t"})
     assert [len(b) for b in batches(_msgs(250))] == [100, 100, 50]
     flaky = _Recorder(fail_after=1)
-    result = box.drain(flaky)
+    result = box.drain(flaky)  # type: ignore[arg-type]
     assert result.error is not None and result.messages_sent == 100 and len(box) == 2
     entry_path = sorted((tmp_path / "outbox" / "cx-a").glob("*-append.json"))[0]
     assert [len(b) for b in json.loads(entry_path.read_text())["batches"]] == [100, 100, 50]
     # the accepted batch is recorded beside the entry, so a retry resumes after it
     assert Path(str(entry_path) + ".progress").read_text() == "1"
     good = _Recorder()
-    result = box.drain(good)
+    result = box.drain(good)  # type: ignore[arg-type]
     assert [len(b) for b in good.appended] == [100, 50] and good.commits == ["cx-a"]
     assert result.error is None and len(box) == 0
     assert not list((tmp_path / "outbox" / "cx-a").glob("*.progress"))
@@ -117,7 +122,7 @@ def test_poison_entry_goes_to_dead_letters_and_queue_moves_on(tmp_path: Path) ->
     box.enqueue({"op": "append", "session": "cx-a", "batches": [_msgs(1)]})
     box.enqueue({"op": "append", "session": "cx-a", "batches": [_msgs(2)]})
     bad = _Recorder(fail_after=0, error=BackendError("http", "invalid", 400, "INVALID_ARGUMENT"))
-    result = box.drain(bad)
+    result = box.drain(bad)  # type: ignore[arg-type]
     assert result.dead == 2 and len(box) == 0
     assert len(list((tmp_path / "outbox" / "dead" / "cx-a").glob("*.json"))) == 2
 
@@ -126,7 +131,7 @@ def test_poison_entry_goes_to_dead_letters_and_queue_moves_on(tmp_path: Path) ->
 def test_retryable_and_auth_failures_keep_the_entry(tmp_path: Path, status: int) -> None:
     box = Outbox(str(tmp_path), "cx-a")
     box.enqueue({"op": "append", "session": "cx-a", "batches": [_msgs(1)]})
-    result = box.drain(_Recorder(fail_after=0, error=BackendError("http", "x", status)))
+    result = box.drain(_Recorder(fail_after=0, error=BackendError("http", "x", status)))  # type: ignore[arg-type]
     assert result.error is not None and len(box) == 1
 
 

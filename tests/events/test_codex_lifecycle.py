@@ -6,6 +6,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,9 +35,10 @@ def _stop(
     return run_inline("stop", codex_payload("Stop", sid, rollout.path, project), env, now=now)
 
 
-def _state(sid: str = SID) -> dict:
+def _state(sid: str = SID) -> dict[str, Any]:
     path = Path(os.environ["OVHOOKS_STATE_DIR"]) / "sessions" / f"cx-{sid}.json"
-    return json.loads(path.read_text())
+    doc: dict[str, Any] = json.loads(path.read_text())
+    return doc
 
 
 def test_stop_sends_each_new_turn_once_in_order(

@@ -9,6 +9,7 @@ import json
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ HOOKS = {
 }
 
 
-def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict]]:
+def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for path in sorted((host_samples / host / "hook-payloads").glob("*.json")):
         payload = json.loads(path.read_text())

@@ -42,7 +42,7 @@ def _hook(
     work: Path,
     now: float | None = None,
     **extra: Any,
-) -> dict:
+) -> dict[str, Any]:
     reply, _ = run_inline(
         command, codex_payload(event, sid, rollout.path, work, **extra), store.env(), now=now
     )

@@ -72,14 +72,17 @@ class FakeOpenViking:
 
     # --- helpers for tests ------------------------------------------------------------------
     def writes(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["method"] != "GET" and "/search/" not in r["path"]]
+        return [
+            r for r in self.requests if r["method"] != "GET" and "/search/" not in str(r["path"])
+        ]
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         """Every message the session ever received (live and archived), in order."""
         session = self.sessions.get(session_id)
         if not session:
             return []
-        return [m for archive in session["archives"] for m in archive] + session["messages"]
+        archived: list[dict[str, Any]] = [m for archive in session["archives"] for m in archive]
+        return archived + list(session["messages"])
 
     def texts(self, session_id: str) -> list[str]:
         out = []
@@ -223,9 +226,10 @@ class FakeOpenViking:
                     }
                 )
             if rest == ["context"] and method == "GET":
-                session = self.sessions.get(sid)
-                if session is None:
+                found = self.sessions.get(sid)
+                if found is None:
                     return self._err(404, "NOT_FOUND", f"Session {sid} not found")
+                session = found
                 return self._ok(
                     {
                         "latest_archive_overview": session["overview"],
@@ -236,9 +240,10 @@ class FakeOpenViking:
                     }
                 )
             if not rest and method == "GET":
-                session = self.sessions.get(sid)
-                if session is None:
+                found = self.sessions.get(sid)
+                if found is None:
                     return self._err(404, "NOT_FOUND", f"Session {sid} not found")
+                session = found
                 return self._ok(
                     {
                         "session_id": sid,
