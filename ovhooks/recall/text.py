@@ -11,35 +11,16 @@ from __future__ import annotations
 
 import re
 
+from ovhooks.capture.sanitize import BLOCK_TAGS
+
 # Tags the capture stripper removes, plus the wrappers ovhooks itself emits inside its blocks.
 _TAG_NAMES = (
-    "openviking-context",
-    "relevant-memories",
-    "relevant-memory",
-    "system-reminder",
-    "private",
+    *BLOCK_TAGS,
     "user-profile",
     "available-memories",
     "memory-index",
     "session-archive",
     "memory",
-    "environment_context",
-    "INSTRUCTIONS",
-    "user_instructions",
-    "skills_instructions",
-    "permissions instructions",
-    "collaboration_mode",
-    "turn_aborted",
-    "command-name",
-    "command-message",
-    "command-args",
-    "command-contents",
-    "local-command-stdout",
-    "local-command-stderr",
-    "local-command-caveat",
-    "bash-stdout",
-    "bash-stderr",
-    "user-prompt-submit-hook",
 )
 
 # Compiled on first use: hooks that never render pay nothing at import.

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 
-from ovhooks.model import ToolUse, Turn
+from ovhooks.model import Turn
+from ovhooks.transcripts.builder import AssistantTurnBuilder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,24 +41,6 @@ def _result_text(content: object) -> str:
     return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
-class _Assistant:
-    def __init__(self, uid: str, timestamp: str | None) -> None:
-        self.uid = uid
-        self.timestamp = timestamp
-        self.texts: list[str] = []
-        self.calls: list[dict[str, Any]] = []
-        self.by_id: dict[str, dict[str, Any]] = {}
-
-    def finish(self) -> Turn:
-        tools = tuple(
-            ToolUse(c["name"], c["input"], c["id"], output=c.get("output"), is_error=c["error"])
-            for c in self.calls
-        )
-        return Turn(
-            "assistant", "\n\n".join(self.texts), tools, timestamp=self.timestamp, uid=self.uid
-        )
-
-
 def _inline_sidechain(record: dict[str, Any]) -> bool:
     return bool(record.get("isSidechain")) and not record.get("agentId")
 
@@ -72,14 +55,14 @@ def _skip_user(record: dict[str, Any]) -> bool:
 
 def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     turns: list[Turn] = []
-    current: _Assistant | None = None
+    current: AssistantTurnBuilder | None = None
     # Tool calls from earlier assistant turns in this read, so a result that arrives after an
     # interleaved record still finds its call.
     calls_by_id: dict[str, dict[str, Any]] = {}
 
     def flush() -> None:
         nonlocal current
-        if current is not None and (current.texts or current.calls):
+        if current is not None and not current.empty:
             turns.append(current.finish())
         current = None
 
@@ -95,7 +78,7 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
         content = message.get("content")
         if kind == "assistant":
             if current is None:
-                current = _Assistant(uid, ts)
+                current = AssistantTurnBuilder(uid, ts)
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
             for block in blocks:
                 if not isinstance(block, dict):
@@ -105,13 +88,11 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
                         current.texts.append(block["text"])
                 elif block.get("type") == "tool_use":
                     tool_input = block.get("input")
-                    call: dict[str, Any] = {
-                        "name": str(block.get("name") or "tool"),
-                        "input": tool_input if isinstance(tool_input, dict) else {},
-                        "id": str(block.get("id") or ""),
-                        "error": False,
-                    }
-                    current.calls.append(call)
+                    call = current.add_call(
+                        str(block.get("name") or "tool"),
+                        tool_input if isinstance(tool_input, dict) else {},
+                        str(block.get("id") or ""),
+                    )
                     calls_by_id[str(call["id"])] = call
             continue
         # a user record: a prompt, tool results, or both

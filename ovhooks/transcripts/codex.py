@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 
-from ovhooks.model import ToolUse, Turn
+from ovhooks.model import Turn
+from ovhooks.transcripts.builder import AssistantTurnBuilder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,41 +61,21 @@ def _parse_arguments(raw: object) -> dict[str, Any]:
     return {} if raw is None else {"input": raw}
 
 
-class _AssistantTurn:
-    def __init__(self, uid: str, timestamp: str | None) -> None:
-        self.uid = uid
-        self.timestamp = timestamp
-        self.texts: list[str] = []
-        self.calls: list[dict[str, Any]] = []
-        self.by_id: dict[str, dict[str, Any]] = {}
-
-    def finish(self) -> Turn:
-        tools = tuple(
-            ToolUse(
-                c["name"], c["input"], c["call_id"], output=c.get("output"), is_error=c["error"]
-            )
-            for c in self.calls
-        )
-        return Turn(
-            "assistant", "\n\n".join(self.texts), tools, timestamp=self.timestamp, uid=self.uid
-        )
-
-
 def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     """Turns in transcript order from (offset, record) pairs."""
     turns: list[Turn] = []
-    current: _AssistantTurn | None = None
+    current: AssistantTurnBuilder | None = None
 
     def flush() -> None:
         nonlocal current
-        if current is not None and (current.texts or current.calls):
+        if current is not None and not current.empty:
             turns.append(current.finish())
         current = None
 
-    def assistant(uid: str, ts: str | None) -> _AssistantTurn:
+    def assistant(uid: str, ts: str | None) -> AssistantTurnBuilder:
         nonlocal current
         if current is None:
-            current = _AssistantTurn(uid, ts)
+            current = AssistantTurnBuilder(uid, ts)
         return current
 
     for offset, record in records:
@@ -141,10 +122,7 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
                     name, args = "local_shell", {"command": action.get("command")}
                 else:
                     name, args = "web_search", {"query": action.get("query")}
-            call = {"name": name, "input": args, "call_id": call_id, "error": False}
-            turn = assistant(f"turn-{uid}", ts)
-            turn.calls.append(call)
-            turn.by_id[call_id] = call
+            assistant(f"turn-{uid}", ts).add_call(name, args, call_id)
             continue
         if kind in ("function_call_output", "custom_tool_call_output"):
             call_id = str(payload.get("call_id") or "")
