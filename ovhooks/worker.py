@@ -129,8 +129,16 @@ class SessionWorker:
                 queued_cursor = entry.get("cursor") or {}
                 if int(queued_cursor.get("offset") or 0) > int(cursor.get("offset") or 0):
                     cursor = dict(queued_cursor)
+        wait_s = float(job.get("wait_for_transcript_s") or 0)
+        deadline = time.monotonic() + wait_s
+        while wait_s and not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.05)
         try:
             read = read_new(path, cursor)
+        except FileNotFoundError:
+            # normal at a session's first hook: the host creates the file a moment later
+            self.log.info("transcript_missing", session=key, path=path)
+            return 0
         except OSError as exc:
             self.log.error("transcript_unreadable", session=key, path=path, error=str(exc))
             return 0

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from ovhooks.hosts.base import Event
 
 
+# How long the worker waits for a subagent transcript Claude has not written yet.
+SUBAGENT_TRANSCRIPT_WAIT_S = 10.0
+
+
 def is_compaction(event: Event) -> bool:
     """The compaction agent: ``agent_type`` present and empty (absent means an older build)."""
     return "agent_type" in event.payload and not event.agent_type.strip()
@@ -37,9 +41,12 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         ctx.log.debug("subagent_stop_compaction", agent=event.agent_id)
         return Reply()
     path = event.agent_transcript_path
-    if not path or not os.path.isfile(path):
-        ctx.log.info("subagent_transcript_missing", agent=event.agent_id, path=path)
+    if not path:
+        ctx.log.info("subagent_transcript_missing", agent=event.agent_id)
         return Reply()
+    # Claude may fire SubagentStop before it has written the subagent's file: the worker
+    # (detached, off the agent's path) waits a little for it to appear.
+    wait_s = 0.0 if os.path.isfile(path) else SUBAGENT_TRANSCRIPT_WAIT_S
     if ctx.bypassed(event):
         return Reply()
     from ovhooks.ids import subagent_session_id
@@ -73,6 +80,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 capture=True,
                 last_assistant=event.last_assistant_message,
                 commit="subagent stop",
+                wait_for_transcript_s=wait_s,
             )
         ]
     )

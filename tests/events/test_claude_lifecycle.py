@@ -473,9 +473,36 @@ def test_compaction_subagent_stop_is_quiet(
 
 
 def test_subagent_stop_without_transcript_file_is_a_noop(
-    fake_ov: FakeOpenViking, transcript: ClaudeTranscript
+    fake_ov: FakeOpenViking, transcript: ClaudeTranscript, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from ovhooks.events import subagent_stop
+
+    monkeypatch.setattr(subagent_stop, "SUBAGENT_TRANSCRIPT_WAIT_S", 0.2)
     env = _env(fake_ov)
     reply = hook("subagent-stop", transcript.subagent_stop_payload("a1b2c3", "done"), env)
     assert reply == {} and fake_ov.requests == []
     assert _errors_logged() == []
+
+
+def test_subagent_transcript_written_after_subagent_stop_is_still_captured(
+    fake_ov: FakeOpenViking, transcript: ClaudeTranscript
+) -> None:
+    """Claude can fire SubagentStop before the subagent's file exists (seen with 2.1.197)."""
+    import threading
+
+    env = _env(fake_ov)
+    t = transcript
+    payload = t.subagent_stop_payload(AGENT, "The parser exposes parse() and parse_file().")
+    assert not Path(payload["agent_transcript_path"]).exists()
+
+    def write_late() -> None:
+        sub = t.subagent(AGENT)
+        sub.user("SUBAGENT-PROMPT list the parser's public functions")
+        sub.reply("The parser exposes parse() and parse_file().")
+
+    timer = threading.Timer(0.3, write_late)
+    timer.start()
+    assert hook("subagent-stop", payload, env) == {}
+    timer.join()
+    _assert_in_order(fake_ov.texts(SUB_OV), ["SUBAGENT-PROMPT list", "The parser exposes"])
+    assert len(fake_ov.texts(SUB_OV)) == 2
