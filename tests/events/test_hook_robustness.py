@@ -119,3 +119,47 @@ def test_corrupt_state_is_moved_aside_and_rebuilt(
     assert proc.returncode == 0
     assert json.loads((sessions / f"{key}.json").read_text())["key"] == key
     assert list(sessions.glob(f"{key}.json.corrupt-*"))
+
+
+def _floor_seconds(env: dict[str, str]) -> float:
+    import statistics
+    import subprocess
+    import sys
+    import time
+
+    runs = []
+    for _ in range(5):
+        start = time.monotonic()
+        subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+        runs.append(time.monotonic() - start)
+    return statistics.median(runs)
+
+
+def test_recall_deadline_and_breaker_on_a_server_that_never_answers(
+    fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    """Issue 6: deadline + 200 ms with a hanging server; breaker open: ~start-up cost only."""
+    env = hook_env(fake_ov.url, OVHOOKS_RECALL_DEADLINE_S="0.5")
+    fake_ov.mode = "hang"
+    payload = {
+        "session_id": "hang-1",
+        "cwd": str(tmp_path),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "which test runner does this project use for the parser?",
+    }
+    run_process("post-compact", {}, env)  # warm the bytecode cache
+    floor = _floor_seconds(env)
+    proc, first = run_process("user-prompt-submit", payload, env)
+    assert proc.returncode == 0
+    assert_host_valid("codex", "UserPromptSubmit", json.loads(proc.stdout))
+    assert first < 0.5 + 0.2 + floor, f"{first:.3f}s with a hanging server (floor {floor:.3f}s)"
+    asked = len(fake_ov.requests)
+    timings = []
+    for _ in range(3):
+        proc, seconds = run_process("user-prompt-submit", payload, env)
+        assert proc.returncode == 0
+        assert_host_valid("codex", "UserPromptSubmit", json.loads(proc.stdout))
+        timings.append(seconds)
+    assert len(fake_ov.requests) == asked, "the open breaker must not touch the network"
+    second = sorted(timings)[1]
+    assert second - floor < 0.05, f"breaker open: {second:.3f}s vs floor {floor:.3f}s"

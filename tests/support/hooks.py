@@ -21,6 +21,9 @@ SPECIFIC_EVENTS = {"SessionStart", "UserPromptSubmit"}
 def hook_env(url: str | None = None, **overrides: str) -> dict[str, str]:
     """The environment a hook process would see (after the isolated_home fixture ran)."""
     env = dict(os.environ)
+    # Hook processes cache their bytecode as installed packages do for users; without it
+    # every test process would pay compile time and timing checks would measure the compiler.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if url:
         env["OPENVIKING_URL"] = url
         env["OVHOOKS_BACKEND"] = "openviking"
