@@ -167,9 +167,7 @@ class Outbox:
             )
             self.plan.write_request("POST", f"/api/v1/sessions/{sid}/commit", body)
 
-    def _send_append(
-        self, path: str, entry: Entry, backend: Backend, result: DrainResult
-    ) -> None:
+    def _send_append(self, path: str, entry: Entry, backend: Backend, result: DrainResult) -> None:
         # Progress through a multi-batch entry lives in a tiny sidecar file, so a large
         # capture (an import, a long outage) is not rewritten after every accepted batch.
         progress_path = path + ".progress"

@@ -563,3 +563,26 @@ def test_api_key_mode_user_keys_fix_identity(ov_server_api_key: OvServer):
                 f"system/status with {sorted(headers)[0]}",
             )
             assert status["user"] == "alice", "a user key fixes the identity; headers are ignored"
+
+
+def test_trusted_mode_needs_the_root_key_and_both_tenant_headers(ov_server_trusted: OvServer):
+    root_key = ov_server_trusted.root_api_key
+    assert root_key
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    tenant = {"X-OpenViking-Account": "default", "X-OpenViking-User": user}
+    with ov_client(ov_server_trusted) as client:
+        error_of(
+            client.get("/api/v1/system/status", headers=tenant), 401, "UNAUTHENTICATED", "no key"
+        )
+        error_of(
+            client.get("/api/v1/system/status", headers={"X-API-Key": root_key}),
+            400,
+            "INVALID_ARGUMENT",
+            "trusted mode without tenant headers",
+        )
+        for key_header in ({"Authorization": f"Bearer {root_key}"}, {"X-API-Key": root_key}):
+            status = ok_result(
+                client.get("/api/v1/system/status", headers={**key_header, **tenant}),
+                f"system/status with {sorted(key_header)[0]}",
+            )
+            assert status["user"] == user, "trusted mode takes the identity from the headers"

@@ -8,6 +8,7 @@ promises hold.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -100,27 +101,39 @@ def _message_text(message: Mapping[str, Any]) -> str:
     )
 
 
+def _read_jsonl_messages(client: httpx.Client, uri: str, source: str) -> list[CapturedMessage]:
+    response = client.get("/api/v1/content/read", params={"uri": uri})
+    if response.status_code == 404:
+        return []
+    response.raise_for_status()
+    messages = []
+    for line in str(response.json()["result"]).splitlines():
+        if line.strip():
+            message = json.loads(line)
+            messages.append(CapturedMessage(message["role"], _message_text(message), source))
+    return messages
+
+
 def captured_messages(client: httpx.Client, user: str, session_id: str) -> list[CapturedMessage]:
-    """Every message of an OpenViking session, archives first (in order), then live ones."""
-    messages: list[CapturedMessage] = []
-    listing = client.get(
-        "/api/v1/fs/ls", params={"uri": f"viking://user/{user}/sessions/{session_id}/history"}
-    )
+    """Every message of an OpenViking session, archives first (in order), then live ones.
+
+    Read from the session's files rather than the session APIs: ``GET .../archives/{id}``
+    answers 404 until the commit's background phase has finished, and ``GET .../context``
+    keeps returning an archive's messages as live ones until then.
+    """
+    root = f"viking://user/{user}/sessions/{session_id}"
+    listing = client.get("/api/v1/fs/ls", params={"uri": f"{root}/history"})
     archive_ids = (
         sorted(e["uri"].rsplit("/", 1)[-1] for e in listing.json()["result"] if e["isDir"])
         if listing.status_code == 200
         else []
     )
+    messages: list[CapturedMessage] = []
     for archive_id in archive_ids:
-        response = client.get(f"/api/v1/sessions/{session_id}/archives/{archive_id}")
-        response.raise_for_status()
-        for message in response.json()["result"]["messages"]:
-            messages.append(CapturedMessage(message["role"], _message_text(message), archive_id))
-    context = client.get(f"/api/v1/sessions/{session_id}/context")
-    if context.status_code == 200:
-        for message in context.json()["result"]["messages"]:
-            messages.append(CapturedMessage(message["role"], _message_text(message), "live"))
-    return messages
+        messages += _read_jsonl_messages(
+            client, f"{root}/history/{archive_id}/messages.jsonl", archive_id
+        )
+    return messages + _read_jsonl_messages(client, f"{root}/messages.jsonl", "live")
 
 
 def list_session_ids(client: httpx.Client) -> list[str]:
@@ -202,13 +215,6 @@ class Story:
 
     def ov_session(self, index: int) -> str:
         return openviking_session_id(self.host, self.host_session_ids[index])
-
-    def settle(self) -> None:
-        """Let commits that the hooks already made finish, so archives can be read back."""
-        with self.client() as client:
-            for index in range(len(self.host_session_ids)):
-                wait_for_commits(client, self.ov_session(index), at_least=0)
-            ov_server.drain_queues(client)
 
     def debug(self) -> str:
         return (

@@ -38,7 +38,7 @@ def claude_story(
 ) -> Iterator[ClaudeStory]:
     base = str(tmp_path_factory.mktemp("claude-story"))
     story = ClaudeStory("claude", ov_server_full, st.unique_user("claude"), base)
-    env = st.ovhooks_environment(pytest_plugin._REAL_ENV, base, ov_server_full.url, story.user)
+    env = st.ovhooks_environment(pytest_plugin.real_environ(), base, ov_server_full.url, story.user)
     with MessagesStub(log_dir=f"{base}/stub-requests") as stub:
         story.stub = stub
         story.claude = hosts.ClaudeHost(
@@ -64,8 +64,6 @@ def claude_story(
         story.claude.prompt(st.QUESTION)
         story.host_session_ids = story.claude.session_ids()
         story.mark("session 2 (recall turn)")
-        story.settle()
-        story.mark("settle session 2 commits")
         for phase, seconds in story.phase_seconds.items():
             pytest_plugin.record_timing(f"claude story: {phase}", seconds)
         pytest_plugin.record_timing("claude story: total", time.monotonic() - started)

@@ -31,7 +31,9 @@ def _messages(client: httpx.Client, user: str, session_id: str) -> list[dict[str
         uri = f"viking://user/{user}/sessions/{session_id}/history/archive_{n:03d}/messages.jsonl"
         archive = client.get("/api/v1/content/read", params={"uri": uri})
         assert archive.status_code == 200, archive.text
-        out.extend(json.loads(line) for line in archive.json()["result"].splitlines() if line.strip())
+        out.extend(
+            json.loads(line) for line in archive.json()["result"].splitlines() if line.strip()
+        )
     live = client.get(f"/api/v1/sessions/{session_id}/context", params={"token_budget": 128000})
     out.extend(live.json()["result"]["messages"])
     # The context route also replays messages of archives whose commit task is still

@@ -275,6 +275,18 @@ def sse_frame(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
+class _LoopbackServer(ThreadingHTTPServer):
+    # Hosts keep HTTP/1.1 connections alive; joining their handler threads on close would
+    # wait for the client to hang up, so stopping must not block on them.
+    daemon_threads = True
+    block_on_close = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A host that exits drops its keep-alive connection: that is not a stub failure.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class RecordingServer:
     """A loopback ThreadingHTTPServer that records every request, in memory and optionally
     as ``req-NNN-METHOD-path.json`` files, and dispatches to :meth:`handle`."""
@@ -350,8 +362,7 @@ class RecordingServer:
             do_POST = _serve  # noqa: N815
             do_HEAD = _serve  # noqa: N815
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", self._requested_port), Handler)
-        self._server.daemon_threads = True
+        self._server = _LoopbackServer(("127.0.0.1", self._requested_port), Handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, name=type(self).__name__, daemon=True
         )

@@ -33,10 +33,15 @@ _REAL_ENV = dict(os.environ)
 _TIMINGS: list[tuple[str, float]] = []
 
 REAL_SERVER_FIXTURES = frozenset(
-    ("ov_server_capture", "ov_server_full", "ov_server_api_key", "ov_venv")
+    ("ov_server_capture", "ov_server_full", "ov_server_api_key", "ov_server_trusted", "ov_venv")
 )
 HOST_FIXTURES = frozenset(("host_cli_dir", "codex_cli", "claude_cli"))
 SETUP_HINT = "run scripts/ci-setup.sh"
+
+
+def real_environ() -> dict[str, str]:
+    """The environment as it was before any test's isolation fixture ran."""
+    return dict(_REAL_ENV)
 
 
 def in_ci() -> bool:
@@ -140,16 +145,31 @@ def ov_server_full(
     _stop(server, "full")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ov_server_api_key(
     ov_venv: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ov_server.OvServer]:
-    """Capture-only profile in ``api_key`` auth mode; ``.root_api_key`` is the admin key."""
+    """Capture-only profile in ``api_key`` auth mode; ``.root_api_key`` is the admin key.
+
+    Module-scoped: each server holds ~0.5 GB, and only the contract module needs this one.
+    """
     server = _start(
         ov_venv, tmp_path_factory, "capture", "api_key", root_api_key=f"root-{uuid.uuid4().hex}"
     )
     yield server
     _stop(server, "capture, api_key")
+
+
+@pytest.fixture(scope="module")
+def ov_server_trusted(
+    ov_venv: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ov_server.OvServer]:
+    """Capture-only profile in ``trusted`` auth mode: root key plus tenant headers."""
+    server = _start(
+        ov_venv, tmp_path_factory, "capture", "trusted", root_api_key=f"root-{uuid.uuid4().hex}"
+    )
+    yield server
+    _stop(server, "capture, trusted")
 
 
 def _test_slug(request: pytest.FixtureRequest) -> str:
