@@ -62,6 +62,14 @@ def record_timing(label: str, seconds: float) -> None:
     _TIMINGS.append((label, seconds))
 
 
+_NOTES: list[str] = []
+
+
+def record_note(text: str) -> None:
+    """A line for the rig summary at the end of the run (e.g. a server-side failure)."""
+    _NOTES.append(text)
+
+
 # ---------------------------------------------------------------------------------------
 # Markers are applied from the fixtures a test uses, so a test cannot forget them.
 # ---------------------------------------------------------------------------------------
@@ -77,6 +85,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _NOTES:
+        terminalreporter.section("real-world rig notes")
+        for note in _NOTES:
+            terminalreporter.write_line(note)
     if _TIMINGS:
         terminalreporter.section("real-world rig timings")
         for label, seconds in _TIMINGS:
