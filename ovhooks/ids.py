@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 _PREFIX = {"codex": "cx-", "claude": "cc-"}
@@ -28,6 +27,8 @@ def subagent_session_id(parent_ov_session_id: str, agent_id: str) -> str:
     """
     agent = safe_id(agent_id) or "agent"
     if len(agent) > 40:
+        import hashlib
+
         agent = hashlib.sha256(agent_id.encode("utf-8")).hexdigest()[:16]
     return f"{parent_ov_session_id}.sub-{agent}"
 

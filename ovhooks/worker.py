@@ -14,7 +14,6 @@ happens in the drain, after the data is on disk.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from ovhooks.backend.errors import BackendError
@@ -367,68 +366,3 @@ def run_jobs(
                 trace=traceback.format_exc(limit=8),
             )
     return results
-
-
-def hand_off(
-    settings: Settings,
-    jobs: Sequence[Job],
-    *,
-    log: Log,
-    clock: Callable[[], float] = time.time,
-) -> None:
-    """Run ``jobs`` in a detached worker (``OVHOOKS_DETACH=1``) or right here (``0``).
-
-    The detached child is a fork of the hook process: it starts instantly with everything
-    already imported, closes the host's pipes so the host is not kept waiting, and leaves the
-    host's process group so a host timeout cannot kill it half-way.
-    """
-    if not jobs:
-        return
-    if not settings.detach:
-        run_jobs(settings, jobs, log=log, clock=clock)
-        return
-    if not hasattr(os, "fork"):  # pragma: no cover (Windows)
-        _spawn_process(settings, jobs, log)
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        pid = os.fork()
-    except OSError as exc:
-        log.error("fork_failed", error=str(exc))
-        run_jobs(settings, jobs, log=log, clock=clock)
-        return
-    if pid:
-        return
-    # --- child ---
-    code = 0
-    try:
-        os.setsid()
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        if os.fork():  # let the intermediate child exit so the worker is reparented
-            os._exit(0)
-        run_jobs(settings, jobs, log=log, clock=clock)
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)
-
-
-def _spawn_process(settings: Settings, jobs: Sequence[Job], log: Log) -> None:  # pragma: no cover
-    import json
-    import subprocess
-    import tempfile
-
-    fd, path = tempfile.mkstemp(prefix="ovhooks-job-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(list(jobs), fh)
-    subprocess.Popen(
-        [sys.executable, "-m", "ovhooks", "_worker", path],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        creationflags=getattr(subprocess, "DETACHED_PROCESS", 0),
-    )
-    log.info("worker_spawned", path=path)

@@ -52,21 +52,24 @@ def install_plain(tmp: Path) -> tuple[str, str]:
 
 
 def run_once(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
-    """(seconds, peak RSS MiB) of one process, measured by the parent."""
+    """(seconds, peak RSS MiB) of one process.
+
+    Peak RSS comes from GNU time (``/usr/bin/time -f %M``), which execs the command itself:
+    ``os.wait4`` after a Python ``Popen`` reports the forked image of *this* process (which
+    holds the fake server's data) as the child's peak, inflating every figure.
+    """
+    gnu_time = shutil.which("time") or "/usr/bin/time"
+    wrapped = [gnu_time, "-f", "%M", *argv] if os.path.exists(gnu_time) else argv
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(stdin)
-    proc.stdin.close()
-    proc.stdout.read()
-    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(wrapped, input=stdin, capture_output=True, env=env, check=False)
     elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        raise SystemExit(f"{argv} exited {proc.returncode}")
-    return elapsed, usage.ru_maxrss / 1024
+        raise SystemExit(f"{argv} exited {proc.returncode}: {proc.stderr[-500:]!r}")
+    peak = 0.0
+    if wrapped is not argv:
+        last = proc.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        peak = int(last[0]) / 1024 if last and last[0].isdigit() else 0.0
+    return elapsed, peak
 
 
 def measure(name, argv, stdin_fn, env, runs, server=None, before=None):
@@ -84,6 +87,7 @@ def measure(name, argv, stdin_fn, env, runs, server=None, before=None):
         "median_ms": statistics.median(times) * 1000,
         "p90_ms": sorted(times)[int(0.9 * (len(times) - 1))] * 1000,
         "rss_mib": max(rss),
+        "rss_all": rss,
         "requests": statistics.median(reqs),
     }
 
@@ -92,6 +96,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--only-stop", action="store_true", help="only the inline Stop rows")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="ovhooks-bench-"))
@@ -146,7 +151,7 @@ def main() -> None:
         ("PostCompact", "post-compact", {"trigger": "auto"}),
         ("SessionEnd (hand-off)", "session-end", {"reason": "other"}),
     ]
-    for name, command, extra in hooks:
+    for name, command, extra in [] if args.only_stop else hooks:
         event = name.split(" ")[0]
         data = payload(event, **extra)
         rows.append(
@@ -223,6 +228,9 @@ def main() -> None:
         r, name = fresh_rollout(turns)
         first = json.dumps(codex_payload("Stop", name, r.path, work)).encode()
         run_once([ovhooks, "stop", "--host", "codex"], first, inline)  # capture everything once
+        leftover = list((tmp / "state" / "outbox" / f"cx-{name}").glob("*.json"))
+        if leftover:
+            raise SystemExit(f"priming left {len(leftover)} queued entries for {name}")
         counter = [0]
 
         def add_turn(r: CodexRollout = r, counter: list[int] = counter) -> None:
@@ -263,6 +271,8 @@ def main() -> None:
             f"{row['median_ms'] / base:.2f} | {row['rss_mib']:.1f} | {row['requests']:g} |"
         )
     table = "\n".join(lines)
+    if os.environ.get("BENCH_DEBUG"):
+        print([(r["name"], [round(x, 1) for x in r.get("rss_all", [])]) for r in rows])
     print(table)
     if args.write:
         out = REPO / "docs" / "BENCHMARKS.md"

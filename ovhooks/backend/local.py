@@ -1224,3 +1224,70 @@ class LocalBackend:
             "backend": "local",
             "path": self.db_path,
         }
+
+    # --- export (read-only iteration for ``ovhooks export``) -------------------------------
+    def export_sessions(self) -> list[JSON]:
+        """This user's sessions, oldest first: ``{session_id, peer, commit_count, seqs}``,
+        ``seqs`` listing ``(seq, archive number or None while live)`` of every message."""
+        try:
+            con = self._db()
+            sessions = con.execute(
+                "SELECT session_id, peer, commit_count FROM sessions"
+                " WHERE owner = ? ORDER BY created_at, session_id",
+                (self.user,),
+            ).fetchall()
+            out: list[JSON] = []
+            for session_id, peer, commit_count in sessions:
+                seqs = con.execute(
+                    "SELECT seq, archive_no FROM messages WHERE session_id = ? ORDER BY seq",
+                    (session_id,),
+                ).fetchall()
+                out.append(
+                    {
+                        "session_id": session_id,
+                        "peer": peer,
+                        "commit_count": int(commit_count),
+                        "seqs": [(int(seq), archive) for seq, archive in seqs],
+                    }
+                )
+        except sqlite3.Error as exc:
+            raise _db_error(exc) from None
+        return out
+
+    def export_messages(self, session_id: str, first_seq: int, last_seq: int) -> list[JSON]:
+        """Messages ``first_seq..last_seq`` of a session as they were appended, in order."""
+        try:
+            rows = (
+                self._db()
+                .execute(
+                    "SELECT role, parts, meta FROM messages"
+                    " WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+                    (session_id, first_seq, last_seq),
+                )
+                .fetchall()
+            )
+        except sqlite3.Error as exc:
+            raise _db_error(exc) from None
+        return [
+            {"role": role, "parts": json.loads(parts), **json.loads(meta)}
+            for role, parts, meta in rows
+        ]
+
+    def export_memories(self) -> list[tuple[str, str, str]]:
+        """``(uri, peer, content)`` of every memory file of this user, the profile included."""
+        try:
+            rows = (
+                self._db()
+                .execute(
+                    "SELECT uri, peer, content FROM memories WHERE owner = ? ORDER BY uri",
+                    (self.user,),
+                )
+                .fetchall()
+            )
+        except sqlite3.Error as exc:
+            raise _db_error(exc) from None
+        out = [(str(uri), str(peer), str(content)) for uri, peer, content in rows]
+        profile = self._read_profile()
+        if profile is not None:
+            out.append((self.profile_uri, "", profile))
+        return out

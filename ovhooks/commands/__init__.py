@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 def register(app: typer.Typer) -> None:
-    from ovhooks.commands import doctor, importer, install, memory, sessions, status
+    from ovhooks.commands import doctor, export, importer, install, memory, sessions, status
 
-    for module in (install, doctor, status, memory, sessions, importer):
+    for module in (install, doctor, status, memory, sessions, importer, export):
         module.register(app)

@@ -122,7 +122,7 @@ class HookContext:
 
             run_jobs(self.settings, jobs, log=self.log, plan=self.plan, clock=self.clock)
             return
-        from ovhooks.worker import hand_off
+        from ovhooks.detach import hand_off
 
         hand_off(self.settings, jobs, log=self.log, clock=self.clock)
 
