@@ -313,3 +313,25 @@ def test_dry_run_writes_nothing(fake_ov: FakeOpenViking, tmp_path: Path, project
     assert snapshot() == before
     assert f"POST /api/v1/sessions/{OV}/messages/batch (2 message(s)" in plans["stop"]
     assert f"POST /api/v1/sessions/{OV}/commit" in plans["session-end"]
+
+
+def test_secrets_and_private_spans_never_leave_the_machine(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
+    """Interface §5.4, end to end: the transcript has them, the server never sees them."""
+    env = hook_env(fake_ov.url, OVHOOKS_LOG_LEVEL="debug")
+    rollout = CodexRollout(tmp_path / "rollout.jsonl", SID)
+    key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z" * 2
+    rollout.user(
+        f"Deploy with OPENAI_API_KEY={key} and the db at postgres://admin:hunter2pass@db:5432/app "
+        "<private>my salary is 123k</private> then tell me how it went"
+    )
+    rollout.shell(f"curl -H 'Authorization: Bearer {key}' https://api.example.com", "ok")
+    rollout.assistant("Deployed; the health check passed.")
+    _stop(env, rollout, project)
+    sent = json.dumps(fake_ov.messages(OV))
+    assert key not in sent and "hunter2pass" not in sent and "salary" not in sent
+    assert "[REDACTED:" in sent and "Deployed" in sent
+    log = (Path(os.environ["OVHOOKS_STATE_DIR"]) / "logs" / "ovhooks.log").read_text()
+    assert key not in log and "hunter2pass" not in log
+    assert "capture_redacted" in log
