@@ -17,6 +17,7 @@ for the next hook; a request the server will never accept (400/413/422) moves th
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -168,19 +169,38 @@ class Outbox:
             self.plan.write_request("POST", f"/api/v1/sessions/{sid}/commit", body)
 
     def _send_append(self, path: str, entry: Entry, backend: Backend, result: DrainResult) -> None:
-        # Progress through a multi-batch entry lives in a tiny sidecar file, so a large
-        # capture (an import, a long outage) is not rewritten after every accepted batch.
+        # Progress through an entry lives in a tiny sidecar file: a large capture (an import, a
+        # long outage) is not rewritten after every accepted batch, and the batch in flight is
+        # marked before it is sent. A crash after the server took it but before we recorded
+        # that leaves the mark, and the next drain asks the server instead of sending it again.
         progress_path = path + ".progress"
-        done = _read_progress(progress_path)
+        done, inflight = _read_progress(progress_path)
         all_batches = list(entry.get("batches", []))
+        session = entry["session"]
+        if (
+            inflight is not None
+            and inflight == done < len(all_batches)
+            and _already_applied(backend, session, all_batches[done])
+        ):
+            if self.log:
+                self.log.info("outbox_inflight_was_applied", session=session, batch=done)
+            done += 1
+            write_atomic(progress_path, _progress(done, None))
         for index in range(done, len(all_batches)):
-            answer = backend.append_messages(entry["session"], all_batches[index])
+            write_atomic(progress_path, _progress(index, index))
+            try:
+                answer = backend.append_messages(session, all_batches[index])
+            except BackendError as exc:
+                # Refused connections and error answers mean the batch was not taken; only
+                # a timeout or a garbled answer leaves the question open.
+                if exc.kind in ("unreachable", "http"):
+                    write_atomic(progress_path, _progress(index, None))
+                raise
+            write_atomic(progress_path, _progress(index + 1, None))
             result.messages_sent += len(all_batches[index])
             tokens = answer.get("pending_tokens")
             if isinstance(tokens, int | float):
                 result.pending_tokens = int(tokens)
-            if index + 1 < len(all_batches):
-                write_atomic(progress_path, str(index + 1).encode())
         os.unlink(path)
         try:
             os.unlink(progress_path)
@@ -214,12 +234,47 @@ class Outbox:
         os.unlink(path)
 
 
-def _read_progress(path: str) -> int:
+def _progress(done: int, inflight: int | None) -> bytes:
+    return json.dumps({"done": done, "inflight": inflight}).encode()
+
+
+def _read_progress(path: str) -> tuple[int, int | None]:
+    """(batches accepted, batch in flight or None) from the sidecar file."""
     try:
         with open(path, "rb") as fh:
-            return max(0, int(fh.read().strip() or b"0"))
+            doc = json.loads(fh.read() or b"{}")
     except (OSError, ValueError):
-        return 0
+        return 0, None
+    if isinstance(doc, int):
+        return max(0, doc), None
+    if not isinstance(doc, dict):
+        return 0, None
+    done = doc.get("done")
+    inflight = doc.get("inflight")
+    return (
+        max(0, done) if isinstance(done, int) else 0,
+        inflight if isinstance(inflight, int) else None,
+    )
+
+
+def _message_key(message: dict[str, Any]) -> tuple[str, str]:
+    parts = message.get("parts") or []
+    text = " ".join(
+        str(p.get("text", "")) for p in parts if isinstance(p, dict) and p.get("type") == "text"
+    )
+    return str(message.get("role")), " ".join((text or str(message.get("content") or "")).split())
+
+
+def _already_applied(backend: Backend, session: str, batch: list[dict[str, Any]]) -> bool:
+    """Whether the session's newest messages are this batch (sent, then a crash)."""
+    try:
+        live = backend.session_context(session, 1_000_000).get("messages") or []
+    except Exception:  # unknown: sending again risks a duplicate, not a loss
+        return False
+    if not isinstance(live, list) or len(live) < len(batch):
+        return False
+    tail = [_message_key(m) for m in live[-len(batch) :] if isinstance(m, dict)]
+    return tail == [_message_key(m) for m in batch]
 
 
 def _permanent(exc: BackendError, entry: Entry) -> bool:

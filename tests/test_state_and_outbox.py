@@ -15,6 +15,7 @@ from ovhooks.fsutil import FileLock, write_json_atomic
 from ovhooks.outbox import Outbox, batches
 from ovhooks.plan import Plan
 from ovhooks.state import StateStore, new_state
+from tests.support.fake_openviking import FakeOpenViking
 
 
 def _bump(state_dir: str, n: int) -> None:
@@ -109,7 +110,8 @@ def test_outbox_order_batches_and_partial_progress(tmp_path: Path) -> None:
     entry_path = sorted((tmp_path / "outbox" / "cx-a").glob("*-append.json"))[0]
     assert [len(b) for b in json.loads(entry_path.read_text())["batches"]] == [100, 100, 50]
     # the accepted batch is recorded beside the entry, so a retry resumes after it
-    assert Path(str(entry_path) + ".progress").read_text() == "1"
+    progress = json.loads(Path(str(entry_path) + ".progress").read_text())
+    assert progress == {"done": 1, "inflight": None}  # refused: batch 2 was not taken
     good = _Recorder()
     result = box.drain(good)  # type: ignore[arg-type]
     assert [len(b) for b in good.appended] == [100, 50] and good.commits == ["cx-a"]
@@ -143,3 +145,32 @@ def test_atomic_write_never_leaves_a_torn_file(tmp_path: Path) -> None:
     assert json.loads(Path(path).read_text()) == {"a": 2}
     assert oct(os.stat(path).st_mode & 0o777) == "0o600"
     assert [p.name for p in folder.iterdir()] == ["x.json"]
+
+
+def test_crash_after_the_server_took_a_batch_does_not_send_it_twice(
+    fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    """The only window left: the server answered, then the worker died before recording it."""
+    from ovhooks.backend.openviking import OpenVikingBackend
+    from ovhooks.config import load_settings
+
+    settings = load_settings({"OPENVIKING_URL": fake_ov.url, "HOME": str(tmp_path)})
+    backend = OpenVikingBackend(settings)
+
+    class DiesAfterSending:
+        name = "openviking"
+        peer = ""
+
+        def append_messages(self, session_id: str, messages: Any) -> Any:
+            backend.append_messages(session_id, messages)
+            raise KeyboardInterrupt  # stands in for kill -9 right after the answer
+
+    box = Outbox(str(tmp_path), "cx-a")
+    box.enqueue({"op": "append", "session": "cx-a", "batches": batches(_msgs(150))})
+    with pytest.raises(KeyboardInterrupt):
+        box.drain(DiesAfterSending())  # type: ignore[arg-type]
+    assert len(fake_ov.messages("cx-a")) == 100
+    result = box.drain(backend)
+    assert result.error is None and len(box) == 0
+    texts = fake_ov.texts("cx-a")
+    assert texts == [f"m{i}" for i in range(100)] + [f"m{i}" for i in range(100, 150)]

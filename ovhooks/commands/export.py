@@ -9,12 +9,13 @@ What goes over, for the user the settings name:
   server's layout), and the profile to ``memories/profile.md``.
 
 Resumable and idempotent: progress lives in ``<state_dir>/export/<key>.json`` (``key`` hashes
-the server URL and the identity), updated after every request: per session the last exported
-``seq``, the archives committed and the messages sent; per memory the hash of what was
-written. A second export sends nothing; an interrupted one continues where it stopped. Before
-each append the batch is marked in flight; if the run dies with it in flight, the next run
-asks the server how many messages the session holds and so knows whether the batch landed,
-which keeps each message sent once even when an answer was lost.
+the server URL and the identity), updated as requests complete: per session the last
+exported ``seq``, the archives committed and the messages sent; per memory the hash of what
+was written (a memory deleted locally after an export stays on the server). A second export
+sends nothing; an interrupted one continues where it stopped. Before each append the batch
+is marked in flight; if the run dies with it in flight, the next run asks the server how many
+messages the session holds and so knows whether the batch landed, which keeps each message
+sent once even when an answer was lost (provided the export is what filled that session).
 
 Live capture afterwards continues on the server without duplicates because the hooks' state
 cursor (``state.py``) records what was captured, not where it went.
@@ -171,40 +172,75 @@ def session_progress(progress: dict[str, Any], session_id: str) -> dict[str, Any
 
 
 class ProgressFile:
-    """The progress document on disk, saved atomically after every step."""
+    """The progress document on disk, saved atomically after every step that needs it."""
+
+    # Saves that only spare repeating idempotent writes (memory files) wait this long.
+    THROTTLE_S = 0.5
 
     def __init__(self, path: str, url: str, user: str, *, read_only: bool) -> None:
         from ovhooks.fsutil import read_json
 
         self.path = path
         self.read_only = read_only
-        doc: Any = None
+        self._saved_at = 0.0
+        self._dirty = False
         try:
-            doc = read_json(path)
+            doc: Any = read_json(path)
         except FileNotFoundError:
-            pass
+            doc = new_progress(url, user)
         except (OSError, ValueError) as exc:
-            raise CommandError(
-                f"cannot read the export progress file {path}: {exc}",
-                fix="move it aside to start the export afresh (the server keeps what it has)",
-                code=ExitCode.ERROR,
-                slug="bad_progress",
-            ) from None
-        valid = (
+            raise _bad_progress(path, str(exc)) from None
+        # Starting afresh over a file that is not understood would send everything twice.
+        if not (
             isinstance(doc, dict)
             and doc.get("v") == PROGRESS_VERSION
             and isinstance(doc.get("sessions"), dict)
             and isinstance(doc.get("memories"), dict)
-        )
-        self.doc: dict[str, Any] = doc if valid else new_progress(url, user)
+        ):
+            raise _bad_progress(path, "not an export progress document of this version")
+        self.doc: dict[str, Any] = doc
 
-    def save(self) -> None:
+    def save(self, *, throttle: bool = False) -> None:
         if self.read_only:
+            return
+        now = time.monotonic()
+        if throttle and now - self._saved_at < self.THROTTLE_S:
+            self._dirty = True
             return
         from ovhooks.fsutil import write_json_atomic
 
         self.doc["updated_at"] = time.time()
         write_json_atomic(self.path, self.doc)
+        self._saved_at = now
+        self._dirty = False
+
+    def flush(self) -> None:
+        if self._dirty:
+            self.save()
+
+
+def _bad_progress(path: str, why: str) -> CommandError:
+    return CommandError(
+        f"cannot use the export progress file {path}: {why}",
+        fix="move it aside to export everything again (the server keeps what it has; "
+        "sessions already there would receive their messages twice)",
+        code=ExitCode.ERROR,
+        slug="bad_progress",
+    )
+
+
+def refused_for_good(exc: Exception) -> bool:
+    """The server rejected this one item (a 4xx other than auth): retrying cannot help, and
+    stopping would leave every later item stuck behind it."""
+    from ovhooks.backend.errors import BackendError
+
+    return (
+        isinstance(exc, BackendError)
+        and exc.kind == "http"
+        and 400 <= exc.status < 500
+        and exc.status not in (401, 403)
+        and not exc.retryable
+    )
 
 
 class Remote:
@@ -284,6 +320,7 @@ class Export:
         self.inflight: list[tuple[str, str]] = []
         self.sent: dict[str, dict[str, int]] = {}
         self.written: list[str] = []
+        self.failed: list[dict[str, str]] = []
 
     def plan(self) -> list[Step]:
         doc = self.progress.doc
@@ -325,7 +362,12 @@ class Export:
         row[key] += n
 
     def run(self, advance: Callable[[int], None] | None = None) -> None:
-        """Perform the planned steps in order, saving progress after each one."""
+        """Perform the planned steps in order, saving progress as they complete.
+
+        A server error stops the run (the next one continues from here), except an item the
+        server refuses for good: it is listed in ``failed`` and the run goes on; the rest of
+        that session waits, since its messages must arrive in order.
+        """
         if self.dry_run:
             for step in self.steps:
                 self._record_planned(step)
@@ -339,15 +381,32 @@ class Export:
             self.inflight = []
             self.plan()
         user = self.server_user() if any(s.kind == "write" for s in self.steps) else ""
-        for step in self.steps:
-            if step.kind == "append":
-                self._append(step)
-            elif step.kind == "commit":
-                self._commit(step)
-            else:
-                self._write(step, user)
-            if advance is not None:
-                advance(step.units)
+        held: set[str] = set()
+        try:
+            for step in self.steps:
+                if step.kind == "write" or step.target not in held:
+                    try:
+                        self._perform(step, user)
+                    except Exception as exc:
+                        if not refused_for_good(exc):
+                            raise
+                        self.failed.append(
+                            {"kind": step.kind, "target": step.target, "error": str(exc)}
+                        )
+                        if step.kind != "write":
+                            held.add(step.target)
+                if advance is not None:
+                    advance(step.units)
+        finally:
+            self.progress.flush()
+
+    def _perform(self, step: Step, user: str) -> None:
+        if step.kind == "append":
+            self._append(step)
+        elif step.kind == "commit":
+            self._commit(step)
+        else:
+            self._write(step, user)
 
     def _record_planned(self, step: Step) -> None:
         if step.kind == "append":
@@ -369,7 +428,13 @@ class Export:
         state = session_progress(self.progress.doc, step.target)
         state["inflight"] = {"count": len(messages), "last_seq": step.seqs[-1]}
         self.progress.save()
-        self.remote.backend(step.peer).append_messages(step.target, messages)
+        try:
+            self.remote.backend(step.peer).append_messages(step.target, messages)
+        except Exception as exc:
+            if refused_for_good(exc):  # the server did not take it: nothing in flight
+                state.pop("inflight", None)
+                self.progress.save()
+            raise
         state.pop("inflight", None)
         state["seq"] = step.seqs[-1]
         state["sent"] = int(state["sent"]) + len(messages)
@@ -387,7 +452,8 @@ class Export:
         uri = server_uri(step.target, self.local.user, user)
         self.remote.backend(step.peer).write(uri, step.content, mode="replace")
         self.progress.doc["memories"][step.target] = step.digest
-        self.progress.save()
+        # Rewriting a file is harmless, so a crash may cost a few repeats, not a save each.
+        self.progress.save(throttle=True)
         self.written.append(uri)
 
     def summary(self) -> dict[str, Any]:
@@ -409,10 +475,12 @@ class Export:
                 "commits": commits,
                 "memories": len(self.written),
                 "requests": self.remote.requests,
+                "failed": len(self.failed),
                 "up_to_date": not self.steps,
             },
             "sessions": sessions,
             "memories": list(self.written),
+            "failed": list(self.failed),
         }
 
 
@@ -457,9 +525,12 @@ def register(app: typer.Typer) -> None:
         Afterwards set OPENVIKING_URL (or OVHOOKS_BACKEND=openviking) and capture continues
         on the server without sending a turn twice.
 
+        Exit code 7 when the server refused some items for good (listed under failed); the
+        rest went over.
+
         JSON: {to, url, dry_run, progress_file, totals {sessions, sessions_sent, messages,
-        commits, memories, requests, up_to_date}, sessions: [{session_id, messages, commits}],
-        memories: [uri]}.
+        commits, memories, requests, failed, up_to_date}, sessions: [{session_id, messages,
+        commits}], memories: the URIs written, failed: [{kind, target, error}]}.
         """
         if to != "openviking":
             raise CommandError(
@@ -533,7 +604,11 @@ def register(app: typer.Typer) -> None:
                 f"file(s) to {target}",
                 markup=False,
             )
-            if not dry_run:
+            for item in doc["failed"]:
+                console.print(
+                    f"  refused: {item['kind']} {item['target']}: {item['error']}", markup=False
+                )
+            if not dry_run and not doc["failed"]:
                 console.print(
                     "to capture there from now on: export OPENVIKING_URL="
                     f"{target} (or set OVHOOKS_BACKEND=openviking)",
@@ -541,4 +616,4 @@ def register(app: typer.Typer) -> None:
                 )
 
         out.emit(doc, render)
-        return 0
+        return int(ExitCode.INCOMPLETE) if doc["failed"] else 0
