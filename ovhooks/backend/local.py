@@ -29,7 +29,12 @@ import sqlite3
 import time
 
 from ovhooks.backend.errors import BackendError
-from ovhooks.backend.local_text import fts_or_query, query_terms, term_string
+from ovhooks.backend.local_text import (
+    fts_or_query,
+    is_cjk,
+    query_terms,
+    term_string,
+)
 from ovhooks.capture.tokens import estimate_tokens
 
 TYPE_CHECKING = False
@@ -55,6 +60,7 @@ _COMMON_SHARE = 0.08
 _COMMON_MIN_DOCS = 2000
 _RECENCY_HALF_LIFE_DAYS = 90.0
 _DEDUP_OVERLAP = 0.75
+_UNSEEN_CJK_PAIR_WEIGHT = 0.15
 
 _FTS_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '_'"
 
@@ -773,7 +779,14 @@ class LocalBackend:
         total = con.execute("SELECT value FROM counters WHERE name = ?", (counter,)).fetchone()[0]
         total = max(int(total), 1)
         rarest = _idf(1, total) or 1.0
-        weights = {t: min(1.0, _idf(df[t], total) / rarest) if t in df else 1.0 for t in query}
+        # A CJK pair found nowhere in the index is mostly a cut across two words ("件应" in
+        # "文件应该"): it says little about the question, so it barely dilutes the coverage.
+        weights = {
+            t: min(1.0, _idf(df[t], total) / rarest)
+            if t in df
+            else (_UNSEEN_CJK_PAIR_WEIGHT if is_cjk(t[0]) else 1.0)
+            for t in query
+        }
         present = sorted((t for t in query if t in df), key=lambda t: df[t])
         if not present:
             return []
@@ -792,6 +805,8 @@ class LocalBackend:
     # In the queries below, ``+owner`` keeps SQLite from answering ``owner = ?`` with the
     # (owner, norm) index, a scan of every memory: the rows are already chosen by rowid.
     def _search(self, query: str, peer: str, *, archives: bool) -> list[_Hit]:
+        # Concepts are added to documents only: a question about "indentation" finds "tabs",
+        # but a prompt that merely says "spaces" does not become a question about indentation.
         terms = query_terms(query)
         if not terms:
             return []

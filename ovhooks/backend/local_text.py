@@ -115,6 +115,29 @@ def _add_word(out: list[str], word: str) -> None:
     out.append(stem(word))
 
 
+# A few coding concepts that people name by their instances: "tabs or spaces" is about
+# indentation, in either language. Every text containing a member also carries the concept's
+# terms, so a question about the concept finds statements about its instances (a local store
+# has no embeddings to make that link). Keys and values are already-normalised terms.
+_CONCEPTS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        ("tab", "space", "indent", "indentation", "制表", "空格", "缩进"), ("indentation", "缩进")
+    ),
+    **dict.fromkeys(("pytest", "unittest", "jest", "vitest", "mocha"), ("test", "测试")),
+    **dict.fromkeys(("pip", "uv", "poetry", "pipenv", "npm", "pnpm", "yarn"), ("package", "依赖")),
+    **dict.fromkeys(("vim", "neovim", "emac", "vscode", "helix", "编辑"), ("editor", "编辑")),
+}
+
+
+def with_concepts(found: list[str]) -> list[str]:
+    """``found`` plus the concept terms its members stand for (once each, at the end)."""
+    extra = [c for t in found if t in _CONCEPTS for c in _CONCEPTS[t]]
+    if not extra:
+        return found
+    present = set(found)
+    return found + [c for c in dict.fromkeys(extra) if c not in present]
+
+
 def terms(text: str) -> list[str]:
     """The search terms of ``text`` in order, duplicates kept (BM25 counts them)."""
     out: list[str] = []
@@ -131,8 +154,8 @@ def terms(text: str) -> list[str]:
 
 
 def term_string(text: str) -> str:
-    """``terms(text)`` joined for the FTS5 column."""
-    return " ".join(terms(text))
+    """``terms(text)`` with concept terms, joined for the FTS5 column."""
+    return " ".join(with_concepts(terms(text)))
 
 
 def query_terms(text: str, limit: int = 64) -> list[str]:

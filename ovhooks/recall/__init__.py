@@ -173,11 +173,15 @@ def recall_for_prompt(
     from ovhooks.recall.rank import STRONG_MARGIN, rank
     from ovhooks.recall.render import render
 
+    # A lexical store (the local backend) only returns entries that share terms with the
+    # query (or a concept of them), so its score is itself the word-overlap evidence the
+    # "supported" rule asks embedding scores for.
+    lexical = getattr(backend, "name", "") == "local"
     ranked = rank(
         candidates,
         profile_query(text),
         exclude=seen,
-        strong_score=min(1.0, settings.recall_score_threshold + STRONG_MARGIN),
+        strong_score=0.0 if lexical else min(1.0, settings.recall_score_threshold + STRONG_MARGIN),
     )
     if not ranked:
         return RecallOutcome(reason="all_seen")

@@ -23,14 +23,6 @@ from tests.support.stores import LocalStore
 TABS_EN = "Remember: in this repo I always use tabs, never spaces"
 TABS_ZH = "记住：这个项目里我总是用制表符缩进，不用空格"
 
-# A lexical store connects "indentation" to this memory only through a shared word: these
-# two questions share none that matters ("use" is all the English one has; "缩进" drowns among
-# the question's other bigrams), so they score 0.53 / 0.50 against the 0.55 threshold.
-LEXICAL_GAP = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="local recall has no concept expansion (indentation ~ tabs/spaces); see the report",
-)
 
 # (statement, what session 2 asks, a phrase the recalled memory shows)
 STORIES = {
@@ -118,8 +110,8 @@ def test_session_start_lists_the_preference_stated_last_session(
     [
         "en",
         "zh",
-        pytest.param("en-file", marks=LEXICAL_GAP),
-        pytest.param("zh-file", marks=LEXICAL_GAP),
+        "en-file",
+        "zh-file",
     ],
 )
 def test_next_session_recalls_the_preference_for_a_related_question(
