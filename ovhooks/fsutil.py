@@ -27,8 +27,27 @@ class LockTimeoutError(Exception):
 
 
 def ensure_dir(path: str) -> None:
-    """Create ``path`` (private to the user) if it does not exist."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    """Create ``path`` if it does not exist, every new directory private to the user.
+
+    ``os.makedirs(mode=...)`` applies the mode to the last directory only; the state dir
+    itself (``~/.local/state/ovhooks``) would be left world-readable, and it holds queued
+    conversation text.
+    """
+    if os.path.isdir(path):
+        return
+    missing = []
+    probe = os.path.abspath(path)
+    while probe and not os.path.isdir(probe):
+        missing.append(probe)
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass
 
 
 def write_atomic(path: str, data: bytes, *, durable: bool = True) -> None:

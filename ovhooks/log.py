@@ -44,7 +44,9 @@ class Log:
         }
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
         try:
-            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            from ovhooks.fsutil import ensure_dir
+
+            ensure_dir(os.path.dirname(self.path))
             try:
                 if os.path.getsize(self.path) > _MAX_BYTES:
                     os.replace(self.path, self.path + ".1")

@@ -22,7 +22,7 @@ import os
 import time
 
 from ovhooks.backend.errors import BackendError
-from ovhooks.fsutil import FileLock, read_json, write_atomic, write_json_atomic
+from ovhooks.fsutil import FileLock, ensure_dir, read_json, write_atomic, write_json_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class Outbox:
         except OSError:
             pass
         dead = os.path.join(os.path.dirname(self.dir), "dead", self.key)
-        os.makedirs(dead, mode=0o700, exist_ok=True)
+        ensure_dir(dead)
         try:
             os.replace(path, os.path.join(dead, f"{int(time.time())}-{os.path.basename(path)}"))
         except OSError:

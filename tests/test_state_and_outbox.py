@@ -174,3 +174,16 @@ def test_crash_after_the_server_took_a_batch_does_not_send_it_twice(
     assert result.error is None and len(box) == 0
     texts = fake_ov.texts("cx-a")
     assert texts == [f"m{i}" for i in range(100)] + [f"m{i}" for i in range(100, 150)]
+
+
+def test_new_state_directories_are_private(tmp_path: Path) -> None:
+    """The state dir holds queued conversation text: every directory ovhooks makes is 0700."""
+    from ovhooks.log import Log
+
+    root = tmp_path / "xdg" / "ovhooks"
+    Log(str(root), "info").info("hello")
+    StateStore(str(root)).update(
+        "cx-a", lambda d: None, create=lambda: new_state("cx-a", "codex", "a", 1.0)
+    )
+    for directory in (tmp_path / "xdg", root, root / "logs", root / "sessions"):
+        assert oct(directory.stat().st_mode & 0o777) == "0o700", directory
