@@ -45,7 +45,7 @@ def claude_story(
             claude_cli,
             f"{base}/claude",
             stub,
-            hook_commands=hosts.ovhooks_commands(ovhooks_bin, "claude", hosts.CLAUDE_EVENTS),
+            install_with=ovhooks_bin,
             base_env=env,
         )
         started = time.monotonic()

@@ -46,7 +46,7 @@ def codex_story(
             codex_cli,
             f"{base}/codex",
             story.stub,
-            hook_commands=hosts.ovhooks_commands(ovhooks_bin, "codex", hosts.CODEX_EVENTS),
+            install_with=ovhooks_bin,
             base_env=env,
         )
         started = time.monotonic()

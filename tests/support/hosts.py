@@ -32,18 +32,6 @@ CODEX_EVENTS = (
     "SessionEnd",
 )
 CLAUDE_EVENTS = (*CODEX_EVENTS, "SubagentStart", "SubagentStop")
-OVHOOKS_COMMAND_FOR_EVENT = {
-    "SessionStart": "session-start",
-    "UserPromptSubmit": "user-prompt-submit",
-    "PreToolUse": "pre-tool-use",
-    "PostToolUse": "post-tool-use",
-    "Stop": "stop",
-    "PreCompact": "pre-compact",
-    "PostCompact": "post-compact",
-    "SessionEnd": "session-end",
-    "SubagentStart": "subagent-start",
-    "SubagentStop": "subagent-stop",
-}
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 # Variables of the test runner's own host session must not leak into the hosts under test.
 _FOREIGN_PREFIXES = ("CODEX_", "CLAUDE", "ANTHROPIC_", "OPENAI_")
@@ -52,14 +40,6 @@ _FOREIGN_PREFIXES = ("CODEX_", "CLAUDE", "ANTHROPIC_", "OPENAI_")
 # ---------------------------------------------------------------------------------------
 # Pure config builders
 # ---------------------------------------------------------------------------------------
-
-
-def ovhooks_commands(ovhooks_bin: str, host: str, events: Sequence[str]) -> dict[str, str]:
-    """``{event: "<abs ovhooks> <command> --host <host>"}`` for each event."""
-    return {
-        event: f"{shlex.quote(ovhooks_bin)} {OVHOOKS_COMMAND_FOR_EVENT[event]} --host {host}"
-        for event in events
-    }
 
 
 def hooks_document(
@@ -197,6 +177,23 @@ def _run(args: list[str], cwd: str, env: Mapping[str, str], timeout_s: float) ->
     )
 
 
+def install_hooks(ovhooks_bin: str, host: str, env: Mapping[str, str]) -> None:
+    """Run ``ovhooks install <host>`` against an isolated host config; fail loudly."""
+    completed = subprocess.run(
+        [ovhooks_bin, "install", host],
+        env={"PATH": os.environ.get("PATH", ""), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(
+            f"ovhooks install {host} failed ({completed.returncode}):\n"
+            f"{completed.stdout}\n{completed.stderr}"
+        )
+
+
 class CodexHost:
     """``codex exec`` in an isolated ``CODEX_HOME`` against a :class:`ResponsesStub`."""
 
@@ -206,7 +203,8 @@ class CodexHost:
         base_dir: str,
         stub: ResponsesStub,
         *,
-        hook_commands: Mapping[str, str],
+        hook_commands: Mapping[str, str] | None = None,
+        install_with: str | None = None,
         base_env: Mapping[str, str],
         extra_env: Mapping[str, str] | None = None,
     ) -> None:
@@ -219,8 +217,12 @@ class CodexHost:
             os.makedirs(directory, exist_ok=True)
         with open(os.path.join(self.codex_home, "config.toml"), "w", encoding="utf-8") as f:
             f.write(codex_config_toml(stub.api_base))
-        with open(os.path.join(self.codex_home, "hooks.json"), "w", encoding="utf-8") as f:
-            json.dump(hooks_document(hook_commands, "codex"), f, indent=1)
+        if install_with:
+            # Registered exactly as a user does it: `ovhooks install codex`.
+            install_hooks(install_with, "codex", {"HOME": self.home, "CODEX_HOME": self.codex_home})
+        else:
+            with open(os.path.join(self.codex_home, "hooks.json"), "w", encoding="utf-8") as f:
+                json.dump(hooks_document(hook_commands or {}, "codex"), f, indent=1)
         self.env = host_environment(
             base_env,
             {
@@ -275,7 +277,8 @@ class ClaudeHost:
         base_dir: str,
         stub: MessagesStub,
         *,
-        hook_commands: Mapping[str, str],
+        hook_commands: Mapping[str, str] | None = None,
+        install_with: str | None = None,
         base_env: Mapping[str, str],
         extra_env: Mapping[str, str] | None = None,
     ) -> None:
@@ -286,8 +289,13 @@ class ClaudeHost:
         self.workdir = os.path.join(base_dir, "work")
         for directory in (self.home, self.config_dir, self.workdir):
             os.makedirs(directory, exist_ok=True)
-        with open(os.path.join(self.config_dir, "settings.json"), "w", encoding="utf-8") as f:
-            json.dump(hooks_document(hook_commands, "claude"), f, indent=1)
+        if install_with:
+            install_hooks(
+                install_with, "claude", {"HOME": self.home, "CLAUDE_CONFIG_DIR": self.config_dir}
+            )
+        else:
+            with open(os.path.join(self.config_dir, "settings.json"), "w", encoding="utf-8") as f:
+                json.dump(hooks_document(hook_commands or {}, "claude"), f, indent=1)
         self.env = host_environment(
             base_env,
             {
