@@ -365,8 +365,8 @@ def next_steps(host: str, scope: str) -> list[str]:
     if host == "codex":
         return [
             "Start `codex` and type /hooks: review and trust the ovhooks hooks. Codex skips "
-            "untrusted hooks without a word. (For `codex exec` runs without the review UI, "
-            "`--dangerously-bypass-hook-trust` runs them once.)",
+            "untrusted hooks without a word. (Or run `ovhooks install codex --trust`, which "
+            "records Codex's trust for ovhooks' own hooks only.)",
             *(
                 ["Codex reads project hooks only in a trusted project folder."]
                 if scope == "project"
@@ -388,8 +388,16 @@ def do_install(
     *,
     executable: str | None = None,
     dry_run: bool = False,
+    trust: bool = False,
 ) -> dict[str, Any]:
     _check_host_scope(host, scope)
+    if trust and host != "codex":
+        raise CommandError(
+            "--trust is for Codex (Claude Code has no hook trust step)",
+            fix="drop --trust",
+            code=ExitCode.USAGE,
+            slug="usage",
+        )
     exe = executable or hostconfig.hook_executable()
     path = hostconfig.hooks_file(host, scope, environ, cwd)
     result: dict[str, Any] = {
@@ -405,7 +413,24 @@ def do_install(
         result["config_toml"] = enable_codex_feature(
             hostconfig.codex_config_toml(environ), dry_run=dry_run
         )
+    if trust:
+        from ovhooks.commands import codex_trust
+
+        codex = codex_trust.find_codex(dict(environ))
+        if codex is None:
+            raise CommandError(
+                "--trust needs the `codex` command on PATH to learn the hooks' trust hashes",
+                fix="put codex on PATH, or trust the ovhooks hooks in Codex's /hooks",
+                code=ExitCode.ERROR,
+                slug="codex_trust",
+            )
+        hooks = codex_trust.list_hooks(codex, cwd, environ)
+        result["trust"] = codex_trust.trust_ovhooks(
+            hostconfig.codex_config_toml(environ), hooks, dry_run=dry_run
+        )
     result["next_steps"] = next_steps(host, scope)
+    if trust:
+        result["next_steps"] = [s for s in result["next_steps"] if "/hooks" not in s]
     return result
 
 
@@ -448,7 +473,11 @@ def _render_install(result: dict[str, Any], *, removing: bool) -> Any:
         verb = "removed from" if removing else "installed for"
         prefix = "(dry run) would be " if result["dry_run"] else ""
         console.print(f"[bold]ovhooks {prefix}{verb} {host}[/] ({result['scope']} scope)")
-        for label, key in (("hooks", "hooks_file"), ("config.toml", "config_toml")):
+        for label, key in (
+            ("hooks", "hooks_file"),
+            ("config.toml", "config_toml"),
+            ("trust", "trust"),
+        ):
             info = result.get(key)
             if not info:
                 continue
@@ -497,6 +526,12 @@ def register(app: typer.Typer) -> None:
             "ovhooks script of this installation). Use `ovhooks` for a shared project file.",
         ),
         dry_run: bool = dry_opt,
+        trust: bool = typer.Option(
+            False,
+            "--trust",
+            help="Codex only: record Codex's trust for ovhooks' own hooks now (asks Codex for "
+            "their hashes), instead of reviewing them in Codex's /hooks.",
+        ),
         as_json: bool = JsonOption,
     ) -> int:
         """Register ovhooks' hooks with Codex or Claude Code (idempotent; other hooks kept).
@@ -505,7 +540,9 @@ def register(app: typer.Typer) -> None:
         (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on.
         Running it again changes nothing.
         """
-        result = do_install(host, scope, os.environ, os.getcwd(), executable=exe, dry_run=dry_run)
+        result = do_install(
+            host, scope, os.environ, os.getcwd(), executable=exe, dry_run=dry_run, trust=trust
+        )
         Output("install", as_json=as_json).emit(result, _render_install(result, removing=False))
         return 0
 

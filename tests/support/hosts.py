@@ -177,10 +177,12 @@ def _run(args: list[str], cwd: str, env: Mapping[str, str], timeout_s: float) ->
     )
 
 
-def install_hooks(ovhooks_bin: str, host: str, env: Mapping[str, str]) -> None:
+def install_hooks(
+    ovhooks_bin: str, host: str, env: Mapping[str, str], extra_args: Sequence[str] = ()
+) -> None:
     """Run ``ovhooks install <host>`` against an isolated host config; fail loudly."""
     completed = subprocess.run(
-        [ovhooks_bin, "install", host],
+        [ovhooks_bin, "install", host, *extra_args],
         env={"PATH": os.environ.get("PATH", ""), **env},
         capture_output=True,
         text=True,
@@ -205,6 +207,7 @@ class CodexHost:
         *,
         hook_commands: Mapping[str, str] | None = None,
         install_with: str | None = None,
+        install_args: Sequence[str] = (),
         base_env: Mapping[str, str],
         extra_env: Mapping[str, str] | None = None,
     ) -> None:
@@ -219,7 +222,12 @@ class CodexHost:
             f.write(codex_config_toml(stub.api_base))
         if install_with:
             # Registered exactly as a user does it: `ovhooks install codex`.
-            install_hooks(install_with, "codex", {"HOME": self.home, "CODEX_HOME": self.codex_home})
+            env = {"HOME": self.home, "CODEX_HOME": self.codex_home}
+            if install_args:  # e.g. --trust, which asks this codex for the hooks' hashes
+                env["PATH"] = os.pathsep.join(
+                    (os.path.dirname(codex_bin), os.environ.get("PATH", ""))
+                )
+            install_hooks(install_with, "codex", env, install_args)
         else:
             with open(os.path.join(self.codex_home, "hooks.json"), "w", encoding="utf-8") as f:
                 json.dump(hooks_document(hook_commands or {}, "codex"), f, indent=1)
@@ -241,6 +249,7 @@ class CodexHost:
         resume: bool = False,
         config: Sequence[str] = (),
         timeout_s: float = 120.0,
+        bypass_trust: bool = True,
     ) -> HostRun:
         """One ``codex exec`` turn; ``resume`` continues the last session in this CODEX_HOME.
 
@@ -250,7 +259,9 @@ class CodexHost:
         args = [self.codex_bin, "exec"]
         if resume:
             args += ["resume", "--last"]
-        args += ["--dangerously-bypass-hook-trust", "--skip-git-repo-check"]
+        if bypass_trust:
+            args.append("--dangerously-bypass-hook-trust")
+        args.append("--skip-git-repo-check")
         for item in config:
             args += ["-c", item]
         args.append(prompt)

@@ -1,0 +1,151 @@
+"""Recording Codex's trust for ovhooks' own hooks (``ovhooks install codex --trust``).
+
+Codex runs a hook only after the user trusted it, and skips untrusted ones without a word
+(hosts-e2e §1.4). The trust record is ``[hooks.state."<key>"] trusted_hash = "<hash>"`` in
+``config.toml``; Codex computes the hash itself and reports it, with the key, through its
+app server (``hooks/list``). So we ask Codex rather than guess its hashing, and record trust
+only for hooks whose command is ovhooks' own — never for the user's other hooks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from typing import Any
+
+from ovhooks.commands import hostconfig
+from ovhooks.commands.errors import CommandError, ExitCode
+
+_HOOK_COMMANDS = frozenset(
+    command for _event, command, *_rest in hostconfig.HOOK_TABLE.get("codex", ())
+)
+
+
+def find_codex(environ: dict[str, str] | os._Environ[str]) -> str | None:
+    """The ``codex`` executable on PATH (as the user would start it), or None."""
+    return shutil.which("codex", path=environ.get("PATH"))
+
+
+def list_hooks(codex: str, cwd: str, environ: Any, timeout_s: float = 30.0) -> list[dict[str, Any]]:
+    """Every hook Codex sees for ``cwd``: ``key``, ``command``, ``currentHash``, ``trustStatus``."""
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "ovhooks", "version": "1"}},
+        },
+        {"jsonrpc": "2.0", "method": "initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}},
+    ]
+    proc = subprocess.Popen(
+        [codex, "app-server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=dict(environ),
+        cwd=cwd,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+        proc.stdin.flush()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(doc, dict) and doc.get("id") == 2:
+                if "error" in doc:
+                    raise CommandError(
+                        f"codex app-server refused hooks/list: {doc['error']}",
+                        fix="update Codex (0.169 or newer), or trust the hooks in Codex's /hooks",
+                        code=ExitCode.ERROR,
+                        slug="codex_trust",
+                    )
+                hooks: list[dict[str, Any]] = []
+                for entry in (doc.get("result") or {}).get("data") or []:
+                    hooks.extend(h for h in entry.get("hooks") or [] if isinstance(h, dict))
+                return hooks
+    finally:
+        proc.kill()
+        proc.wait(5)
+    raise CommandError(
+        "codex app-server did not list its hooks",
+        fix="trust the ovhooks hooks in Codex's /hooks instead",
+        code=ExitCode.ERROR,
+        slug="codex_trust",
+    )
+
+
+def is_ours(hook: dict[str, Any]) -> bool:
+    """An ovhooks hook command: ``<...>/ovhooks <hook> ...`` or ``python -m ovhooks <hook> ...``."""
+    parts = str(hook.get("command") or "").split()
+    return any(
+        os.path.basename(word) == "ovhooks" and parts[i + 1] in _HOOK_COMMANDS
+        for i, word in enumerate(parts[:-1])
+    )
+
+
+def with_trust(text: str, records: dict[str, str]) -> str:
+    """``config.toml`` text with a trust record per key (old records for those keys replaced)."""
+    headers = {f"[hooks.state.{json.dumps(key)}]" for key in records}
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            skipping = stripped in headers
+        if not skipping:
+            kept.append(line)
+    out = "".join(kept)
+    if out and not out.endswith("\n"):
+        out += "\n"
+    for key, digest in sorted(records.items()):
+        out += f"\n[hooks.state.{json.dumps(key)}]\ntrusted_hash = {json.dumps(digest)}\n"
+    return out
+
+
+def trust_ovhooks(
+    config_path: str, hooks: list[dict[str, Any]], *, dry_run: bool = False
+) -> dict[str, Any]:
+    """Record trust for ovhooks' hooks that Codex reports as not (or no longer) trusted."""
+    import tomllib
+
+    from ovhooks.fsutil import write_atomic
+
+    wanted = {
+        str(h["key"]): str(h["currentHash"])
+        for h in hooks
+        if is_ours(h)
+        and h.get("key")
+        and h.get("currentHash")
+        and h.get("trustStatus") != "trusted"
+    }
+    ours = sum(1 for h in hooks if is_ours(h))
+    result: dict[str, Any] = {"path": config_path, "hooks": ours, "trusted": sorted(wanted)}
+    if not ours:
+        result["action"] = "no ovhooks hooks seen by Codex"
+        return result
+    if not wanted:
+        result["action"] = "unchanged (already trusted)"
+        return result
+    try:
+        with open(config_path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        text = ""
+    new = with_trust(text, wanted)
+    tomllib.loads(new)  # never write a file Codex could not read
+    result["action"] = f"trust recorded for {len(wanted)} hook(s)"
+    if not dry_run:
+        write_atomic(config_path, new.encode("utf-8"), durable=True)
+    return result
