@@ -281,6 +281,12 @@ def main() -> None:
             "# Hook benchmark\n\nProduced by `scripts/bench_hooks.py --write`. Targets (issue 2): "
             "UserPromptSubmit ≤ 5× floor, SessionStart ≤ 6×, Stop hand-off ≤ 3.5×, Stop inline on "
             "10 turns ≤ 6×, 20,000 turns ≤ 1.2× the 100-turn figure, peak RSS ≤ 40 MiB.\n\n"
+            "Each hook is the installed console script (a plain, non-editable install with no "
+            "dependencies: a hook that imported Typer, Rich or httpx would fail here), run as a "
+            "fresh process the way hosts run it; peak RSS is GNU time's. `requests` counts what "
+            "the hook process itself sent: hand-offs send theirs from the detached worker, which "
+            "the inline rows measure. The floor moves by several ms between runs on this "
+            "2-core machine; compare ratios from the same run.\n\n"
         )
         out.write_text(header + table + "\n")
 
