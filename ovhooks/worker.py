@@ -342,7 +342,7 @@ def run_jobs(
     from ovhooks.backend.factory import make_backend
 
     def backend_for(peer: str) -> Backend:
-        backend = make_backend(settings, peer=peer, hot=False)
+        backend = make_backend(settings, peer=peer)
         if plan is not None:
             from ovhooks.backend.factory import DryRunBackend
 

@@ -16,10 +16,9 @@ def make_backend(
     settings: Settings,
     *,
     peer: str = "",
-    hot: bool = True,
     deadline: float | None = None,
 ) -> Backend:
-    """The store the settings choose. ``hot`` hooks use the fast socket transport."""
+    """The store the settings choose (OpenViking on the fast socket transport)."""
     if settings.backend == "local":
         from ovhooks.backend.local import LocalBackend
 

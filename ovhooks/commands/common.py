@@ -41,7 +41,7 @@ def command_backend(
         )
     from ovhooks.backend.factory import make_backend
 
-    return make_backend(settings, peer=peer, hot=False)
+    return make_backend(settings, peer=peer)
 
 
 def outbox_backlog(state_dir: str) -> dict[str, int]:

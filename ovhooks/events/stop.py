@@ -32,7 +32,12 @@ def handle(event: Event, ctx: HookContext) -> Reply:
 
 
 def outage_notice(ctx: HookContext, key: str) -> tuple[str | None, bool]:
-    """Tell the user once when this session's writes are stuck (server down, bad key)."""
+    """Tell the user once when this session's writes are stuck (server down, bad key).
+
+    Reads the state file directly rather than through ``StateStore``: the hand-off must stay
+    free of the state/lock modules (the worker child imports them after the fork), and a
+    torn or missing file here only means no notice.
+    """
     import json
     import os
 
