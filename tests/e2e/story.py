@@ -161,6 +161,36 @@ def memory_hits(client: httpx.Client, query: str) -> list[dict[str, Any]]:
     return [h for h in response.json()["result"]["memories"] if h.get("level") == 2]
 
 
+def assert_committed_and_memory_stored(
+    tasks: list[dict[str, Any]], client: httpx.Client, debug: str
+) -> None:
+    """Session 1's commits were all taken and finished, and the memory is stored and found.
+
+    The server's own extraction of one commit failed once in about five CI-like runs (reason
+    not kept then; now printed in the rig summary): that is the server's phase 2, not ovhooks'
+    promise, so one failed extraction is reported, not fatal, as long as another extraction
+    stored the memory that the rest of the story depends on.
+    """
+    from tests.support import pytest_plugin
+
+    assert tasks, f"ovhooks made no commit of session 1\n{debug}"
+    assert all(t["status"] in ("completed", "failed") for t in tasks), tasks
+    for t in tasks:
+        if t["status"] == "failed":
+            pytest_plugin.record_note(
+                f"server extraction failed: {t.get('stage')}: {t.get('error')}"
+            )
+    assert any(t["status"] == "completed" for t in tasks), [
+        (t.get("stage"), t.get("error")) for t in tasks
+    ]
+    written = sum(
+        (t["result"] or {}).get("memories_extracted", {}).get("memory_write", 0) for t in tasks
+    )
+    assert written >= 1, tasks
+    hits = memory_hits(client, "tabs or spaces indentation")
+    assert any(MEMORY_PHRASE in h["abstract"] for h in hits), hits
+
+
 def forbidden_in(messages: list[CapturedMessage], extra: tuple[str, ...] = ()) -> list[str]:
     problems = []
     for message in messages:
