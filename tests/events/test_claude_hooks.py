@@ -12,23 +12,10 @@ import pytest
 
 from tests.support.claude_transcripts import ClaudeTranscript
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import REPO, assert_host_valid, hook_env, run_inline, run_process
+from tests.support.hooks import HOOKS, REPO, assert_host_valid, hook_env, run_inline, run_process
 
 SID = "d35d66ca-7371-459e-9033-a440c89c7c20"
 OV = f"cc-{SID}"
-
-HOOKS = {
-    "SessionStart": "session-start",
-    "UserPromptSubmit": "user-prompt-submit",
-    "Stop": "stop",
-    "PreCompact": "pre-compact",
-    "PostCompact": "post-compact",
-    "SessionEnd": "session-end",
-    "SubagentStart": "subagent-start",
-    "SubagentStop": "subagent-stop",
-    "PreToolUse": "pre-tool-use",
-    "PostToolUse": "post-tool-use",
-}
 
 
 def _claude_payloads(host_samples: Path) -> list[dict[str, Any]]:

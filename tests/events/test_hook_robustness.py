@@ -14,20 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import assert_host_valid, hook_env, run_process
-
-HOOKS = {
-    "SessionStart": "session-start",
-    "UserPromptSubmit": "user-prompt-submit",
-    "Stop": "stop",
-    "PreCompact": "pre-compact",
-    "PostCompact": "post-compact",
-    "SessionEnd": "session-end",
-    "SubagentStart": "subagent-start",
-    "SubagentStop": "subagent-stop",
-    "PreToolUse": "pre-tool-use",
-    "PostToolUse": "post-tool-use",
-}
+from tests.support.hooks import HOOKS, assert_host_valid, hook_env, run_process
 
 
 def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict[str, Any]]]:

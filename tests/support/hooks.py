@@ -11,8 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from ovhooks.hookrun import run_hook
+from ovhooks.hosts.base import EVENT_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
+
+# host event name -> hook command, e.g. "SessionStart" -> "session-start"
+HOOKS = {event: command for command, event in EVENT_NAMES.items()}
 
 COMMON_FIELDS = {"continue", "stopReason", "suppressOutput", "systemMessage"}
 SPECIFIC_EVENTS = {"SessionStart", "UserPromptSubmit"}
