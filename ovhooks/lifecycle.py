@@ -66,13 +66,27 @@ def session_start_commits(
         if len(active) == 1 and int(active[0].get("uncommitted") or 0) > 0:
             decisions[str(active[0]["key"])] = "previous session ended"
     if source in ("startup", "clear"):  # resume never commits (the session is live again)
-        for state in states:
-            key = str(state.get("key"))
-            if key == new_key or key in decisions:
-                continue
-            if int(state.get("uncommitted") or 0) > 0 and now - _last_seen(state) > idle_ttl_s:
-                decisions[key] = "idle"
+        for key in idle_sessions(states, exclude=new_key, now=now, idle_ttl_s=idle_ttl_s):
+            decisions.setdefault(key, "idle")
     return sorted(decisions.items())
+
+
+def idle_sessions(
+    states: Sequence[dict[str, Any]], *, exclude: str = "", now: float, idle_ttl_s: float
+) -> list[str]:
+    """Keys of sessions with uncommitted turns and no activity for ``idle_ttl_s``."""
+    return sorted(
+        str(s.get("key"))
+        for s in states
+        if str(s.get("key")) != exclude
+        and int(s.get("uncommitted") or 0) > 0
+        and now - _last_seen(s) > idle_ttl_s
+    )
+
+
+def sweep_due(last_sweep_at: float | None, *, now: float, interval_s: float) -> bool:
+    """Whether a background idle sweep should run now (at most once per ``interval_s``)."""
+    return last_sweep_at is None or now - last_sweep_at >= interval_s or now < last_sweep_at
 
 
 def forgettable(states: Sequence[dict[str, Any]], *, now: float) -> list[str]:

@@ -330,6 +330,47 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+# A worker commits sessions left idle past the TTL at most this often, so sessions are
+# committed even when no new session ever starts on the machine (anchor #14).
+SWEEP_INTERVAL_S = 600.0
+
+
+def _background_sweep(
+    settings: Settings, store: StateStore, busy: set[str], now: float
+) -> list[Job]:
+    """Commit jobs for idle sessions, if a sweep is due (the stamp file rate-limits it)."""
+    from ovhooks.fsutil import write_atomic
+    from ovhooks.lifecycle import idle_sessions, sweep_due
+
+    stamp = os.path.join(settings.state_dir, "last-sweep")
+    try:
+        last: float | None = os.stat(stamp).st_mtime
+    except OSError:
+        last = None
+    if not sweep_due(last, now=now, interval_s=SWEEP_INTERVAL_S):
+        return []
+    try:
+        write_atomic(stamp, b"", durable=False)
+        os.utime(stamp, (now, now))
+    except OSError:
+        return []
+    states = store.all()
+    by_key = {str(s["key"]): s for s in states}
+    return [
+        {
+            "key": key,
+            "host": by_key[key].get("host"),
+            "host_session_id": by_key[key].get("host_session_id"),
+            "transcript_path": by_key[key].get("transcript_path"),
+            "peer": by_key[key].get("peer"),
+            "capture": bool(by_key[key].get("transcript_path")) and settings.capture,
+            "commit": "idle (background sweep)",
+        }
+        for key in idle_sessions(states, now=now, idle_ttl_s=settings.idle_ttl_s)
+        if key not in busy
+    ]
+
+
 def run_jobs(
     settings: Settings,
     jobs: Sequence[Job],
@@ -351,6 +392,11 @@ def run_jobs(
 
     worker = SessionWorker(settings, backend_for, log=log, plan=plan, clock=clock)
     results = []
+    if plan is None:
+        jobs = [
+            *jobs,
+            *_background_sweep(settings, worker.store, {str(j["key"]) for j in jobs}, clock()),
+        ]
     for job in jobs:
         try:
             results.append(worker.run(job))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ovhooks.lifecycle import forgettable, session_start_commits
+from ovhooks.lifecycle import forgettable, idle_sessions, session_start_commits, sweep_due
 from ovhooks.state import new_state
 
 NOW = 1_800_000_000.0
@@ -86,3 +86,15 @@ def test_forgettable_keeps_anything_with_work_left() -> None:
     busy = _state("cx-busy", activity=old, uncommitted=3)
     busy["created_at"] = busy["registered_at"] = old
     assert forgettable([done, busy], now=NOW) == ["cx-done"]
+
+
+def test_idle_sessions_and_sweep_rate_limit() -> None:
+    idle = _state("cx-idle", activity=NOW - 4000)
+    busy = _state("cx-busy", activity=NOW - 10)
+    done = _state("cx-done", activity=NOW - 9000, uncommitted=0)
+    assert idle_sessions([idle, busy, done], now=NOW, idle_ttl_s=1800) == ["cx-idle"]
+    assert idle_sessions([idle], exclude="cx-idle", now=NOW, idle_ttl_s=1800) == []
+    assert sweep_due(None, now=NOW, interval_s=600)
+    assert not sweep_due(NOW - 10, now=NOW, interval_s=600)
+    assert sweep_due(NOW - 601, now=NOW, interval_s=600)
+    assert sweep_due(NOW + 3600, now=NOW, interval_s=600)  # the clock went back: sweep anyway

@@ -335,3 +335,26 @@ def test_secrets_and_private_spans_never_leave_the_machine(
     log = (Path(os.environ["OVHOOKS_STATE_DIR"]) / "logs" / "ovhooks.log").read_text()
     assert key not in log and "hunter2pass" not in log
     assert "capture_redacted" in log
+
+
+def test_idle_sessions_are_committed_without_a_new_session_start(
+    fake_ov: FakeOpenViking, tmp_path: Path, project: Path
+) -> None:
+    """Anchor #14: the sweep also runs from workers (at most every 10 min), not only at startup."""
+    env = hook_env(fake_ov.url)
+    t0 = 1_800_000_000.0
+    a = CodexRollout(tmp_path / "a.jsonl", "sess-a")
+    a.turn(1)
+    _stop(env, a, project, sid="sess-a", now=t0)
+    b = CodexRollout(tmp_path / "b.jsonl", "sess-b")
+    b.turn(1)
+    _stop(env, b, project, sid="sess-b", now=t0 + 1801)  # a is idle past the TTL by now
+    assert fake_ov.sessions["cx-sess-a"]["commit_count"] == 1
+    assert fake_ov.sessions["cx-sess-b"]["commit_count"] == 0  # b is the live one
+    b.turn(2)
+    _stop(env, b, project, sid="sess-b", now=t0 + 1801 + 60)
+    a.turn(2)  # a continues later: its new turns are appended, not the old ones again
+    _stop(env, a, project, sid="sess-a", now=t0 + 1801 + 120)
+    assert len(fake_ov.texts("cx-sess-a")) == 4
+    commits = [r["path"] for r in fake_ov.requests if r["path"].endswith("/commit")]
+    assert commits == ["/api/v1/sessions/cx-sess-a/commit"], "the sweep is rate-limited"
