@@ -96,3 +96,17 @@ def forgettable(states: Sequence[dict[str, Any]], *, now: float) -> list[str]:
         for s in states
         if int(s.get("uncommitted") or 0) == 0 and now - _last_seen(s) > STATE_RETENTION_S
     )
+
+
+def commit_job(state: dict[str, Any], reason: str, *, capture: bool) -> dict[str, Any]:
+    """A worker job that catches up with a known session's transcript, then commits it."""
+    path = state.get("transcript_path")
+    return {
+        "key": str(state.get("key")),
+        "host": state.get("host"),
+        "host_session_id": state.get("host_session_id"),
+        "transcript_path": path,
+        "peer": state.get("peer"),
+        "capture": bool(path) and capture,
+        "commit": reason,
+    }

@@ -340,7 +340,7 @@ def _background_sweep(
 ) -> list[Job]:
     """Commit jobs for idle sessions, if a sweep is due (the stamp file rate-limits it)."""
     from ovhooks.fsutil import write_atomic
-    from ovhooks.lifecycle import idle_sessions, sweep_due
+    from ovhooks.lifecycle import commit_job, idle_sessions, sweep_due
 
     stamp = os.path.join(settings.state_dir, "last-sweep")
     try:
@@ -357,15 +357,7 @@ def _background_sweep(
     states = store.all()
     by_key = {str(s["key"]): s for s in states}
     return [
-        {
-            "key": key,
-            "host": by_key[key].get("host"),
-            "host_session_id": by_key[key].get("host_session_id"),
-            "transcript_path": by_key[key].get("transcript_path"),
-            "peer": by_key[key].get("peer"),
-            "capture": bool(by_key[key].get("transcript_path")) and settings.capture,
-            "commit": "idle (background sweep)",
-        }
+        commit_job(by_key[key], "idle (background sweep)", capture=settings.capture)
         for key in idle_sessions(states, now=now, idle_ttl_s=settings.idle_ttl_s)
         if key not in busy
     ]

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 def handle(event: Event, ctx: HookContext) -> Reply:
     if ctx.bypassed(event):
         return Reply()
-    from ovhooks.lifecycle import forgettable, session_start_commits
+    from ovhooks.lifecycle import commit_job, forgettable, session_start_commits
     from ovhooks.state import StateStore, new_state
 
     settings = ctx.settings
@@ -71,18 +71,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     )
     by_key = {str(s["key"]): s for s in states}
     for other, reason in commits:
-        doc = by_key[other]
-        jobs.append(
-            {
-                "key": other,
-                "host": doc.get("host"),
-                "host_session_id": doc.get("host_session_id"),
-                "transcript_path": doc.get("transcript_path"),
-                "peer": doc.get("peer"),
-                "capture": bool(doc.get("transcript_path")) and settings.capture,
-                "commit": reason,
-            }
-        )
+        jobs.append(commit_job(by_key[other], reason, capture=settings.capture))
     # Writes an earlier outage left queued are replayed now, whatever the source.
     queued_keys = _keys_with_queued_writes(settings.state_dir)
     for other in queued_keys:
