@@ -20,13 +20,26 @@ if TYPE_CHECKING:
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
 
-# Events that answer the host synchronously, with the hard deadline that guards them (the
-# slack covers process start-up before the deadline's reference point).
+# Events that answer the host with what they found, under the setting that bounds that work
+# (the slack covers process start-up before the deadline's reference point).
 _DEADLINE_EVENTS = {
     "UserPromptSubmit": "recall_deadline_s",
     "SessionStart": "session_start_deadline_s",
+    "SubagentStart": "recall_deadline_s",
 }
 _DEADLINE_SLACK_S = 0.25
+# Every other hook answers at least a second before the shortest timeout either host gives it
+# (hooks.json, hooks.claude.json), even when it works inline (OVHOOKS_DETACH=0) or a read
+# blocks: the host must never be the one that stops it.
+HOST_TIMEOUT_DEADLINES_S = {
+    "Stop": 9.0,
+    "SubagentStop": 9.0,
+    "PreCompact": 29.0,
+    "PostCompact": 4.0,
+    "SessionEnd": 2.0,
+    "PreToolUse": 4.0,
+    "PostToolUse": 4.0,
+}
 
 HOOK_COMMANDS = frozenset(EVENT_NAMES)
 
@@ -125,11 +138,15 @@ def run_hook(
 
 def _arm_deadline(event_name: str, settings: object, started: float) -> Callable[[], None]:
     field = _DEADLINE_EVENTS.get(event_name)
-    if field is None or not hasattr(os, "fork"):  # SIGALRM: POSIX only
+    if field is not None:
+        seconds = float(getattr(settings, field)) + _DEADLINE_SLACK_S
+    else:
+        seconds = HOST_TIMEOUT_DEADLINES_S.get(event_name, 0.0)
+    if not seconds or not hasattr(os, "fork"):  # SIGALRM: POSIX only
         return lambda: None
     import signal
 
-    budget = float(getattr(settings, field)) + _DEADLINE_SLACK_S - (time.monotonic() - started)
+    budget = seconds - (time.monotonic() - started)
 
     def fire(_signum: int, _frame: object) -> None:
         raise _DeadlineExceeded

@@ -36,6 +36,8 @@ def subagent_session_id(parent_ov_session_id: str, agent_id: str) -> str:
 def project_root(cwd: str) -> str:
     """The git root containing ``cwd`` (a ``.git`` dir or file), else ``cwd`` itself."""
     path = os.path.abspath(cwd) if cwd else ""
+    if len(path) > 4096:  # longer than PATH_MAX: no such directory, and no walk up it
+        return path
     probe = path
     while probe:
         if os.path.exists(os.path.join(probe, ".git")):

@@ -143,6 +143,8 @@ class SessionWorker:
             return 0
         if read.rewritten:
             self.log.info("transcript_rewritten", session=key)
+        if read.bad_lines:  # skipped, once each: the cursor moves past them
+            self.log.error("transcript_bad_lines", session=key, lines=read.bad_lines)
         turns = _turn_reader(str(state.get("host") or job.get("host")))(read.records)
         fresh = [t for t in turns if t.uid not in seen]
         tail_text = str(job.get("last_assistant") or "")

@@ -10,9 +10,11 @@ import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
 
-pytest_plugins = ["tests.support.pytest_plugin"]
+pytest_plugins = ["tests.support.outside_paths", "tests.support.pytest_plugin"]
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "host-samples"
+# Recorded from the real hosts by scripts/record_host_fixtures.py; the repository carries them
+# so a clone anywhere runs its tests without anything beside it.
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "host-samples"
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +41,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def host_samples() -> Path:
-    """The genuine host payloads and transcripts in ``shared/fixtures/host-samples``."""
+    """Genuine host payloads, transcripts and model requests in ``tests/fixtures/host-samples``."""
     if not FIXTURES.is_dir():
         pytest.fail(f"host samples not found at {FIXTURES}")
     return FIXTURES

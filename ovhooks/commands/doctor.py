@@ -396,10 +396,15 @@ def _codex_checks(
 
 
 # --- local files ---------------------------------------------------------------------------------
+def state_dir_fix(state_dir: str) -> str:
+    """What to do about a state directory that cannot be used (doctor and every command)."""
+    return f"make {state_dir} a folder you can write (chmod u+rwx), or set OVHOOKS_STATE_DIR to one"
+
+
 def check_state_dir(state_dir: str) -> Check:
     import tempfile
 
-    fix = f"make {state_dir} a folder you can write (chmod u+rwx), or set OVHOOKS_STATE_DIR to one"
+    fix = state_dir_fix(state_dir)
     if not os.path.isdir(state_dir):
         probe = state_dir
         while probe and not os.path.exists(probe):

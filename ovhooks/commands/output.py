@@ -91,6 +91,35 @@ def _log_path_and_log(command: str, exc: BaseException) -> str:
         return "(log unavailable)"
 
 
+def _within(path: object, directory: str) -> bool:
+    if not isinstance(path, str) or not directory:
+        return False
+    path, directory = os.path.abspath(path), os.path.abspath(directory)
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def state_dir_failure(exc: OSError) -> CommandError | None:
+    """An OSError on the state directory (a path under a file, permission denied, full disk)
+    as the ordinary error it is: the user's set-up, with doctor's fix, not a bug."""
+    from ovhooks.config import load_settings
+
+    try:
+        state_dir = load_settings(os.environ).state_dir
+    except Exception:
+        return None
+    if not (_within(exc.filename, state_dir) or _within(exc.filename2, state_dir)):
+        return None
+    from ovhooks.commands.doctor import state_dir_fix
+
+    reason = exc.strerror or type(exc).__name__
+    return CommandError(
+        f"state directory unusable: {state_dir} ({reason}: {exc.filename})",
+        fix=state_dir_fix(state_dir),
+        code=ExitCode.ERROR,
+        slug="state_dir",
+    )
+
+
 def report_error(command: str, as_json: bool, error: CommandError) -> None:
     if as_json:
         print_json(
@@ -137,6 +166,10 @@ def boundary(command: str) -> Callable[[Callable[..., int | None]], Callable[...
                     failure = backend_failure(exc)
                     report_error(command, as_json, failure)
                     raise typer.Exit(int(failure.code)) from None
+                unusable = state_dir_failure(exc) if isinstance(exc, OSError) else None
+                if unusable is not None:  # no log either: it would live in that same dir
+                    report_error(command, as_json, unusable)
+                    raise typer.Exit(int(unusable.code)) from None
                 path = _log_path_and_log(command, exc)
                 report_error(
                     command,

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from ovhooks.hosts.base import Event
 
 
-# How long the worker waits for a subagent transcript Claude has not written yet.
+# How long the worker waits for a subagent transcript Claude has not written yet. Inline
+# (OVHOOKS_DETACH=0) the host waits too, and its timeout for this hook is 10 s.
 SUBAGENT_TRANSCRIPT_WAIT_S = 10.0
+INLINE_TRANSCRIPT_WAIT_S = 1.0
 
 
 def is_compaction(event: Event) -> bool:
@@ -46,7 +48,9 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         return Reply()
     # Claude may fire SubagentStop before it has written the subagent's file: the worker
     # (detached, off the agent's path) waits a little for it to appear.
-    wait_s = 0.0 if os.path.isfile(path) else SUBAGENT_TRANSCRIPT_WAIT_S
+    wait_s = 0.0
+    if not os.path.isfile(path):
+        wait_s = SUBAGENT_TRANSCRIPT_WAIT_S if ctx.settings.detach else INLINE_TRANSCRIPT_WAIT_S
     if ctx.bypassed(event):
         return Reply()
     from ovhooks.ids import subagent_session_id

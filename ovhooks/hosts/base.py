@@ -39,9 +39,31 @@ EVENT_NAMES = {
 }
 
 
+# Longer values are not ids or paths a host sends: they are dropped (empty) in linear time,
+# before any code walks them (a 5 MB cwd made the project-root walk quadratic).
+MAX_ID_CHARS = 512
+MAX_PATH_CHARS = 4096
+_BOUNDED = {
+    "session_id": MAX_ID_CHARS,
+    "agent_id": MAX_ID_CHARS,
+    "agent_type": MAX_ID_CHARS,
+    "source": MAX_ID_CHARS,
+    "trigger": MAX_ID_CHARS,
+    "reason": MAX_ID_CHARS,
+    "tool_name": MAX_ID_CHARS,
+    "cwd": MAX_PATH_CHARS,
+    "transcript_path": MAX_PATH_CHARS,
+    "agent_transcript_path": MAX_PATH_CHARS,
+}
+
+
 def _str(payload: Mapping[str, Any], key: str) -> str:
     value = payload.get(key)
-    return value if isinstance(value, str) else ""
+    if not isinstance(value, str):
+        return ""
+    if len(value) > _BOUNDED.get(key, len(value)):
+        return ""
+    return value
 
 
 class Event:
@@ -110,6 +132,11 @@ def decode_payload(raw: bytes) -> dict[str, Any]:
         return {}
     try:
         doc = json.loads(raw.decode("utf-8", "replace"))
+        if isinstance(doc, dict) and (b"\\ud" in raw or b"\\uD" in raw):
+            # Lone surrogates are valid JSON escapes but not text: they would raise
+            # UnicodeEncodeError wherever a field is written out. Replaced by "?".
+            text = json.dumps(doc, ensure_ascii=False).encode("utf-8", "replace")
+            doc = json.loads(text)
     except (ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}

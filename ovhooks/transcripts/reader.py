@@ -5,12 +5,19 @@ not grow with the length of the session. The cursor remembers the byte offset af
 complete line and a hash of that line; if the file shrank or that line changed, the
 transcript was rewritten (a host compaction that rewrites the file), and the reader starts
 over from the top — the caller then skips turns it has already sent by their uids.
+
+Every read is bounded (issue 11): the path must be a regular file (a FIFO, a device such as
+``/dev/zero`` or a directory is refused without blocking: opened ``O_NONBLOCK``, checked with
+``fstat``), at most ``MAX_READ`` bytes are read per call (the cursor takes the rest next
+time), and a line that cannot be decoded (bad UTF-8, nesting too deep for the parser) is
+skipped and counted, never fatal.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,6 +25,69 @@ if TYPE_CHECKING:
 
 # A line longer than this is not a transcript record we can use (a pasted multi-MB blob).
 MAX_LINE = 8 * 1024 * 1024
+# The most one call reads: a worker run captures at most this much, the next run the rest.
+MAX_READ = 4 * MAX_LINE
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class NotRegularFileError(OSError):
+    """The transcript path names a FIFO, device, socket or directory."""
+
+
+def open_regular(path: str) -> int:
+    """A file descriptor for ``path`` if it is a regular file; raises ``OSError`` otherwise.
+
+    ``O_NONBLOCK`` makes opening a FIFO with no writer return at once instead of blocking
+    the hook for good; the descriptor is then refused by ``fstat``.
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise NotRegularFileError(f"not a regular file: {path[:200]!r}")
+    return fd
+
+
+def _read_at(fd: int, offset: int, limit: int) -> bytes:
+    chunks = []
+    while limit > 0:
+        chunk = os.pread(fd, min(limit, 1 << 20), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        limit -= len(chunk)
+    return b"".join(chunks)
+
+
+def parse_line(line: bytes) -> dict[str, Any] | None:
+    """One JSONL record, or None for anything that is not a JSON object we can decode."""
+    try:
+        doc: object = json.loads(line)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    if not isinstance(doc, dict):
+        return None
+    if b"\\ud" in line or b"\\uD" in line:
+        return _without_lone_surrogates(doc)
+    return doc
+
+
+def _without_lone_surrogates(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """``doc`` with lone surrogates (valid JSON escapes, invalid text) replaced by ``?``.
+
+    They would raise ``UnicodeEncodeError`` wherever the text is written out as UTF-8.
+    """
+    try:
+        text = json.dumps(doc, ensure_ascii=False)
+        clean = json.loads(text.encode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    return clean if isinstance(clean, dict) else None
 
 
 class ReadResult:
@@ -38,29 +108,56 @@ def _tail_hash(line: bytes) -> str:
     return hashlib.sha1(line, usedforsecurity=False).hexdigest()[:16]
 
 
-def read_new(path: str, cursor: dict[str, Any] | None) -> ReadResult:
-    """Records appended to ``path`` after ``cursor``; raises ``OSError`` if unreadable."""
+def _skipping(
+    cursor: dict[str, Any] | None, offset: int, rewritten: bool, bad: int = 0
+) -> ReadResult:
+    new_cursor = dict(cursor or {})
+    new_cursor.update(offset=offset, tail_hash="", tail_len=0, partial=True)
+    result = ReadResult([], new_cursor, rewritten)
+    result.bad_lines = bad
+    return result
+
+
+def read_new(path: str, cursor: dict[str, Any] | None, max_bytes: int = MAX_READ) -> ReadResult:
+    """Records appended to ``path`` after ``cursor``, at most ``max_bytes`` of them.
+
+    Raises ``OSError`` if ``path`` is unreadable or not a regular file.
+    """
     offset = int((cursor or {}).get("offset") or 0)
     tail_hash = str((cursor or {}).get("tail_hash") or "")
     tail_len = int((cursor or {}).get("tail_len") or 0)
     rewritten = False
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
+    skip_partial = bool((cursor or {}).get("partial"))
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
         if offset > size:
             rewritten = True
         elif offset and tail_hash and tail_len:
-            fh.seek(max(0, offset - tail_len))
-            if _tail_hash(fh.read(tail_len)) != tail_hash:
-                rewritten = True
+            tail = _read_at(fd, max(0, offset - tail_len), tail_len)
+            rewritten = _tail_hash(tail) != tail_hash
         if rewritten:
             offset = 0
-        fh.seek(offset)
-        data = fh.read()
+            skip_partial = False
+        data = _read_at(fd, offset, max_bytes)
+    finally:
+        os.close(fd)
+    if skip_partial:
+        # The previous read stopped inside an over-long line: drop the rest of it.
+        newline = data.find(b"\n")
+        if newline < 0:
+            return _skipping(cursor, offset + len(data), rewritten)
+        pos0 = newline + 1
+    elif len(data) >= max_bytes and b"\n" not in data:
+        # One line larger than a whole read: not a record we can use; skip past it.
+        return _skipping(cursor, offset + len(data), rewritten, bad=1)
+    else:
+        pos0 = 0
     records: list[tuple[int, dict[str, Any]]] = []
-    pos = 0
+    pos = pos0
     last_line = b""
     bad = 0
-    consumed = 0
+    consumed = pos0
     while True:
         end = data.find(b"\n", pos)
         if end < 0:
@@ -69,19 +166,16 @@ def read_new(path: str, cursor: dict[str, Any] | None) -> ReadResult:
         consumed = end + 1
         stripped = line.strip()
         if stripped and len(line) <= MAX_LINE:
-            try:
-                doc = json.loads(stripped)
-            except ValueError:
+            doc = parse_line(stripped)
+            if doc is None:
                 bad += 1
             else:
-                if isinstance(doc, dict):
-                    records.append((offset + pos, doc))
-                else:
-                    bad += 1
+                records.append((offset + pos, doc))
         if stripped:
             last_line = line
         pos = end + 1
     new_cursor = dict(cursor or {})
+    new_cursor.pop("partial", None)
     if consumed:
         new_cursor["offset"] = offset + consumed
         if last_line:
@@ -96,11 +190,13 @@ def read_new(path: str, cursor: dict[str, Any] | None) -> ReadResult:
 
 def read_tail(path: str, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
     """The records in the last ``max_bytes`` of ``path`` (for building a recall query)."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
         start = max(0, size - max_bytes)
-        fh.seek(start)
-        data = fh.read()
+        data = _read_at(fd, start, max_bytes)
+    finally:
+        os.close(fd)
     if start:
         first_newline = data.find(b"\n")
         data = data[first_newline + 1 :] if first_newline >= 0 else b""
@@ -108,10 +204,7 @@ def read_tail(path: str, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
     for line in data.split(b"\n"):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(doc, dict):
+        doc = parse_line(line)
+        if doc is not None:
             out.append(doc)
     return out

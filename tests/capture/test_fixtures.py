@@ -1,4 +1,4 @@
-"""The real host transcripts, run through capture turn by turn (shared/fixtures/host-samples)."""
+"""The real host transcripts, run through capture turn by turn (tests/fixtures/host-samples)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The extraction DSL is a contract with OpenViking's restricted-Python parser, and the host
 stubs' turn classification is a contract with the hosts' request shapes (checked here on the
-genuine captures in ``shared/fixtures/host-samples``).
+genuine captures in ``tests/fixtures/host-samples``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,15 @@ import pytest
 
 from tests.support.claude_transcripts import ClaudeTranscript
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import HOOKS, REPO, assert_host_valid, hook_env, run_inline, run_process
+from tests.support.hooks import (
+    HOOKS,
+    REPO,
+    assert_host_valid,
+    hook_env,
+    hook_floor,
+    run_inline,
+    run_process,
+)
 
 SID = "d35d66ca-7371-459e-9033-a440c89c7c20"
 OV = f"cc-{SID}"
@@ -90,7 +98,7 @@ def test_hook_registration_covers_every_event(host_samples: Path) -> None:
 # --- SessionEnd: return at once, finish in the detached worker ------------------------------------
 
 
-def test_session_end_returns_within_300ms_with_a_5s_server_and_still_commits(
+def test_session_end_returns_at_once_with_a_5s_server_and_still_commits(
     fake_ov: FakeOpenViking, tmp_path: Path
 ) -> None:
     t = ClaudeTranscript(tmp_path / "cfg", SID, tmp_path)
@@ -103,8 +111,11 @@ def test_session_end_returns_within_300ms_with_a_5s_server_and_still_commits(
         "session-end", t.payload("SessionEnd", reason="prompt_input_exit"), env, host="claude"
     )
     assert _one_reply(proc) == {}
-    print(f"SessionEnd wall time: {seconds * 1000:.0f} ms")
-    assert seconds < 0.3, f"SessionEnd took {seconds:.3f}s"
+    floor = hook_floor(env, host="claude")
+    print(f"SessionEnd wall time: {seconds * 1000:.0f} ms (do-nothing hook: {min(floor):.3f}s)")
+    # Claude gives SessionEnd 1.5 s; waiting for this server would take 5 s. Compared with a
+    # do-nothing hook measured now, so the check holds on a loaded machine too.
+    assert seconds < min(floor) + 0.5, f"SessionEnd took {seconds:.3f}s (floors {floor})"
     deadline = time.monotonic() + 40
     while time.monotonic() < deadline:
         session = fake_ov.sessions.get(OV)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import HOOKS, assert_host_valid, hook_env, run_process
+from tests.support.hooks import HOOKS, assert_host_valid, hook_env, hook_floor, run_process
 
 
 def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict[str, Any]]]:
@@ -108,25 +108,17 @@ def test_corrupt_state_is_moved_aside_and_rebuilt(
     assert list(sessions.glob(f"{key}.json.corrupt-*"))
 
 
-def _floor_seconds(env: dict[str, str]) -> float:
-    import statistics
-    import subprocess
-    import sys
-    import time
-
-    runs = []
-    for _ in range(5):
-        start = time.monotonic()
-        subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
-        runs.append(time.monotonic() - start)
-    return statistics.median(runs)
-
-
 def test_recall_deadline_and_breaker_on_a_server_that_never_answers(
     fake_ov: FakeOpenViking, tmp_path: Path
 ) -> None:
-    """Issue 6: deadline + 200 ms with a hanging server; breaker open: ~start-up cost only."""
-    env = hook_env(fake_ov.url, OVHOOKS_RECALL_DEADLINE_S="0.5")
+    """Issue 6: a hanging server costs the deadline once; then the open breaker skips recall.
+
+    Wall times are compared with a do-nothing hook measured in between (same load), with
+    margins far below the deadline, so the checks hold on a loaded 2-core machine (issue 11).
+    The figures themselves belong to scripts/bench_hooks.py.
+    """
+    deadline = 1.0
+    env = hook_env(fake_ov.url, OVHOOKS_RECALL_DEADLINE_S=str(deadline))
     fake_ov.mode = "hang"
     payload = {
         "session_id": "hang-1",
@@ -135,11 +127,13 @@ def test_recall_deadline_and_breaker_on_a_server_that_never_answers(
         "prompt": "which test runner does this project use for the parser?",
     }
     run_process("post-compact", {}, env)  # warm the bytecode cache
-    floor = _floor_seconds(env)
+    floor = hook_floor(env)
     proc, first = run_process("user-prompt-submit", payload, env)
     assert proc.returncode == 0
     assert_host_valid("codex", "UserPromptSubmit", json.loads(proc.stdout))
-    assert first < 0.5 + 0.2 + floor, f"{first:.3f}s with a hanging server (floor {floor:.3f}s)"
+    floor += hook_floor(env)
+    # Without the deadline the client would wait for its own timeout (many seconds).
+    assert first < deadline + max(floor) + 1.0, f"{first:.3f}s hanging (floors {floor})"
     asked = len(fake_ov.requests)
     timings = []
     for _ in range(3):
@@ -147,6 +141,7 @@ def test_recall_deadline_and_breaker_on_a_server_that_never_answers(
         assert proc.returncode == 0
         assert_host_valid("codex", "UserPromptSubmit", json.loads(proc.stdout))
         timings.append(seconds)
+        floor += hook_floor(env, runs=1)
     assert len(fake_ov.requests) == asked, "the open breaker must not touch the network"
-    second = sorted(timings)[1]
-    assert second - floor < 0.05, f"breaker open: {second:.3f}s vs floor {floor:.3f}s"
+    # Waiting for the server again would cost the whole deadline on top of the floor.
+    assert min(timings) < min(floor) + deadline / 2, f"breaker open: {timings} vs floor {floor}"

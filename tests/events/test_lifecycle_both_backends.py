@@ -138,7 +138,9 @@ def test_stop_after_20000_turns_sends_one_turn(store: Any, tmp_path: Path, work:
                 + "\n"
             )
     r = CodexRollout(path, "big")
+    start = time.perf_counter()
     _hook(store, "stop", "Stop", "big", r, work)
+    full = time.perf_counter() - start
     before = len(store.texts("cx-big"))
     assert before == 40000
     r.user("One more question about the parser, the last one")
@@ -147,7 +149,9 @@ def test_stop_after_20000_turns_sends_one_turn(store: Any, tmp_path: Path, work:
     elapsed = time.perf_counter() - start
     texts = store.texts("cx-big")
     assert len(texts) == before + 1 and texts[-1].startswith("One more question")
-    assert elapsed < 1.0, f"incremental Stop took {elapsed:.2f}s on a 20,000-turn rollout"
+    # Relative to the full read measured just before (same machine, same load): re-reading
+    # the rollout would cost about as much again.
+    assert elapsed < full / 4, f"incremental Stop {elapsed:.2f}s vs full read {full:.2f}s"
 
 
 def test_dry_run_changes_nothing(store: Any, tmp_path: Path, work: Path) -> None:

@@ -375,7 +375,7 @@ def test_a_server_that_never_answers_costs_the_deadline_once(fake_ov: Any, tmp_p
         settings=settings,
         now=NOW,
     )
-    assert time.monotonic() - started < settings.recall_deadline_s + 0.2
+    assert time.monotonic() - started < settings.recall_deadline_s + 0.5
     assert out.context is None
     assert out.system_message is not None
     # With the breaker open the next prompt makes no request and costs next to nothing.
@@ -390,6 +390,8 @@ def test_a_server_that_never_answers_costs_the_deadline_once(fake_ov: Any, tmp_p
         settings=settings,
         now=NOW + 1,
     )
-    assert time.monotonic() - started < 0.05
+    elapsed = time.monotonic() - started
     assert again.context is None and again.system_message is None
     assert len(fake_ov.requests) == before
+    # Far below the deadline it would otherwise wait again; no fixed figure (loaded CI).
+    assert elapsed < settings.recall_deadline_s / 2, f"{elapsed:.3f}s with the breaker open"

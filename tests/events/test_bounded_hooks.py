@@ -1,0 +1,183 @@
+"""Hostile inputs stay bounded in real hook processes (issue 11): odd transcript paths, giant
+ids and paths, lone surrogates, and inline work that must end before the host's timeout.
+
+A regression here shows as a hook process that hangs or crashes; ``run_process`` gives each
+run a timeout, so it fails the test instead of taking the suite down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ovhooks import hookrun
+from tests.support.fake_openviking import FakeOpenViking
+from tests.support.hooks import HOOKS, REPO, assert_host_valid, hook_env, hook_floor, run_process
+
+SID = "7d1f7c1e-0b7e-4b9e-9a54-3f3f1b7f9a01"
+
+
+def _reply(proc: Any, host: str, event: str) -> dict[str, Any]:
+    assert proc.returncode == 0, proc.stderr.decode()
+    lines = proc.stdout.decode().splitlines()
+    assert len(lines) == 1, lines
+    reply: dict[str, Any] = json.loads(lines[0])
+    assert_host_valid(host, event, reply)
+    return reply
+
+
+def _crashes() -> list[str]:
+    log = Path(os.environ["OVHOOKS_STATE_DIR"]) / "logs" / "ovhooks.log"
+    if not log.exists():
+        return []
+    return [line for line in log.read_text(errors="replace").splitlines() if "crash" in line]
+
+
+@pytest.fixture
+def fifo_transcript(tmp_path: Path) -> str:
+    """A parent transcript and a subagent transcript that are FIFOs nobody writes to."""
+    path = tmp_path / "projects" / "-w" / f"{SID}.jsonl"
+    (path.parent / SID / "subagents").mkdir(parents=True)
+    os.mkfifo(path)
+    os.mkfifo(path.parent / SID / "subagents" / "agent-a1.jsonl")
+    return str(path)
+
+
+@pytest.mark.parametrize("command", ["subagent-start", "user-prompt-submit", "stop"])
+def test_a_fifo_transcript_never_blocks_a_hook(
+    command: str, fifo_transcript: str, fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    env = hook_env(fake_ov.url, OVHOOKS_RECALL_MIN_PROMPT_CHARS="1")
+    payload = {
+        "session_id": SID,
+        "transcript_path": fifo_transcript,
+        "cwd": str(tmp_path),
+        "hook_event_name": HOOKS_BY_COMMAND[command],
+        "agent_id": "a1",
+        "agent_type": "Explore",
+        "prompt": "which test runner does the parser use?",
+    }
+    proc, _seconds = run_process(command, payload, env, host="claude", timeout=15)
+    _reply(proc, "claude", HOOKS_BY_COMMAND[command])
+
+
+HOOKS_BY_COMMAND = {command: event for event, command in HOOKS.items()}
+
+
+@pytest.mark.parametrize("field", ["cwd", "session_id", "transcript_path"])
+def test_a_giant_field_is_rejected_in_linear_time(
+    field: str, fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    env = hook_env(fake_ov.url)
+    giant = "/a" * 2_500_000  # 5 MB: a path walk over it used to be quadratic
+    for command in ("stop", "session-start", "user-prompt-submit"):
+        payload = {
+            "session_id": SID,
+            "cwd": str(tmp_path),
+            "transcript_path": str(tmp_path / "t.jsonl"),
+            "prompt": "which test runner does the parser use?",
+            "hook_event_name": HOOKS_BY_COMMAND[command],
+            field: giant,
+        }
+        proc, _seconds = run_process(command, payload, env, timeout=15)
+        _reply(proc, "codex", HOOKS_BY_COMMAND[command])
+    assert _crashes() == []
+
+
+@pytest.mark.parametrize("host", ["codex", "claude"])
+def test_lone_surrogates_never_raise_in_any_hook(
+    host: str, fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    env = hook_env(fake_ov.url, OVHOOKS_RECALL_MIN_PROMPT_CHARS="1")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("")
+    for event, command in HOOKS.items():
+        raw = (
+            '{"session_id": "s\\ud800-1", "prompt": "tabs or spaces \\udfff?", '
+            f'"cwd": "{tmp_path}/w\\udc80", "hook_event_name": "{event}", '
+            f'"transcript_path": "{transcript}", "agent_id": "a\\ud801", '
+            '"last_assistant_message": "x\\ud800y", "tool_name": "Read", '
+            '"tool_input": {"file_path": "/x/\\ud800"}}'
+        )
+        proc, _ = run_process(command, raw.encode(), env, host=host)
+        _reply(proc, host, event)
+    assert _crashes() == []
+
+
+def test_inline_subagent_stop_does_not_wait_for_a_missing_transcript_until_the_timeout(
+    fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    env = hook_env(fake_ov.url, OVHOOKS_DETACH="0")
+    payload = {
+        "session_id": SID,
+        "transcript_path": str(tmp_path / f"{SID}.jsonl"),
+        "cwd": str(tmp_path),
+        "hook_event_name": "SubagentStop",
+        "agent_id": "a1",
+        "agent_type": "general-purpose",
+        "agent_transcript_path": str(tmp_path / "never-written.jsonl"),
+    }
+    floor = hook_floor(env, host="claude")
+    proc, seconds = run_process("subagent-stop", payload, env, host="claude")
+    _reply(proc, "claude", "SubagentStop")
+    # Claude's timeout for this hook is 10 s; the detached worker alone may wait that long.
+    assert seconds < min(floor) + 3.0, f"{seconds:.2f}s (do-nothing hook {min(floor):.2f}s)"
+
+
+def test_every_hook_has_a_deadline_even_working_inline(
+    fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    """SessionEnd commits inline with OVHOOKS_DETACH=0; a server that answers in 30 s must
+    not hold it past its deadline (Codex kills it at 3 s)."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        json.dumps(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "remember: tabs, never spaces"}],
+                },
+            }
+        )
+        + "\n"
+    )
+    env = hook_env(fake_ov.url, OVHOOKS_DETACH="0")
+    fake_ov.delay_s = 30.0
+    payload = {
+        "session_id": SID,
+        "transcript_path": str(transcript),
+        "cwd": str(tmp_path),
+        "hook_event_name": "SessionEnd",
+        "reason": "exit",
+    }
+    proc, seconds = run_process("session-end", payload, env, timeout=40)
+    _reply(proc, "codex", "SessionEnd")
+    assert seconds < _registered_timeouts()["SessionEnd"], f"{seconds:.2f}s"
+
+
+def _registered_timeouts() -> dict[str, float]:
+    """The shortest timeout either shipped hooks file gives each event."""
+    shortest: dict[str, float] = {}
+    for name in ("hooks.json", "hooks.claude.json"):
+        doc = json.loads((REPO / name).read_text())
+        for event, groups in doc["hooks"].items():
+            for group in groups:
+                for handler in group["hooks"]:
+                    seconds = float(handler["timeout"])
+                    shortest[event] = min(shortest.get(event, seconds), seconds)
+    return shortest
+
+
+def test_every_event_has_a_deadline_a_second_inside_the_host_timeout() -> None:
+    fixed = getattr(hookrun, "HOST_TIMEOUT_DEADLINES_S", {})
+    bounded = set(hookrun._DEADLINE_EVENTS) | set(fixed)
+    assert bounded == set(HOOKS)
+    timeouts = _registered_timeouts()
+    for event, seconds in fixed.items():
+        assert seconds <= timeouts[event] - 1.0, event
