@@ -15,8 +15,11 @@ Long strings are trimmed (``…[trimmed N chars]``) and tool schemas reduced to 
 so the files stay small and diffable. The scripted sessions:
 
 - Codex: turn 1; turn 2 runs the shell tool; turn 3 auto-compacts (tiny token limit).
-- Claude: turn 1; Bash; Agent (subagent); ``/compact``; a turn reporting 190k tokens; a turn
-  that auto-compacts; a resume by id.
+- Claude (seven calls, each ``--continue``): turn 1; Bash; Agent (subagent); ``/compact``; a
+  turn reporting 190k tokens; a plain turn; a turn that auto-compacts.
+
+A fresh recording has the same files, events and request kinds as the committed one, but new
+ids, timestamps and stub reply texts, which some tests name: re-record, then update those.
 
 Usage: ``.venv/bin/python scripts/record_host_fixtures.py [--out DIR]`` (needs the caches of
 ``scripts/ci-setup.sh``; about a minute).
@@ -177,9 +180,10 @@ def record_claude(claude_bin: str, base: str, out: str) -> None:
         claude.prompt("third turn RUNAGENT please", continue_session=True).check()
         claude.prompt("/compact", continue_session=True, tools=False).check()
         claude.prompt("fifth turn after compact BIGTOKENS", continue_session=True).check()
-        claude.prompt("sixth turn", continue_session=True, env=auto_compact).check()
-        session = claude.session_ids()[0]
-        claude.prompt("resume by id", resume_id=session, tools=False).check()
+        claude.prompt("sixth turn", continue_session=True).check()
+        claude.prompt(
+            "seventh turn, auto-compact expected", continue_session=True, env=auto_compact
+        ).check()
         payloads = save_payloads(log_path, out)
         requests = save_requests(stub, out)
         shutil.copyfile(
