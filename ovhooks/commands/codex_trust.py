@@ -114,6 +114,28 @@ def with_trust(text: str, records: dict[str, str]) -> str:
     return out
 
 
+def trust_key(hooks_path: str, event: str, group: int, handler: int) -> str:
+    """Codex's key for one hook handler: ``<hooks.json>:<snake_event>:<group>:<handler>``."""
+    import re
+
+    return f"{hooks_path}:{re.sub(r'(?<!^)(?=[A-Z])', '_', event).lower()}:{group}:{handler}"
+
+
+def without_trust(text: str, keys: set[str]) -> str:
+    """``config.toml`` text without the trust records of ``keys`` (what ``with_trust`` added)."""
+    headers = {f"[hooks.state.{json.dumps(key)}]" for key in keys}
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            skipping = stripped in headers
+        if not skipping:
+            kept.append(line)
+    out = "".join(kept)
+    return out.rstrip("\n") + "\n" if out.strip() else ""
+
+
 def trust_ovhooks(
     config_path: str, hooks: list[dict[str, Any]], *, dry_run: bool = False
 ) -> dict[str, Any]:

@@ -208,6 +208,44 @@ def _unlink(path: str) -> None:
         pass
 
 
+# Next to a hooks file install created: the directories it had to create for it, so uninstall
+# removes those (once empty) and never a directory the user had.
+CREATED_DIRS_SUFFIX = ".ovhooks-dirs"
+
+
+def _missing_dirs(path: str) -> list[str]:
+    missing = []
+    probe = os.path.dirname(os.path.abspath(path))
+    while probe and not os.path.isdir(probe):
+        missing.append(probe)
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return missing
+
+
+def remove_created_dirs(hooks_path: str) -> list[str]:
+    """Remove the directories install created for ``hooks_path`` once they are empty."""
+    record = hooks_path + CREATED_DIRS_SUFFIX
+    text = _read_text(record)
+    if text is None or os.path.exists(hooks_path):
+        return []
+    try:
+        dirs = [d for d in json.loads(text) if isinstance(d, str)]
+    except ValueError:
+        dirs = []
+    _unlink(record)
+    removed = []
+    for directory in sorted(dirs, key=len, reverse=True):  # deepest first
+        try:
+            os.rmdir(directory)
+        except OSError:
+            continue  # not empty: something else lives there now
+        removed.append(directory)
+    return removed
+
+
 def install_hooks_file(
     path: str, host: str, executable: str, *, dry_run: bool = False
 ) -> dict[str, Any]:
@@ -219,6 +257,9 @@ def install_hooks_file(
     action = "created" if text is None else "updated"
     backup = None
     if not dry_run:
+        created = _missing_dirs(path)
+        if created:
+            _write(path + CREATED_DIRS_SUFFIX, json.dumps(created), mode=None)
         mode = _mode(path)
         if text is not None:
             backup = path + BACKUP_SUFFIX
@@ -302,15 +343,22 @@ def enable_codex_feature(path: str, *, dry_run: bool = False) -> dict[str, Any]:
     }
 
 
-def revert_codex_feature(path: str, *, dry_run: bool = False) -> dict[str, Any]:
-    """Undo ``enable_codex_feature`` when config.toml is exactly as ovhooks left it."""
-    from ovhooks.commands.codex_toml import enable_hooks_feature
+def revert_codex_feature(
+    path: str, *, dry_run: bool = False, trust_keys: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Undo ``enable_codex_feature`` (and ``--trust``'s records for ``trust_keys``) when
+    config.toml is otherwise as ovhooks left it."""
+    from ovhooks.commands.codex_toml import enable_hooks_feature, trust_records
+    from ovhooks.commands.codex_trust import without_trust
 
-    text = _read_text(path)
+    original = _read_text(path)
     backup_path = path + BACKUP_SUFFIX
     backup = _read_text(backup_path)
-    if text is None:
+    if original is None:
         return {"path": path, "action": "absent", "detail": "", "backup": None}
+    dropped = sorted(set(trust_records(original)) & trust_keys)
+    text = without_trust(original, set(dropped)) if dropped else original
+    untrusted = f"; {len(dropped)} trust record(s) of ovhooks' hooks removed" if dropped else ""
     try:
         if backup is not None and enable_hooks_feature(backup)[0] == text:
             if not dry_run:
@@ -319,10 +367,10 @@ def revert_codex_feature(path: str, *, dry_run: bool = False) -> dict[str, Any]:
             return {
                 "path": path,
                 "action": "restored",
-                "detail": "hooks feature flag set back as it was",
+                "detail": "hooks feature flag set back as it was" + untrusted,
                 "backup": None,
             }
-        if backup is None and text == enable_hooks_feature("")[0]:
+        if backup is None and text.strip() == enable_hooks_feature("")[0].strip():
             if not dry_run:
                 _unlink(path)
             return {
@@ -333,18 +381,28 @@ def revert_codex_feature(path: str, *, dry_run: bool = False) -> dict[str, Any]:
             }
     except ValueError:
         pass
+    if dropped:
+        if not dry_run:
+            _write(path, text, mode=_mode(path))
+        return {
+            "path": path,
+            "action": "updated",
+            "detail": untrusted.lstrip("; ") + "; the hooks feature flag stays on "
+            "(the file has other changes since the install, or ovhooks found it on)",
+            "backup": None,
+        }
     if backup is None:
         return {
             "path": path,
             "action": "unchanged",
-            "detail": "ovhooks had not changed it",
+            "detail": "left as it is: ovhooks found the hooks feature already on, or created "
+            "the file and it has changed since; the hooks feature stays on",
             "backup": None,
         }
     return {
         "path": path,
         "action": "unchanged",
-        "detail": "changed since the install (trust records?), so left as it is; the "
-        "hooks feature stays on",
+        "detail": "changed since the install, so left as it is; the hooks feature stays on",
         "backup": None,
     }
 
@@ -439,6 +497,15 @@ def do_uninstall(
 ) -> dict[str, Any]:
     _check_host_scope(host, scope)
     path = hostconfig.hooks_file(host, scope, environ, cwd)
+    trust_keys: frozenset[str] = frozenset()
+    if host == "codex":
+        from ovhooks.commands.codex_trust import trust_key
+
+        try:
+            installed, _ = read_json_doc(path)
+        except CommandError:
+            installed = {}
+        trust_keys = frozenset(trust_key(path, e, g, h) for e, g, h, _c in our_handlers(installed))
     result: dict[str, Any] = {
         "host": host,
         "scope": scope,
@@ -452,8 +519,10 @@ def do_uninstall(
         still_used = other_path != path and _installed_in(other_path)
         if not still_used:
             result["config_toml"] = revert_codex_feature(
-                hostconfig.codex_config_toml(environ), dry_run=dry_run
+                hostconfig.codex_config_toml(environ), dry_run=dry_run, trust_keys=trust_keys
             )
+    if not dry_run:
+        result["removed_dirs"] = remove_created_dirs(path)
     return result
 
 
@@ -489,6 +558,8 @@ def _render_install(result: dict[str, Any], *, removing: bool) -> Any:
             console.print(line)
             if info.get("fix"):
                 console.print(f"  [yellow]fix:[/] {escape(info['fix'])}")
+        for directory in result.get("removed_dirs") or []:
+            console.print(f"  folder: {escape(directory)} — removed (ovhooks had created it)")
         if not removing:
             console.print(
                 f"  command: {escape(result['executable'])} <hook> --host {result['host']}"

@@ -60,3 +60,37 @@ def test_untrusted_hooks_are_skipped_and_trusted_ones_run(
     assert len(sessions) == 1 and sessions[0].startswith("cx-"), sessions
     state = json.loads((trusted_state / "sessions" / sessions[0]).read_text())
     assert state["turns_captured"] >= 2, state  # Stop ran and captured the turn
+
+
+def test_uninstall_takes_back_the_trust_records_install_wrote(
+    codex_cli: str, ovhooks_bin: str, tmp_path: Path
+) -> None:
+    """Issue 11: `uninstall codex` after `install codex --trust` left six stale records."""
+    import subprocess
+
+    from ovhooks.commands.codex_toml import trust_records
+
+    with ResponsesStub() as stub:
+        codex = hosts.CodexHost(
+            codex_cli,
+            str(tmp_path / "codex"),
+            stub,
+            install_with=ovhooks_bin,
+            install_args=["--trust"],
+            base_env=os.environ,
+        )
+        before_install = hosts.codex_config_toml(stub.api_base)
+    config = Path(codex.codex_home) / "config.toml"
+    assert len(trust_records(config.read_text())) == 6
+    completed = subprocess.run(
+        [ovhooks_bin, "uninstall", "codex"],
+        env={**codex.env, "PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert config.read_text() == before_install
+    assert not (Path(codex.codex_home) / "hooks.json").exists()
+    assert "6 trust record(s) of ovhooks' hooks removed" in completed.stdout

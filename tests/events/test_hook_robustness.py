@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import HOOKS, assert_host_valid, hook_env, hook_floor, run_process
+from tests.support.hooks import HOOKS, assert_host_valid, hook_env, run_process
 
 
 def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict[str, Any]]]:
@@ -113,35 +113,44 @@ def test_recall_deadline_and_breaker_on_a_server_that_never_answers(
 ) -> None:
     """Issue 6: a hanging server costs the deadline once; then the open breaker skips recall.
 
-    Wall times are compared with a do-nothing hook measured in between (same load), with
-    margins far below the deadline, so the checks hold on a loaded 2-core machine (issue 11).
-    The figures themselves belong to scripts/bench_hooks.py.
+    The behaviour is asserted (no request while the breaker is open); wall times only against
+    the same hook run on a healthy server in between (same machine, same load), with margins
+    of half the deadline, so the checks hold on a loaded 2-core machine (issue 11). The
+    figures themselves are scripts/bench_hooks.py's.
     """
-    deadline = 1.0
+    deadline = 2.0
     env = hook_env(fake_ov.url, OVHOOKS_RECALL_DEADLINE_S=str(deadline))
-    fake_ov.mode = "hang"
+    # The reference: the same hook, same server, answering at once (own state, own breaker).
+    healthy_env = {**env, "OVHOOKS_STATE_DIR": str(tmp_path / "healthy-state")}
     payload = {
         "session_id": "hang-1",
         "cwd": str(tmp_path),
         "hook_event_name": "UserPromptSubmit",
         "prompt": "which test runner does this project use for the parser?",
     }
-    run_process("post-compact", {}, env)  # warm the bytecode cache
-    floor = hook_floor(env)
+    healthy: list[float] = []
+
+    def measure_healthy() -> None:
+        mode, fake_ov.mode = fake_ov.mode, "ok"
+        healthy.append(run_process("user-prompt-submit", payload, healthy_env)[1])
+        fake_ov.mode = mode
+
+    measure_healthy()  # also warms the bytecode cache
+    fake_ov.mode = "hang"
     proc, first = run_process("user-prompt-submit", payload, env)
     assert proc.returncode == 0
     assert_host_valid("codex", "UserPromptSubmit", json.loads(proc.stdout))
-    floor += hook_floor(env)
+    measure_healthy()
     # Without the deadline the client would wait for its own timeout (many seconds).
-    assert first < deadline + max(floor) + 1.0, f"{first:.3f}s hanging (floors {floor})"
-    asked = len(fake_ov.requests)
+    assert first < max(healthy) + deadline + 2.0, f"{first:.3f}s hanging (healthy {healthy})"
     timings = []
     for _ in range(3):
+        asked = len(fake_ov.requests)
         proc, seconds = run_process("user-prompt-submit", payload, env)
+        assert len(fake_ov.requests) == asked, "the open breaker must not touch the network"
         assert proc.returncode == 0
         assert_host_valid("codex", "UserPromptSubmit", json.loads(proc.stdout))
         timings.append(seconds)
-        floor += hook_floor(env, runs=1)
-    assert len(fake_ov.requests) == asked, "the open breaker must not touch the network"
-    # Waiting for the server again would cost the whole deadline on top of the floor.
-    assert min(timings) < min(floor) + deadline / 2, f"breaker open: {timings} vs floor {floor}"
+        measure_healthy()
+    # Waiting for the server again would cost the whole deadline on top of a healthy run.
+    assert min(timings) < min(healthy) + deadline / 2, f"breaker open: {timings} vs {healthy}"
