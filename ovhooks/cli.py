@@ -19,6 +19,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,  # never print locals (API keys) in a traceback
     add_completion=False,
+    # Help texts are plain text: JSON shapes like [uri] or [dry-run lines] must show as typed,
+    # not be eaten as Rich markup tags.
+    rich_markup_mode=None,
 )
 
 HostOption = typer.Option(None, "--host", help="Payload dialect: codex or claude.")

@@ -56,9 +56,11 @@ def _parse_int(raw: object) -> int:
 
 
 def _parse_str(raw: object) -> str:
-    if not isinstance(raw, str | int | float) or isinstance(raw, bool):
-        raise ValueError(f"not a string: {raw!r}")
-    return str(raw).strip()
+    # Environment values are always strings; a number in config.toml (url = 5) is a mistake
+    # to report, not a value to guess at.
+    if not isinstance(raw, str):
+        raise ValueError(f"not a string: {raw!r} (quote it in config.toml)")
+    return raw.strip()
 
 
 def _parse_list(raw: object) -> tuple[str, ...]:
@@ -321,11 +323,16 @@ def load_settings(
     warnings: list[str] = []
     home = environ.get("HOME") or os.path.expanduser("~")
 
-    config_path = environ.get("OVHOOKS_CONFIG", "").strip() or os.path.join(
-        user_dir("config", environ), "config.toml"
-    )
+    explicit_config = environ.get("OVHOOKS_CONFIG", "").strip()
+    config_path = explicit_config or os.path.join(user_dir("config", environ), "config.toml")
     file_values: dict[str, object] = {}
-    if os.path.isfile(config_path):
+    if not os.path.isfile(config_path) and (explicit_config or os.path.lexists(config_path)):
+        # Silence only when the default file is simply absent; a path the user named, or a
+        # config.toml that is a folder, is a set-up mistake worth a word.
+        what = "does not exist" if not os.path.lexists(config_path) else "is not a file"
+        named = "OVHOOKS_CONFIG names " if explicit_config else "config file "
+        warnings.append(f"{named}{config_path}, which {what}: ignored")
+    elif os.path.isfile(config_path):
         try:
             file_values = _read_toml(config_path)
         except (OSError, ValueError) as exc:

@@ -34,7 +34,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("OVHOOKS_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("OVHOOKS_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("OVHOOKS_CONFIG", str(tmp_path / "ovhooks-config.toml"))
+    config = tmp_path / "ovhooks-config.toml"
+    config.write_text("")  # present and empty: a named config that is missing is warned about
+    monkeypatch.setenv("OVHOOKS_CONFIG", str(config))
     monkeypatch.setenv("OPENVIKING_CLI_CONFIG_FILE", str(tmp_path / "ovcli.conf"))
     return home
 

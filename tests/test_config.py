@@ -90,3 +90,34 @@ def test_user_dirs_match_platformdirs(tmp_path: Path, monkeypatch: pytest.Monkey
     env["XDG_STATE_HOME"] = str(tmp_path / "xdg")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     assert user_dir("state", env) == platformdirs.user_state_dir("ovhooks", appauthor=False)
+
+
+def test_a_named_config_that_is_missing_is_warned_about(tmp_path: Path) -> None:
+    s = load_settings(_env(tmp_path))  # OVHOOKS_CONFIG names tmp_path/config.toml: absent
+    assert any("OVHOOKS_CONFIG" in w and "does not exist" in w for w in s.warnings), s.warnings
+
+
+def test_a_config_that_is_a_folder_is_warned_about(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").mkdir()
+    s = load_settings(_env(tmp_path))
+    assert any("is not a file" in w for w in s.warnings), s.warnings
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    (tmp_path / "xdg" / "ovhooks" / "config.toml").mkdir(parents=True)
+    s = load_settings(env)
+    assert any("is not a file" in w for w in s.warnings), s.warnings
+
+
+def test_the_default_config_simply_absent_is_silent(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    assert not [w for w in load_settings(env).warnings if "config" in w]
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [("url = 5", "url"), ("api_key = 12345678", "api_key"), ("user = true", "user")],
+)
+def test_wrongly_typed_values_are_warned_about(tmp_path: Path, line: str, field: str) -> None:
+    (tmp_path / "config.toml").write_text(line + "\n")
+    s = load_settings(_env(tmp_path))
+    assert s.sources[field] != f"config:{tmp_path / 'config.toml'}"
+    assert any(w.startswith(f"{field} from config:") for w in s.warnings), s.warnings

@@ -576,8 +576,16 @@ def register(app: typer.Typer) -> None:
                 f" (export stopped after {done.get('messages', 0)} message(s),"
                 f" {done.get('commits', 0)} commit(s), {done.get('memories', 0)} memory file(s))"
             )
+            if url:
+                where = f"--url {target}"
+            elif settings.sources.get("url", "default") == "default":
+                where = f"no server configured, so the default {target}"
+            else:
+                where = f"{target} from {settings.sources['url']}"
             failure.fix = (
-                "fix the cause, then run the same command again: it continues where it stopped"
+                f"export used {where}: start the OpenViking server there, or name the right "
+                "one with --url URL (or set OPENVIKING_URL); then run the same command again: "
+                "it continues where it stopped"
             )
             raise failure from None
         finally:

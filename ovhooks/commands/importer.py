@@ -45,15 +45,22 @@ class Transcript:
         self.size = size
 
 
-def default_paths(host: str, environ: Mapping[str, str]) -> list[str]:
+def default_root(host: str, environ: Mapping[str, str]) -> str:
+    """The folder the host keeps its transcripts in (where import looks by default)."""
     from ovhooks.commands import hostconfig
 
     if host == "codex":
-        root = os.path.join(hostconfig.codex_home(environ), "sessions")
+        return os.path.join(hostconfig.codex_home(environ), "sessions")
+    return os.path.join(hostconfig.claude_dir(environ), "projects")
+
+
+def default_paths(host: str, environ: Mapping[str, str]) -> list[str]:
+    if host == "codex":
+        root = default_root(host, environ)
         return sorted(
             glob.glob(os.path.join(glob.escape(root), "**", "rollout-*.jsonl"), recursive=True)
         )
-    root = os.path.join(hostconfig.claude_dir(environ), "projects")
+    root = default_root(host, environ)
     return sorted(glob.glob(os.path.join(glob.escape(root), "*", "*.jsonl")))
 
 
@@ -331,7 +338,15 @@ def register(app: typer.Typer) -> None:
 
         def render(console: Any) -> None:
             if not results:
-                console.print(f"no {host} transcripts found", markup=False)
+                looked = ", ".join(paths or []) or default_root(host, os.environ)
+                variable = "CODEX_HOME" if host == "codex" else "CLAUDE_CONFIG_DIR"
+                console.print(
+                    f"no {host} transcripts found in {looked}"
+                    + (f" (since {since})" if since else "")
+                    + f"; name files or folders to import, or set {variable} to the host's "
+                    "folder",
+                    markup=False,
+                )
                 return
             verb = "would send" if dry_run else "sent"
             console.print(

@@ -432,3 +432,41 @@ def test_live_capture_continues_on_the_server_without_duplicates(
         f"{kind} number {i}" for i in (1, 2, 3) for kind in ("Question", "Answer")
     ]
     assert len(local.texts("cx-s1")) == 4, "nothing more went to the local store"
+
+
+def _listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("how", ["flag", "env", "default"])
+def test_no_server_names_what_to_set_and_which_server_it_tried(
+    store: LocalBackend, how: str
+) -> None:
+    """Issue 11: the fix named neither OPENVIKING_URL nor --url."""
+    url = f"http://127.0.0.1:{_closed_port()}"
+    if how == "default" and _listening(1933):
+        pytest.skip("something listens on the default port 1933 here")
+    args = ["export", "--to", "openviking"] + (["--url", url] if how == "flag" else [])
+    env = {"OPENVIKING_URL": url} if how == "env" else {}
+    code, doc = run_json(*args, env=env)
+    assert code == 3, doc
+    fix = doc["error"]["fix"]
+    assert "--url" in fix and "OPENVIKING_URL" in fix, fix
+    if how == "flag":
+        assert f"--url {url}" in fix
+    elif how == "env":
+        assert url in fix and "env:OPENVIKING_URL" in fix
+    else:
+        assert "no server configured" in fix

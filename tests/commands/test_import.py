@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.commands.helpers import ENVELOPE, OPT_STR, check_schema, run_json
+from tests.commands.helpers import ENVELOPE, OPT_STR, check_schema, run_cli, run_json
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import hook_env, run_inline
 
@@ -228,3 +228,17 @@ def test_server_down_leaves_work_queued_and_exit_code_says_so(
 def test_unknown_path_is_a_clear_error(tmp_path: Path) -> None:
     code, doc = run_json("import", "codex", str(tmp_path / "nope"))
     assert code == 4 and doc["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("host", ["codex", "claude"])
+def test_nothing_found_says_where_it_looked(host: str, tmp_path: Path) -> None:
+    env = {"CODEX_HOME": str(tmp_path / "cx"), "CLAUDE_CONFIG_DIR": str(tmp_path / "cc")}
+    result = run_cli("import", host, env=env)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    where = tmp_path / ("cx/sessions" if host == "codex" else "cc/projects")
+    assert str(where) in text, text
+    assert ("CODEX_HOME" if host == "codex" else "CLAUDE_CONFIG_DIR") in text
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert str(empty) in " ".join(run_cli("import", host, str(empty)).output.split())
