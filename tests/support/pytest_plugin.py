@@ -84,6 +84,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.hosts_e2e)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """With ``OVHOOKS_MIN_TESTS`` set (``.ci/run`` sets it), too few tests is a failure: a
+    CI run that collected nothing, or a fraction, must not pass."""
+    minimum = _REAL_ENV.get("OVHOOKS_MIN_TESTS", "").strip()
+    if minimum.isdigit() and len(session.items) < int(minimum):
+        raise pytest.UsageError(
+            f"collected {len(session.items)} tests, fewer than OVHOOKS_MIN_TESTS={minimum}"
+        )
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if _NOTES:
         terminalreporter.section("real-world rig notes")
