@@ -21,6 +21,17 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+# Imported once here, so forked children start with them loaded (as a warm process would).
+import ovhooks.backend.local
+import ovhooks.backend.openviking
+import ovhooks.capture
+import ovhooks.cli
+import ovhooks.commands.sessions
+import ovhooks.events.session_start
+import ovhooks.events.stop
+import ovhooks.transcripts.claude
+import ovhooks.transcripts.codex
+import ovhooks.worker  # noqa: F401
 from ovhooks.ids import ov_session_id
 from tests.support.claude_transcripts import ClaudeTranscript
 from tests.support.fake_openviking import FakeOpenViking
@@ -43,7 +54,12 @@ class Scenario:
         fake: FakeOpenViking | None = None,
         window_s: float = 0.3,
         timeout_s: float = 5.0,
+        forked: bool = True,
     ) -> None:
+        # forked: each ovhooks process is a fork of this one running ovhooks' real entry
+        # point (no interpreter start-up: ~20x faster on a loaded machine); otherwise a new
+        # interpreter, as hosts start hooks.
+        self.forked = forked
         self.root = root
         self.host = host
         self.backend = backend
@@ -157,22 +173,38 @@ class Scenario:
         """Run the real worker process on ``job``; returns its exit code (-9: killed)."""
         job_file = self.root / f"job-{time.monotonic_ns()}.json"
         job_file.write_text(json.dumps([job]))
-        env = dict(self.env)
-        if fault or counts:
-            env["PYTHONPATH"] = os.pathsep.join([str(FAULTS), str(REPO)])
-            if fault:
-                env["OVHOOKS_FAULT"] = fault
-            if counts:
-                env["OVHOOKS_FAULT_COUNTS"] = str(counts)
-        proc = subprocess.run(
-            [sys.executable, "-m", "ovhooks", "_worker", str(job_file)],
-            env=env,
-            cwd=str(REPO),
-            timeout=timeout_s,
-            capture_output=True,
-            check=False,
+        code, _out = self.main(
+            ["_worker", str(job_file)], fault=fault, counts=counts, timeout_s=timeout_s
         )
-        return proc.returncode
+        return code
+
+    def main(
+        self,
+        argv: list[str],
+        *,
+        stdin: bytes = b"",
+        fault: str = "",
+        counts: Path | None = None,
+        timeout_s: float = 60.0,
+    ) -> tuple[int, bytes]:
+        """``ovhooks ARGV`` in a child process; (exit code, -9 when killed; stdout)."""
+        if not self.forked:
+            env = dict(self.env)
+            if fault or counts:
+                env["PYTHONPATH"] = os.pathsep.join([str(FAULTS), str(REPO)])
+                env["OVHOOKS_FAULT"] = fault
+                env["OVHOOKS_FAULT_COUNTS"] = str(counts or "")
+            proc = subprocess.run(
+                [sys.executable, "-m", "ovhooks", *argv],
+                input=stdin,
+                env=env,
+                cwd=str(REPO),
+                timeout=timeout_s,
+                capture_output=True,
+                check=False,
+            )
+            return proc.returncode, proc.stdout
+        return _forked_main(argv, stdin, self.env, fault, str(counts or ""), timeout_s)
 
     def stop(self, **kwargs: Any) -> int:
         return self.run_worker(self.stop_job(), **kwargs)
@@ -196,28 +228,12 @@ class Scenario:
         return self.hook("stop", payload)
 
     def cli(self, *args: str) -> int:
-        proc = subprocess.run(
-            [sys.executable, "-m", "ovhooks", *args],
-            env=self.env,
-            cwd=str(REPO),
-            timeout=60,
-            capture_output=True,
-            check=False,
-        )
-        return proc.returncode
+        return self.main(list(args))[0]
 
     def hook(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
-        proc = subprocess.run(
-            [sys.executable, "-m", "ovhooks", command, "--host", self.host],
-            input=json.dumps(payload).encode(),
-            env=self.env,
-            cwd=str(REPO),
-            timeout=60,
-            capture_output=True,
-            check=False,
-        )
-        out = proc.stdout.decode().strip()
-        return json.loads(out) if out else {}
+        _code, out = self.main([command, "--host", self.host], stdin=json.dumps(payload).encode())
+        text = out.decode().strip()
+        return json.loads(text) if text else {}
 
     def recover(self, how: str) -> None:
         """One of the four ways a queue left by a killed worker gets drained."""
@@ -258,7 +274,8 @@ class Scenario:
         except (OSError, ValueError):
             doc = {}
         old_format = self.state_dir / "outbox" / self.key
-        files = len(list(old_format.glob("*-*.json"))) if old_format.is_dir() else 0
+        legacy = ("*-append.json", "*-commit.json")
+        files = sum(len(list(old_format.glob(g))) for g in legacy) if old_format.is_dir() else 0
         return len(doc.get("queue") or []) + files
 
     def verdict(self) -> tuple[int, int, int]:
@@ -269,3 +286,64 @@ class Scenario:
         firsts = [t for n, t in enumerate(got) if t not in got[:n]]
         reordered = 0 if [t for t in firsts if t in want] == [t for t in want if t in firsts] else 1
         return lost, duplicated, reordered
+
+
+def _forked_main(
+    argv: list[str], stdin: bytes, env: dict[str, str], fault: str, counts: str, timeout_s: float
+) -> tuple[int, bytes]:
+    import importlib.util
+    import signal
+    import tempfile
+
+    with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out:
+        inp.write(stdin)
+        inp.flush()
+        inp.seek(0)
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into pytest
+            code = 70
+            try:
+                os.dup2(inp.fileno(), 0)
+                os.dup2(out.fileno(), 1)
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 2)
+                sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+                sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+                sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+                os.environ.clear()
+                os.environ.update(env)
+                faults = None
+                if fault or counts:
+                    spec = importlib.util.spec_from_file_location(
+                        "ovhooks_faults", FAULTS / "sitecustomize.py"
+                    )
+                    assert spec is not None and spec.loader is not None
+                    faults = importlib.util.module_from_spec(spec)
+                    spec.loader.exec_module(faults)
+                    faults.install(fault, counts)
+                sys.argv = ["ovhooks", *argv]
+                from ovhooks.__main__ import main
+
+                try:
+                    main()
+                    code = 0
+                except SystemExit as exc:
+                    code = exc.code if isinstance(exc.code, int) else 1
+                if faults is not None:
+                    faults.finish()
+                sys.stdout.flush()
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise TimeoutError(f"ovhooks {argv} still running after {timeout_s} s")
+            time.sleep(0.005)
+        code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        out.seek(0)
+        return code, out.read()

@@ -1,11 +1,12 @@
-"""Fault injection for real worker processes (tests only; loaded via PYTHONPATH).
+"""Fault injection for real worker processes (tests only).
 
-``OVHOOKS_FAULT=kind:N`` makes the process SIGKILL itself right *before* its N-th operation of
-``kind``: fsync, rename, unlink, lock, open, send, recv, sql (an SQL write). ``kind:N:enospc``
-instead makes that operation and every later write fail with ENOSPC (a disk that filled up);
-``kind:N:erofs`` with EROFS (a state dir that became read-only). ``OVHOOKS_FAULT_COUNTS=path``
-writes the count of each kind at exit, so a census run tells how many crash points exist.
-Nothing here is imported unless a test puts this directory on PYTHONPATH.
+Loaded by a process started with this directory on PYTHONPATH and ``OVHOOKS_FAULT`` set, or
+armed with ``install`` in a forked child. ``kind:N`` makes the process SIGKILL itself right
+*before* its N-th operation of ``kind``: fsync, rename, unlink, lock, open (for writing), send,
+recv, sql (an SQL write or commit). ``kind:N:enospc`` instead makes that operation and every
+later write fail with ENOSPC (a disk that filled up); ``kind:N:erofs`` with EROFS (a state dir
+that became read-only). A census (``OVHOOKS_FAULT_COUNTS=path``) writes how many operations of
+each kind the process performed, so a test knows how many crash points exist.
 """
 
 from __future__ import annotations
@@ -16,37 +17,41 @@ import json
 import os
 import signal
 import socket
-import sys
 
-_spec = os.environ.get("OVHOOKS_FAULT", "")
-_counts_path = os.environ.get("OVHOOKS_FAULT_COUNTS", "")
 _counts: dict[str, int] = {}
-_kind, _at, _effect = "", 0, "kill"
-if _spec:
-    pieces = _spec.split(":")
-    _kind, _at = pieces[0], int(pieces[1])
-    _effect = pieces[2] if len(pieces) > 2 else "kill"
+_cfg: dict[str, str | int] = {"kind": "", "at": 0, "effect": "kill", "counts": ""}
 _broken = [False]
 _SQL_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "COMMIT")
+_FAILING = ("open", "rename", "unlink", "fsync", "write")
+
+
+def install(spec: str, counts_path: str = "") -> None:
+    """Arm the fault ``spec`` (``kind:N[:effect]``) and/or the census in this process."""
+    _cfg["counts"] = counts_path
+    if spec:
+        pieces = spec.split(":")
+        _cfg.update(kind=pieces[0], at=int(pieces[1]), effect=pieces[2] if pieces[2:] else "kill")
+    _patch()
+
+
+def finish() -> None:
+    """Write the census (a forked child leaves with ``os._exit``, which skips atexit)."""
+    if _cfg["counts"]:
+        with open(str(_cfg["counts"]), "w") as fh:
+            json.dump(_counts, fh)
 
 
 def _tick(kind: str) -> None:
     n = _counts.get(kind, 0) + 1
     _counts[kind] = n
-    if kind == _kind and n == _at:
-        if _effect == "kill":
-            _save()
+    if kind == _cfg["kind"] and n == _cfg["at"]:
+        if _cfg["effect"] == "kill":
+            finish()
             os.kill(os.getpid(), signal.SIGKILL)
         _broken[0] = True
-    if _broken[0] and kind in ("open", "rename", "unlink", "fsync", "write"):
-        code = errno.ENOSPC if _effect == "enospc" else errno.EROFS
+    if _broken[0] and kind in _FAILING:
+        code = errno.ENOSPC if _cfg["effect"] == "enospc" else errno.EROFS
         raise OSError(code, os.strerror(code))
-
-
-def _save() -> None:
-    if _counts_path:
-        with open(_counts_path, "w") as fh:
-            json.dump(_counts, fh)
 
 
 def _wrap(owner: object, name: str, kind: str, when: object = None) -> None:
@@ -64,7 +69,7 @@ def _writes_file(path: object, flags: int = 0, *args: object, **kwargs: object) 
     return bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
 
 
-def _install() -> None:
+def _patch() -> None:
     import fcntl
     import sqlite3
 
@@ -78,7 +83,7 @@ def _install() -> None:
     _wrap(socket.socket, "send", "send")
     _wrap(socket.socket, "recv", "recv")
     _wrap(socket.socket, "recv_into", "recv")
-    if _effect != "kill":
+    if _cfg["effect"] != "kill":
         original_write = os.write
 
         def write(fd: int, data: bytes) -> int:
@@ -111,8 +116,6 @@ def _install() -> None:
     sqlite3.connect = connect  # type: ignore[assignment]
 
 
-if _spec or _counts_path:
-    _install()
-    if _counts_path:
-        atexit.register(_save)
-    sys.modules.setdefault("ovhooks_faults_active", sys.modules[__name__])
+if os.environ.get("OVHOOKS_FAULT") or os.environ.get("OVHOOKS_FAULT_COUNTS"):
+    install(os.environ.get("OVHOOKS_FAULT", ""), os.environ.get("OVHOOKS_FAULT_COUNTS", ""))
+    atexit.register(finish)
