@@ -8,6 +8,7 @@ default run is short; ``OVHOOKS_FULL_CAMPAIGN=1`` runs the issue's full figures 
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def test_intermittent_5xx_loses_nothing_and_is_one_outage(
     fake_ov: FakeOpenViking, tmp_path: Path
 ) -> None:
     s = Scenario(tmp_path, host="codex", backend="openviking", fake=fake_ov)
-    stops = 200 if FULL else 25
+    stops = 200 if FULL else 15
     fake_ov.fail_rate = 0.2
     try:
         notices = _stops(s, stops)
@@ -109,7 +110,9 @@ def test_a_hanging_write_is_never_sent_twice(
 
 
 def test_at_most_one_waiting_worker_during_a_hang(fake_ov: FakeOpenViking, tmp_path: Path) -> None:
-    s = Scenario(tmp_path, host="codex", backend="openviking", fake=fake_ov, timeout_s=4.0)
+    s = Scenario(
+        tmp_path, host="codex", backend="openviking", fake=fake_ov, timeout_s=4.0, forked=False
+    )
     s.env["OVHOOKS_DETACH"] = "1"
     fake_ov.writes_only = True
     fake_ov.mode = "hang"
@@ -153,17 +156,59 @@ def test_full_disk_and_read_only_state_lose_and_repeat_nothing(
 ) -> None:
     """Every write of a Stop fails from the N-th on (disk full / remounted read-only)."""
     failures = []
-    points = range(1, 13) if FULL else (1, 4, 8, 12)
-    for host in ("codex", "claude"):
-        for n in points:
-            s = Scenario(tmp_path / f"{host}-{n}", host=host, backend=backend, fake=fake_ov)
-            s.add_turns(2)
-            s.stop()
-            s.add_turns(2, late_reply=host == "claude")
-            kind = "write" if effect == "enospc" else "open"
-            s.stop(fault=f"{kind}:{n}:{effect}")
-            s.stop(fault=f"{kind}:1:{effect}")  # still full / read-only on the next Stop
-            s.settle()  # space freed / writable again
-            if s.verdict() != (0, 0, 0):
-                failures.append((host, n, s.verdict(), s.received()))
+    cases = [(h, n) for h in ("codex", "claude") for n in range(1, 13)]
+    for host, n in cases if FULL else [("codex", 2), ("claude", 7)]:
+        s = Scenario(tmp_path / f"{host}-{n}", host=host, backend=backend, fake=fake_ov)
+        s.add_turns(2)
+        s.stop()
+        s.add_turns(2, late_reply=host == "claude")
+        kind = "write" if effect == "enospc" else "open"
+        s.stop(fault=f"{kind}:{n}:{effect}")
+        s.stop(fault=f"{kind}:1:{effect}")  # still full / read-only on the next Stop
+        s.settle()  # space freed / writable again
+        if s.verdict() != (0, 0, 0):
+            failures.append((host, n, s.verdict(), s.received()))
     assert not failures, failures
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_a_real_full_disk_then_a_read_only_one(fake_ov: FakeOpenViking, tmp_path: Path) -> None:
+    """The same on a real 256 KiB tmpfs: filled up, then remounted read-only, then freed."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    mount = ["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(mnt)]
+    if subprocess.run(mount, capture_output=True, check=False).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        s = Scenario(
+            tmp_path / "sc",
+            host="claude",
+            backend="openviking",
+            fake=fake_ov,
+            state_dir=mnt / "state",
+        )
+        s.add_turns(2)
+        s.stop()
+        filler = mnt / "filler"
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"x" * 4096):
+                pass
+        except OSError:
+            pass  # full
+        finally:
+            os.close(fd)
+        s.add_turns(3, late_reply=True)
+        s.stop_hook()
+        s.stop_hook()
+        assert s.received() == s.expected()[:4]  # nothing could be queued, so nothing sent
+        filler.unlink()
+        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        s.add_turns(1, late_reply=True)
+        s.stop_hook()
+        assert s.received() == s.expected()[:4]
+        subprocess.run(["mount", "-o", "remount,rw", str(mnt)], check=True)
+        s.settle()
+        assert s.verdict() == (0, 0, 0)
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)

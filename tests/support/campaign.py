@@ -55,6 +55,7 @@ class Scenario:
         window_s: float = 0.3,
         timeout_s: float = 5.0,
         forked: bool = True,
+        state_dir: Path | None = None,
     ) -> None:
         # forked: each ovhooks process is a fork of this one running ovhooks' real entry
         # point (no interpreter start-up: ~20x faster on a loaded machine); otherwise a new
@@ -64,7 +65,7 @@ class Scenario:
         self.host = host
         self.backend = backend
         self.fake = fake
-        self.state_dir = root / "state"
+        self.state_dir = state_dir or root / "state"
         self.work = root / "work"
         self.work.mkdir(parents=True, exist_ok=True)
         self.sid = str(uuid.uuid4())
