@@ -69,6 +69,32 @@ def _writes_file(path: object, flags: int = 0, *args: object, **kwargs: object) 
     return bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
 
 
+def _patch_raw_sockets() -> None:
+    """Sockets made with ``_socket.socket`` directly (a transport that skips ``socket``)."""
+    import _socket
+
+    base = _socket.socket
+
+    class CountingSocket(base):  # type: ignore[misc,valid-type]
+        def send(self, *args: object) -> int:
+            _tick("send")
+            return int(super().send(*args))
+
+        def sendall(self, *args: object) -> None:
+            _tick("send")
+            super().sendall(*args)
+
+        def recv(self, *args: object) -> bytes:
+            _tick("recv")
+            return bytes(super().recv(*args))
+
+        def recv_into(self, *args: object) -> int:
+            _tick("recv")
+            return int(super().recv_into(*args))
+
+    _socket.socket = CountingSocket  # type: ignore[misc]
+
+
 def _patch() -> None:
     import fcntl
     import sqlite3
@@ -83,6 +109,7 @@ def _patch() -> None:
     _wrap(socket.socket, "send", "send")
     _wrap(socket.socket, "recv", "recv")
     _wrap(socket.socket, "recv_into", "recv")
+    _patch_raw_sockets()
     if _cfg["effect"] != "kill":
         original_write = os.write
 
