@@ -113,6 +113,8 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
         "error",
     ),
     "worker_lock_wait_s": (("OVHOOKS_WORKER_LOCK_WAIT_S",), _parse_nonneg_float, 120.0),
+    # how long a write the client gave up on may still land on the server (never resent before)
+    "inflight_window_s": (("OVHOOKS_INFLIGHT_WINDOW_S",), _parse_nonneg_float, 120.0),
     # recall
     "recall": (("OVHOOKS_RECALL",), _parse_bool, True),
     "recall_deadline_s": (("OVHOOKS_RECALL_DEADLINE_S",), _parse_nonneg_float, 1.5),
@@ -174,6 +176,7 @@ class Settings:
     detach: bool
     log_level: str
     worker_lock_wait_s: float
+    inflight_window_s: float
     recall: bool
     recall_deadline_s: float
     recall_score_threshold: float

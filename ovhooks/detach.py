@@ -13,12 +13,10 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
 
     from ovhooks.config import Settings
+    from ovhooks.layout import Job
     from ovhooks.log import Log
-
-    Job = dict[str, Any]
 
 
 def _run(settings: Settings, jobs: Sequence[Job], log: Log, clock: Callable[[], float]) -> None:

@@ -153,3 +153,21 @@ class FileLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def remove_stale_tmp(directory: str, *, prefix: str = "", older_than_s: float = 60.0) -> None:
+    """Delete ``*.tmp`` files a killed writer left behind (a live writer's are younger)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    limit = time.time() - older_than_s
+    for name in names:
+        if not name.endswith(".tmp") or not name.startswith(prefix):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            if os.stat(path).st_mtime < limit:
+                os.unlink(path)
+        except OSError:
+            continue

@@ -21,20 +21,21 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
+
+    from ovhooks.layout import Job, State
 
 # Committed, idle states are forgotten after this long; their transcripts are usually gone.
 STATE_RETENTION_S = 30 * 24 * 3600
 
 
-def _last_seen(state: dict[str, Any]) -> float:
+def _last_seen(state: State) -> float:
     values = [state.get("last_activity_at"), state.get("registered_at"), state.get("created_at")]
     return max((float(v) for v in values if isinstance(v, int | float)), default=0.0)
 
 
 def recently_active(
-    states: Sequence[dict[str, Any]], *, new_key: str, host: str, now: float, window_s: float
-) -> list[dict[str, Any]]:
+    states: Sequence[State], *, new_key: str, host: str, now: float, window_s: float
+) -> list[State]:
     out = []
     for state in states:
         if state.get("key") == new_key or state.get("host") != host or state.get("parent"):
@@ -48,7 +49,7 @@ def recently_active(
 
 
 def session_start_commits(
-    states: Sequence[dict[str, Any]],
+    states: Sequence[State],
     *,
     new_key: str,
     host: str,
@@ -72,7 +73,7 @@ def session_start_commits(
 
 
 def idle_sessions(
-    states: Sequence[dict[str, Any]], *, exclude: str = "", now: float, idle_ttl_s: float
+    states: Sequence[State], *, exclude: str = "", now: float, idle_ttl_s: float
 ) -> list[str]:
     """Keys of sessions with uncommitted turns and no activity for ``idle_ttl_s``."""
     return sorted(
@@ -89,7 +90,7 @@ def sweep_due(last_sweep_at: float | None, *, now: float, interval_s: float) -> 
     return last_sweep_at is None or now - last_sweep_at >= interval_s or now < last_sweep_at
 
 
-def forgettable(states: Sequence[dict[str, Any]], *, now: float) -> list[str]:
+def forgettable(states: Sequence[State], *, now: float) -> list[str]:
     """Keys of states with nothing left to do and no activity for ``STATE_RETENTION_S``."""
     return sorted(
         str(s["key"])
@@ -98,15 +99,10 @@ def forgettable(states: Sequence[dict[str, Any]], *, now: float) -> list[str]:
     )
 
 
-def commit_job(state: dict[str, Any], reason: str, *, capture: bool) -> dict[str, Any]:
+def commit_job(state: State, reason: str, *, capture: bool) -> Job:
     """A worker job that catches up with a known session's transcript, then commits it."""
-    path = state.get("transcript_path")
-    return {
-        "key": str(state.get("key")),
-        "host": state.get("host"),
-        "host_session_id": state.get("host_session_id"),
-        "transcript_path": path,
-        "peer": state.get("peer"),
-        "capture": bool(path) and capture,
-        "commit": reason,
-    }
+    from ovhooks.layout import job_for_state
+
+    return job_for_state(
+        state, capture=bool(state.get("transcript_path")) and capture, commit=reason
+    )

@@ -1,18 +1,25 @@
-"""The durable per-session outbox: every write is on disk before any network call.
+"""The durable per-session queue: every write is on disk before any network call.
 
-One directory per OpenViking session holds numbered entries, drained strictly in order:
+The queue is a list inside the session document (``layout.py``), drained strictly in order:
 
-- ``append``: the messages of one capture, split into batches of at most 100 (the server's
-  limit), plus the transcript cursor and turn uids that capture consumed. Written as one
-  file so a crash never leaves half a capture queued. After each batch the server accepts,
-  the entry is rewritten without it, so a retry never re-sends an accepted batch (the window
-  between the server's answer and that rewrite is the only one left; see ``drain``).
-- ``commit``: archive the session and extract memories. Queued behind the appends, so a
-  commit never overtakes the turns it should include.
+- ``append``: the messages of one capture, kept in a blob file written once under a name
+  that is never reused. The entry says how many of them the server has taken (``sent``) and
+  which batch is in flight. A capture queues its entry and moves the transcript cursor, the
+  turn uids and Claude's synthetic tail in ONE atomic write of the document, so whichever
+  drainer sends the entry (worker, flush, SessionStart replay, sweep, import) moves nothing
+  else: the cursor already says those turns are captured.
+- ``commit``: archive the session and extract memories, queued behind the appends.
 
-A failure that may pass (server down, timeout, 5xx, 429) stops the drain and leaves the entry
-for the next hook; a request the server will never accept (400/413/422) moves the entry to
-``dead/`` so it cannot block the queue forever, and is logged.
+Sending a batch is a three-step protocol on the document: mark it in flight (with the time),
+send, record the answer. A batch left in flight by a crash or a client timeout is resent only
+when the first attempt has certainly failed: the server answered with an error, or the
+session's newest messages are not the batch and the server's processing window has passed
+(the local store applies a batch in one SQL transaction before answering, so its answer is
+final at once). Until then the drain stops there: one write in flight per session.
+
+A request the server answers as malformed (400/413/422) will never pass: the batch is split
+and sent one message at a time, and the message refused alone is set aside under
+``outbox/dead/`` (reported once), so the records behind it still go.
 """
 
 from __future__ import annotations
@@ -21,8 +28,9 @@ import json
 import os
 import time
 
+from ovhooks import layout
 from ovhooks.backend.errors import BackendError
-from ovhooks.fsutil import FileLock, ensure_dir, read_json, write_atomic, write_json_atomic
+from ovhooks.fsutil import ensure_dir, read_json, remove_stale_tmp, write_json_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,16 +38,28 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
+    from ovhooks.layout import QueueEntry, State
     from ovhooks.log import Log
     from ovhooks.plan import Plan
-
-    Entry = dict[str, Any]
+    from ovhooks.state import StateStore
 
 MAX_BATCH = 100
+# How long a request the client gave up on may still be applied by the server. Past it, a
+# batch the server does not show was not taken and is sent again.
+DEFAULT_INFLIGHT_WINDOW_S = 120.0
 
 
 def batches(messages: list[dict[str, Any]], size: int = MAX_BATCH) -> list[list[dict[str, Any]]]:
     return [messages[i : i + size] for i in range(0, len(messages), size)]
+
+
+class InflightError(Exception):
+    """A batch may still land on the server: nothing more is sent for the session yet."""
+
+    retryable = True
+    kind = "inflight"
+    status = None
+    not_found = False
 
 
 class DrainResult:
@@ -49,172 +69,425 @@ class DrainResult:
         self.messages_sent = 0
         self.commits: list[dict[str, Any]] = []
         self.pending_tokens: int | None = None
-        self.error: BackendError | None = None
+        self.error: BackendError | InflightError | None = None
         self.dead = 0
         self.remaining = 0
 
 
+def find(doc: State, seq: int) -> QueueEntry | None:
+    for entry in doc.get("queue") or []:
+        if entry.get("seq") == seq:
+            return entry
+    return None
+
+
 class Outbox:
     def __init__(
-        self, state_dir: str, key: str, *, plan: Plan | None = None, log: Log | None = None
+        self,
+        store: StateStore,
+        key: str,
+        *,
+        plan: Plan | None = None,
+        log: Log | None = None,
+        inflight_window_s: float = DEFAULT_INFLIGHT_WINDOW_S,
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        self.store = store
         self.key = key
-        self.dir = os.path.join(state_dir, "outbox", key)
+        self.state_dir = store.state_dir
+        self.dir = layout.outbox_dir(store.state_dir, key)
         self.plan = plan
         self.log = log
-        self._planned: list[Entry] = []
+        self.window_s = inflight_window_s
+        self.clock = clock
+        self._planned_blobs: dict[str, list[dict[str, Any]]] = {}
 
     # --- queue ------------------------------------------------------------------------------
-    def _names(self) -> list[str]:
-        try:
-            return sorted(n for n in os.listdir(self.dir) if n.endswith(".json"))
-        except FileNotFoundError:
-            return []
-
-    def entries(self) -> list[tuple[str, Entry]]:
-        """Pending entries in order, as (path, entry). Unreadable files are moved to dead/."""
-        out: list[tuple[str, Entry]] = []
-        for name in self._names():
-            path = os.path.join(self.dir, name)
-            try:
-                doc = read_json(path)
-            except FileNotFoundError:
-                continue
-            except (OSError, ValueError) as exc:
-                self._bury(path, f"unreadable: {exc}")
-                continue
-            if isinstance(doc, dict) and doc.get("op") in ("append", "commit"):
-                out.append((path, doc))
-            else:
-                self._bury(path, "not an outbox entry")
-        out.extend(("(planned)", e) for e in self._planned)
-        return out
+    def entries(self) -> list[QueueEntry]:
+        doc = self.store.load(self.key)
+        return list(doc.get("queue") or []) if doc else []
 
     def __len__(self) -> int:
-        return len(self._names()) + len(self._planned)
+        return len(self.entries())
 
-    def enqueue(self, entry: Entry) -> None:
-        entry.setdefault("created_at", time.time())
+    def write_blob(self, session: str, messages: list[dict[str, Any]]) -> str:
+        """Store a capture's messages under a fresh name; returns the name."""
+        name = f"{time.time_ns():x}-{os.getpid()}-{os.urandom(4).hex()}.json"
         if self.plan is not None:
-            self._planned.append(entry)
-            if entry["op"] == "append":
-                count = sum(len(b) for b in entry.get("batches", []))
-                self.plan.note(f"queue {count} message(s) for {entry['session']}")
-            else:
-                self.plan.note(f"queue a commit of {entry['session']} ({entry.get('reason', '')})")
-            return
-        with FileLock(os.path.join(self.dir, ".lock"), 10.0):
-            names = self._names()
-            last = int(names[-1].split("-", 1)[0]) if names else 0
-            name = f"{last + 1:010d}-{entry['op']}.json"
-            write_json_atomic(os.path.join(self.dir, name), entry)
+            self._planned_blobs[name] = messages
+            self.plan.note(f"queue {len(messages)} message(s) for {session}")
+            return name
+        write_json_atomic(os.path.join(self.dir, name), {"session": session, "messages": messages})
+        return name
 
-    def _bury(self, path: str, reason: str) -> None:
-        if self.log:
-            self.log.error("outbox_dead_entry", session=self.key, path=path, reason=reason)
+    def drop_blob(self, name: str) -> None:
         if self.plan is not None:
+            self._planned_blobs.pop(name, None)
             return
         try:
-            os.unlink(path + ".progress")
+            os.unlink(os.path.join(self.dir, name))
         except OSError:
             pass
-        dead = os.path.join(os.path.dirname(self.dir), "dead", self.key)
-        ensure_dir(dead)
+
+    def read_blob(self, name: str) -> list[dict[str, Any]]:
+        if name in self._planned_blobs:
+            return self._planned_blobs[name]
+        doc = read_json(os.path.join(self.dir, name))
+        messages = doc.get("messages") if isinstance(doc, dict) else None
+        if not isinstance(messages, list):
+            raise ValueError("not a queued capture")
+        return messages
+
+    def enqueue(
+        self,
+        op: str,
+        session: str,
+        messages: list[dict[str, Any]] | None = None,
+        *,
+        change: Callable[[State], None] | None = None,
+        **fields: Any,
+    ) -> None:
+        """Queue an entry, and apply ``change`` to the document in the same atomic write."""
+        now = self.clock()
+        blob = self.write_blob(session, messages) if op == "append" and messages else ""
+        if blob:
+            fields = {**fields, "blob": blob, "count": len(messages or []), "sent": 0}
+
+        def apply(doc: State) -> None:
+            if op != "append" or blob:
+                self.append_entry(doc, op, session, now, **fields)
+            if change is not None:
+                change(doc)
+
+        def create() -> State:
+            from ovhooks.state import new_state
+
+            return new_state(self.key, "", "", now)
+
         try:
-            os.replace(path, os.path.join(dead, f"{int(time.time())}-{os.path.basename(path)}"))
+            self.store.update(self.key, apply, create=create)
+        except BaseException:
+            if blob:
+                self.drop_blob(blob)  # not queued: whoever captured it will read it again
+            raise
+
+    @staticmethod
+    def append_entry(doc: State, op: str, session: str, now: float, **fields: Any) -> None:
+        """Add an entry to ``doc``'s queue (inside the caller's atomic update)."""
+        seq = max(int(doc.get("next_seq") or 1), 1)
+        entry: dict[str, Any] = {"op": op, "seq": seq, "session": session, "created_at": now}
+        entry.update(fields)
+        doc["next_seq"] = seq + 1
+        queue: Any = doc.setdefault("queue", [])
+        queue.append(entry)
+
+    # --- housekeeping -------------------------------------------------------------------------
+    def tidy(self) -> None:
+        """Remove what crashes left: blobs no entry names, temp files, old-format entries.
+
+        Runs under the session's worker lock: no other process writes blobs for this key.
+        """
+        if self.plan is not None:
+            return
+        self._adopt_legacy()
+        named = {str(e.get("blob")) for e in self.entries() if e.get("op") == "append"}
+        try:
+            names = os.listdir(self.dir)
         except OSError:
-            pass
+            names = []
+        for name in names:
+            if (
+                name.endswith(".tmp")
+                or name.endswith(".progress")
+                or (
+                    name.endswith(".json")
+                    and name not in named
+                    and not layout.is_legacy_entry(name)
+                )
+            ):
+                _unlink(os.path.join(self.dir, name))
+        remove_stale_tmp(layout.sessions_dir(self.state_dir), prefix=self.key + ".json.")
+        self._forget_old_notices()
+
+    def _forget_old_notices(self) -> None:
+        """Drop the claims of notices about outages and set-asides that are over."""
+        doc = self.store.load(self.key) or {}
+        outage: Any = doc.get("outage") or {}
+        keep = {
+            os.path.basename(
+                layout.notice_path(self.state_dir, self.key, f"outage-{outage.get('since')}")
+            ),
+            os.path.basename(
+                layout.notice_path(self.state_dir, self.key, f"set-aside-{doc.get('set_aside')}")
+            ),
+        }
+        prefix = os.path.basename(layout.notice_path(self.state_dir, self.key, ""))
+        try:
+            names = os.listdir(layout.sessions_dir(self.state_dir))
+        except OSError:
+            return
+        for name in names:
+            if name.startswith(prefix) and name not in keep:
+                _unlink(os.path.join(layout.sessions_dir(self.state_dir), name))
+
+    def _adopt_legacy(self) -> None:
+        """Move entries an older ovhooks queued as files into the document's queue.
+
+        Their cursor used to be saved after the entry; the document takes whichever is
+        further, in the same write that adopts the entry.
+        """
+        try:
+            names = sorted(n for n in os.listdir(self.dir) if layout.is_legacy_entry(n))
+        except OSError:
+            return
+        for name in names:
+            path = os.path.join(self.dir, name)
+            try:
+                old = read_json(path)
+            except (OSError, ValueError):
+                old = None
+            if isinstance(old, dict):
+                self._adopt(old, _legacy_done(path + ".progress"))
+            _unlink(path + ".progress")
+            _unlink(path)
+
+    def _adopt(self, old: dict[str, Any], done: int) -> None:
+        now = self.clock()
+        session = str(old.get("session") or self.key)
+        fields: dict[str, Any]
+        if old.get("op") == "append":
+            old_batches = old.get("batches") or []
+            flat = [m for b in old_batches for m in b]
+            sent = sum(len(b) for b in old_batches[:done])
+            fields = {"blob": self.write_blob(session, flat), "count": len(flat), "sent": sent}
+        else:
+            keep = int(old.get("keep_recent_count") or 0)
+            fields = {"keep_recent_count": keep, "reason": str(old.get("reason") or "")}
+
+        def adopt(doc: State) -> None:
+            if old.get("op") == "append":
+                cursor = old.get("cursor") or {}
+                mine: Any = doc.get("cursor") or {}
+                if int(cursor.get("offset") or 0) > int(mine.get("offset") or 0):
+                    moved: Any = {**mine, **cursor}
+                    doc["cursor"] = moved
+                known = list(doc.get("recent_uids") or [])
+                doc["recent_uids"] = known + [u for u in old.get("uids") or [] if u not in known]
+            self.append_entry(doc, str(old.get("op")), session, now, **fields)
+
+        self.store.update(self.key, adopt)
 
     # --- drain ------------------------------------------------------------------------------
     def drain(
         self,
         backend: Backend,
         *,
-        on_commit_not_found: Callable[[Entry], None] | None = None,
+        on_commit_not_found: Callable[[QueueEntry], None] | None = None,
     ) -> DrainResult:
-        """Send pending entries in order until the queue is empty or a request fails."""
+        """Send queued entries in order until the queue is empty or a request fails."""
         result = DrainResult()
-        for path, entry in self.entries():
-            if self.plan is not None:
+        if self.plan is not None:
+            for entry in self.entries():
                 self._plan_entry(entry)
-                continue
+            return result
+        self.tidy()
+        while True:
+            queue = self.entries()
+            if not queue:
+                break
+            entry = queue[0]
             try:
-                if entry["op"] == "append":
-                    self._send_append(path, entry, backend, result)
+                if entry.get("op") == "append":
+                    self._send_append(entry, backend, result)
                 else:
-                    self._send_commit(path, entry, backend, result, on_commit_not_found)
-            except BackendError as exc:
-                if _permanent(exc, entry):
-                    self._bury(path, str(exc))
-                    result.dead += 1
-                    continue
+                    self._send_commit(entry, backend, result, on_commit_not_found)
+            except (BackendError, InflightError) as exc:
                 result.error = exc
                 break
         result.remaining = len(self)
         return result
 
-    def _plan_entry(self, entry: Entry) -> None:
+    def _plan_entry(self, entry: QueueEntry) -> None:
         assert self.plan is not None
         sid = entry["session"]
         if entry["op"] == "append":
-            for batch in entry.get("batches", []):
+            try:
+                messages = self.read_blob(str(entry.get("blob")))
+            except (OSError, ValueError):
+                return
+            for batch in batches(messages[int(entry.get("sent") or 0) :]):
                 path = f"/api/v1/sessions/{sid}/messages/batch"
                 self.plan.write_request("POST", path, {"messages": batch})
         else:
-            body = (
-                {"keep_recent_count": entry["keep_recent_count"]}
-                if entry.get("keep_recent_count")
-                else {}
-            )
+            keep = entry.get("keep_recent_count") or 0
+            body = {"keep_recent_count": keep} if keep else {}
             self.plan.write_request("POST", f"/api/v1/sessions/{sid}/commit", body)
 
-    def _send_append(self, path: str, entry: Entry, backend: Backend, result: DrainResult) -> None:
-        # Progress through an entry lives in a tiny sidecar file: a large capture (an import, a
-        # long outage) is not rewritten after every accepted batch, and the batch in flight is
-        # marked before it is sent. A crash after the server took it but before we recorded
-        # that leaves the mark, and the next drain asks the server instead of sending it again.
-        progress_path = path + ".progress"
-        done, inflight = _read_progress(progress_path)
-        all_batches = list(entry.get("batches", []))
-        session = entry["session"]
-        if (
-            inflight is not None
-            and inflight == done < len(all_batches)
-            and _already_applied(backend, session, all_batches[done])
-        ):
+    def _update_entry(self, seq: int, change: Callable[[QueueEntry, State], None]) -> None:
+        def apply(doc: State) -> None:
+            entry = find(doc, seq)
+            if entry is not None:
+                change(entry, doc)
+
+        self.store.update(self.key, apply)
+
+    def _patch(self, seq: int, **values: Any) -> None:
+        def change(entry: QueueEntry, _doc: State) -> None:
+            raw: Any = entry
+            raw.update(values)
+
+        self._update_entry(seq, change)
+
+    def _remove(self, seq: int, change: Callable[[State], None] | None = None) -> None:
+        def apply(doc: State) -> None:
+            doc["queue"] = [e for e in doc.get("queue") or [] if e.get("seq") != seq]
+            if change is not None:
+                change(doc)
+
+        self.store.update(self.key, apply)
+
+    def _send_append(self, entry: QueueEntry, backend: Backend, result: DrainResult) -> None:
+        seq = int(entry["seq"])
+        blob = str(entry.get("blob"))
+        try:
+            messages = self.read_blob(blob)
+        except (OSError, ValueError) as exc:
+            # The blob was written (fsync'd) before its entry; losing it means the disk lost
+            # data. Nothing can be sent: say so and keep the queue moving.
             if self.log:
-                self.log.info("outbox_inflight_was_applied", session=session, batch=done)
-            done += 1
-            write_atomic(progress_path, _progress(done, None))
-        for index in range(done, len(all_batches)):
-            write_atomic(progress_path, _progress(index, index))
+                self.log.error(
+                    "outbox_blob_unreadable", session=self.key, blob=blob, error=str(exc)
+                )
+            self._remove(seq)
+            return
+        session = str(entry["session"])
+        sent = int(entry.get("sent") or 0)
+        inflight = entry.get("inflight")
+        if inflight:
+            sent = self._settle(entry, inflight, messages, backend, sent)
+        split_until = int(entry.get("split_until") or 0)
+        while sent < len(messages):
+            size = 1 if sent < split_until else MAX_BATCH
+            batch = messages[sent : sent + size]
+            started = self.clock()
+            self._patch(seq, inflight={"start": sent, "count": len(batch), "at": started})
             try:
-                answer = backend.append_messages(session, all_batches[index])
+                answer = backend.append_messages(session, batch)
             except BackendError as exc:
-                # Refused connections and error answers mean the batch was not taken; only
-                # a timeout or a garbled answer leaves the question open.
-                if exc.kind in ("unreachable", "http"):
-                    write_atomic(progress_path, _progress(index, None))
+                if _malformed(exc):
+                    if len(batch) > 1:
+                        split_until = sent + len(batch)
+                        self._patch(seq, inflight=None, split_until=split_until)
+                    else:
+                        self._set_aside(entry, batch[0], sent, exc, result)
+                        sent += 1
+                    continue
+                self._after_failure(seq, exc)
                 raise
-            write_atomic(progress_path, _progress(index + 1, None))
-            result.messages_sent += len(all_batches[index])
+            sent += len(batch)
             tokens = answer.get("pending_tokens")
             if isinstance(tokens, int | float):
                 result.pending_tokens = int(tokens)
-        os.unlink(path)
-        try:
-            os.unlink(progress_path)
-        except FileNotFoundError:
-            pass
+            result.messages_sent += len(batch)
+
+            def accepted(
+                e: QueueEntry, doc: State, s: int = sent, n: int = len(batch), t: Any = tokens
+            ) -> None:
+                e["sent"] = s
+                e["inflight"] = None
+                doc["messages_sent"] = int(doc.get("messages_sent") or 0) + n
+                if isinstance(t, int | float):
+                    doc["pending_tokens"] = int(t)
+
+            self._update_entry(seq, accepted)
+        self._remove(seq)
+        self.drop_blob(blob)
+
+    def _after_failure(self, seq: int, exc: BackendError) -> None:
+        """Record what a failed request means for the batch in flight."""
+        if exc.kind == "unreachable":
+            # never reached the server (refused, DNS): certainly not taken
+            self._patch(seq, inflight=None)
+        elif exc.kind == "http":
+            # the server answered: its processing of the request is over
+            def answered(e: QueueEntry, _d: State) -> None:
+                inflight = e.get("inflight")
+                if inflight:
+                    inflight["answered"] = True
+
+            self._update_entry(seq, answered)
+        # a timeout or a garbled answer: the batch may still land; the mark stays
+
+    def _settle(
+        self,
+        entry: QueueEntry,
+        inflight: Any,
+        messages: list[dict[str, Any]],
+        backend: Backend,
+        sent: int,
+    ) -> int:
+        """Decide a batch left in flight: taken, certainly not taken, or not yet known."""
+        seq = int(entry["seq"])
+        start = int(inflight.get("start") or 0)
+        count = int(inflight.get("count") or 0)
+        batch = messages[start : start + count]
+        applied = already_applied(backend, str(entry["session"]), batch)
+        if applied:
+            if self.log:
+                self.log.info("outbox_inflight_was_applied", session=self.key, start=start)
+
+            def taken(e: QueueEntry, doc: State) -> None:
+                e["sent"] = start + count
+                e["inflight"] = None
+                doc["messages_sent"] = int(doc.get("messages_sent") or 0) + count
+
+            self._update_entry(seq, taken)
+            return start + count
+        final = bool(inflight.get("answered")) or backend.name == "local"
+        waited = self.clock() - float(inflight.get("at") or 0)
+        if applied is None or (not final and waited < self.window_s):
+            raise InflightError(
+                f"a batch sent {waited:.0f} s ago may still be applied by the server; "
+                "it is checked again before anything else is sent"
+            )
+        self._patch(seq, inflight=None)
+        return start
+
+    def _set_aside(
+        self,
+        entry: QueueEntry,
+        message: dict[str, Any],
+        index: int,
+        exc: BackendError,
+        result: DrainResult,
+    ) -> None:
+        """Keep a record the server refused alone on disk, count it, and move past it."""
+        seq = int(entry["seq"])
+        dead = layout.dead_dir(self.state_dir, self.key)
+        ensure_dir(dead)
+        write_json_atomic(
+            os.path.join(dead, f"{seq:06d}-{index:06d}-{entry.get('blob')}"),
+            {"session": entry["session"], "error": str(exc), "message": message},
+        )
+        if self.log:
+            self.log.error("outbox_record_set_aside", session=self.key, error=str(exc))
+        result.dead += 1
+
+        def set_aside(e: QueueEntry, doc: State) -> None:
+            e["sent"] = index + 1
+            e["inflight"] = None
+            doc["set_aside"] = int(doc.get("set_aside") or 0) + 1
+
+        self._update_entry(seq, set_aside)
 
     def _send_commit(
         self,
-        path: str,
-        entry: Entry,
+        entry: QueueEntry,
         backend: Backend,
         result: DrainResult,
-        on_not_found: Callable[[Entry], None] | None,
+        on_not_found: Callable[[QueueEntry], None] | None,
     ) -> None:
+        seq = int(entry["seq"])
         try:
             answer = backend.commit(
                 entry["session"], keep_recent_count=int(entry.get("keep_recent_count") or 0)
@@ -226,61 +499,73 @@ class Outbox:
             # nothing to archive; drop the entry and let the caller forget the session.
             if self.log:
                 self.log.info("commit_session_gone", session=entry["session"])
-            os.unlink(path)
+            self._remove(seq)
             if on_not_found is not None:
                 on_not_found(entry)
             return
         result.commits.append(answer)
+        now = self.clock()
+
+        def committed(doc: State) -> None:
+            doc["commit_count"] = int(doc.get("commit_count") or 0) + 1
+            doc["last_commit_at"] = now
+            doc["pending_tokens"] = 0
+
+        self._remove(seq, committed)
+
+
+def _unlink(path: str) -> None:
+    try:
         os.unlink(path)
+    except OSError:
+        pass
 
 
-def _progress(done: int, inflight: int | None) -> bytes:
-    return json.dumps({"done": done, "inflight": inflight}).encode()
-
-
-def _read_progress(path: str) -> tuple[int, int | None]:
-    """(batches accepted, batch in flight or None) from the sidecar file."""
+def _legacy_done(path: str) -> int:
+    """Batches an old-format sidecar says were accepted (in flight counts as not)."""
     try:
         with open(path, "rb") as fh:
             doc = json.loads(fh.read() or b"{}")
-    except (OSError, ValueError):
-        return 0, None
+    except FileNotFoundError:
+        return 0
     if isinstance(doc, int):
-        return max(0, doc), None
-    if not isinstance(doc, dict):
-        return 0, None
-    done = doc.get("done")
-    inflight = doc.get("inflight")
-    return (
-        max(0, done) if isinstance(done, int) else 0,
-        inflight if isinstance(inflight, int) else None,
-    )
+        return max(0, doc)
+    done = doc.get("done") if isinstance(doc, dict) else None
+    return max(0, done) if isinstance(done, int) else 0
 
 
 def _message_key(message: dict[str, Any]) -> tuple[str, str]:
     parts = message.get("parts") or []
     text = " ".join(
-        str(p.get("text", "")) for p in parts if isinstance(p, dict) and p.get("type") == "text"
+        str(p.get("text", "")) if p.get("type") == "text" else str(p.get("tool_id") or "")
+        for p in parts
+        if isinstance(p, dict)
     )
     return str(message.get("role")), " ".join((text or str(message.get("content") or "")).split())
 
 
-def _already_applied(backend: Backend, session: str, batch: list[dict[str, Any]]) -> bool:
-    """Whether the session's newest messages are this batch (sent, then a crash)."""
+def already_applied(backend: Backend, session: str, batch: list[dict[str, Any]]) -> bool | None:
+    """Whether the session's newest messages are this batch; None when the server can't say.
+
+    One write is in flight per session at a time, so if the batch was applied it is the
+    newest thing the session holds.
+    """
     try:
         live = backend.session_context(session, 1_000_000).get("messages") or []
-    except Exception:  # unknown: sending again risks a duplicate, not a loss
-        return False
+    except BackendError as exc:
+        if exc.not_found:
+            return False  # no session yet: nothing of it was applied
+        return None
+    except Exception:
+        return None
     if not isinstance(live, list) or len(live) < len(batch):
         return False
     tail = [_message_key(m) for m in live[-len(batch) :] if isinstance(m, dict)]
     return tail == [_message_key(m) for m in batch]
 
 
-def _permanent(exc: BackendError, entry: Entry) -> bool:
-    """True for requests the server will never accept as they are (poison entries)."""
+def _malformed(exc: BackendError) -> bool:
+    """A request the server will never accept as it is (a poison record)."""
     if exc.kind != "http" or exc.retryable:
         return False
-    if exc.status in (401, 403):
-        return False  # a key problem: the user can fix it, and then the entry should go
-    return exc.status in (400, 413, 422) or (exc.status == 404 and entry["op"] == "append")
+    return exc.status in (400, 413, 422)

@@ -1,16 +1,9 @@
-"""Per-session state files: one small JSON document per OpenViking session.
+"""Per-session documents: one JSON document per OpenViking session, its queue included.
 
-Layout under ``settings.state_dir``::
-
-    sessions/<ov-session-id>.json    the state document (see ``new_state``)
-    sessions/.<ov-session-id>.lock   held for every read-modify-write of it
-    outbox/<ov-session-id>/          queued writes (see ``outbox.py``)
-    locks/<ov-session-id>.worker     held by the one worker draining that session
-    logs/ovhooks.log                 JSONL log
-
-Writes are atomic (temp file + ``os.replace``) under the sibling lock. A corrupt or
-unreadable document is moved aside (``.corrupt-<time>``) and rebuilt, so a hook still answers.
-In a dry run nothing is written: changes go to an in-memory overlay and the plan.
+Paths come from ``layout.py``. Writes are atomic (temp file + ``os.replace``) under the
+sibling lock. A corrupt or unreadable document is moved aside (``.corrupt-<time>``) and
+rebuilt, so a hook still answers. In a dry run nothing is written: changes go to an
+in-memory overlay and the plan.
 """
 
 from __future__ import annotations
@@ -19,17 +12,16 @@ import json
 import os
 import time
 
+from ovhooks import layout
 from ovhooks.fsutil import FileLock, read_json, write_json_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
+    from ovhooks.layout import State
     from ovhooks.log import Log
     from ovhooks.plan import Plan
-
-    State = dict[str, Any]
 
 STATE_VERSION = 1
 
@@ -67,6 +59,8 @@ def new_state(key: str, host: str, host_session_id: str, now: float) -> State:
         "ended": False,
         "end_reason": "",
         "last_error": None,
+        "queue": [],
+        "next_seq": 1,
     }
 
 
@@ -80,17 +74,17 @@ class StateStore:
         lock_timeout_s: float = 10.0,
     ) -> None:
         self.state_dir = state_dir
-        self.sessions_dir = os.path.join(state_dir, "sessions")
+        self.sessions_dir = layout.sessions_dir(state_dir)
         self.plan = plan
         self.log = log
         self.lock_timeout_s = lock_timeout_s
         self._overlay: dict[str, State | None] = {}
 
     def path(self, key: str) -> str:
-        return os.path.join(self.sessions_dir, key + ".json")
+        return layout.state_path(self.state_dir, key)
 
     def lock(self, key: str) -> FileLock:
-        return FileLock(os.path.join(self.sessions_dir, f".{key}.lock"), self.lock_timeout_s)
+        return FileLock(layout.state_lock_path(self.state_dir, key), self.lock_timeout_s)
 
     def load(self, key: str) -> State | None:
         """The state for ``key``, or None when there is none (or it was corrupt)."""
@@ -108,7 +102,8 @@ class StateStore:
         if not isinstance(raw, dict) or raw.get("key") != key:
             self._quarantine(path, ValueError("not a state document"))
             return None
-        return raw
+        found: State = raw  # type: ignore[assignment]
+        return found
 
     def _quarantine(self, path: str, exc: Exception) -> None:
         if self.log:
@@ -164,7 +159,7 @@ class StateStore:
     def keys(self) -> list[str]:
         try:
             names = os.listdir(self.sessions_dir)
-        except FileNotFoundError:
+        except OSError:  # missing, or not a directory: no sessions to list
             names = []
         keys = {n[: -len(".json")] for n in names if n.endswith(".json") and not n.startswith(".")}
         for key, doc in self._overlay.items():

@@ -1,14 +1,13 @@
-"""The worker: capture new turns into the outbox, then drain the outbox, one session at a time.
+"""The worker: capture new turns into the queue, then drain it, one session at a time.
 
 Hooks that write (Stop, PreCompact, SessionEnd, SubagentStop, and SessionStart's commits of
 other sessions) hand a job to a detached worker and return at once (interface §5.5). For one
-session, workers run strictly one after another: each holds ``locks/<key>.worker`` for its
-whole run, and a second worker waits for it (up to ``worker_lock_wait_s``) instead of
-reading the same cursor and sending the same turns (anchor bug #5).
+session one worker runs at a time and at most one waits (``workerlock.py``), so no two read
+the same cursor and send the same turns (anchor bug #5).
 
-Order inside one run: reconcile the cursor with queued entries, read what the transcript
-gained, queue it, update the state, queue a requested commit, drain. Every network write
-happens in the drain, after the data is on disk.
+Order inside one run: read what the transcript gained; queue it together with the cursor it
+advances (one atomic write, ``outbox.py``); queue a requested commit; drain. Every network
+write happens in the drain, after the data is on disk.
 """
 
 from __future__ import annotations
@@ -16,9 +15,9 @@ from __future__ import annotations
 import os
 import time
 
+from ovhooks import layout
 from ovhooks.backend.errors import BackendError
-from ovhooks.fsutil import FileLock
-from ovhooks.outbox import Outbox, batches
+from ovhooks.outbox import InflightError, Outbox
 from ovhooks.state import StateStore, new_state
 
 TYPE_CHECKING = False
@@ -28,15 +27,16 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.config import Settings
+    from ovhooks.layout import Job, State
     from ovhooks.log import Log
     from ovhooks.model import Turn
     from ovhooks.plan import Plan
 
-    Job = dict[str, Any]
-
 # How many captured turn uids a state remembers, to recognise turns seen before when a
 # transcript is rewritten. Bounded so the state file stays small.
 RECENT_UIDS = 4000
+# Failures closer together than this belong to one outage: the user is told once about it.
+OUTAGE_GAP_S = 300.0
 
 
 def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]]:
@@ -71,24 +71,41 @@ class SessionWorker:
     def run(self, job: Job) -> dict[str, Any]:
         """Run one job under the session's worker lock; returns a summary for logs/tests."""
         key = str(job["key"])
-        lock = FileLock(os.path.join(self.settings.state_dir, "locks", f"{key}.worker"))
-        if self.plan is None and not lock.acquire(self.settings.worker_lock_wait_s):
+        if self.plan is not None:
+            return self._run_locked(job)
+        from ovhooks.workerlock import SessionTurn
+
+        turn = SessionTurn(self.settings.state_dir, key)
+        outcome, job = turn.acquire(job, self.settings.worker_lock_wait_s)
+        if outcome == "handed":
+            self.log.info("worker_handed_off", session=key)
+            return {"key": key, "skipped": "handed to the waiting worker"}
+        if outcome == "timeout":
             self.log.error("worker_lock_timeout", session=key)
             return {"key": key, "skipped": "lock busy"}
         try:
             return self._run_locked(job)
         finally:
-            if self.plan is None:
-                lock.release()
+            turn.release()
+
+    def outbox(self, key: str) -> Outbox:
+        return Outbox(
+            self.store,
+            key,
+            plan=self.plan,
+            log=self.log,
+            inflight_window_s=self.settings.inflight_window_s,
+            clock=self.clock,
+        )
 
     # --- the steps --------------------------------------------------------------------------
     def _run_locked(self, job: Job) -> dict[str, Any]:
         key = str(job["key"])
         now = self.clock()
-        outbox = Outbox(self.settings.state_dir, key, plan=self.plan, log=self.log)
+        outbox = self.outbox(key)
         summary: dict[str, Any] = {"key": key, "queued": 0, "sent": 0, "commits": 0}
 
-        def create() -> dict[str, Any]:
+        def create() -> State:
             doc = new_state(
                 key, str(job.get("host") or ""), str(job.get("host_session_id") or ""), now
             )
@@ -102,15 +119,15 @@ class SessionWorker:
         if job.get("capture"):
             summary["queued"] = self._capture(job, state, outbox, now)
         if job.get("commit"):
-            self._queue_commit(key, outbox, str(job["commit"]), job.get("end"))
+            self._queue_commit(key, str(job["commit"]), job.get("end"))
         drained = self._drain(key, outbox, summary)
         threshold = self.settings.commit_token_threshold
         if drained is not None and threshold and drained >= threshold:
-            self._queue_commit(key, outbox, f"{drained} pending tokens", None, keep_recent=True)
+            self._queue_commit(key, f"{drained} pending tokens", None, keep_recent=True)
             self._drain(key, outbox, summary)
         return summary
 
-    def _capture(self, job: Job, state: dict[str, Any], outbox: Outbox, now: float) -> int:
+    def _capture(self, job: Job, state: State, outbox: Outbox, now: float) -> int:
         from ovhooks.capture import CaptureOptions, build_messages
         from ovhooks.transcripts.reader import read_new
 
@@ -118,16 +135,10 @@ class SessionWorker:
         path = str(job.get("transcript_path") or state.get("transcript_path") or "")
         if not path:
             return 0
-        cursor = dict(state.get("cursor") or {})
+        # The cursor moved in the same write that queued what it covers: whatever happened
+        # to the queue since (sent, replayed, crashed), reading on from it is right.
+        cursor: dict[str, Any] = dict(state.get("cursor") or {})
         seen = set(state.get("recent_uids") or [])
-        # Reconcile with queued appends: a crash between queueing and saving the state must
-        # not make the next run read (and send) the same lines again.
-        for _path, entry in outbox.entries():
-            if entry.get("op") == "append":
-                seen.update(entry.get("uids") or [])
-                queued_cursor = entry.get("cursor") or {}
-                if int(queued_cursor.get("offset") or 0) > int(cursor.get("offset") or 0):
-                    cursor = dict(queued_cursor)
         wait_s = float(job.get("wait_for_transcript_s") or 0)
         deadline = time.monotonic() + wait_s
         while wait_s and not os.path.exists(path) and time.monotonic() < deadline:
@@ -162,16 +173,6 @@ class SessionWorker:
                 message.setdefault("peer_id", peer)
         uids = [t.uid for t in fresh]
         ov_session = str(state.get("ov_session_id") or key)
-        if messages:
-            outbox.enqueue(
-                {
-                    "op": "append",
-                    "session": ov_session,
-                    "batches": batches(messages),
-                    "cursor": read.cursor,
-                    "uids": uids,
-                }
-            )
         stats = captured.stats
         if any(k.startswith("redacted") and v for k, v in stats.items()):
             self.log.info(
@@ -180,8 +181,9 @@ class SessionWorker:
                 **{k: v for k, v in stats.items() if k.startswith("redacted") and v},
             )
 
-        def change(doc: dict[str, Any]) -> None:
-            doc["cursor"] = {**read.cursor, "turns": int(cursor.get("turns") or 0) + len(turns)}
+        def change(doc: State) -> None:
+            moved: Any = {**read.cursor, "turns": int(cursor.get("turns") or 0) + len(turns)}
+            doc["cursor"] = moved
             doc["recent_uids"] = (list(doc.get("recent_uids") or []) + uids)[-RECENT_UIDS:]
             doc["held"] = captured.held
             doc["synthetic_tail"] = synthetic_tail
@@ -192,86 +194,89 @@ class SessionWorker:
                 )
             doc["transcript_path"] = path
             if job.get("cwd"):
-                doc["cwd"] = job["cwd"]
+                doc["cwd"] = str(job["cwd"])
             if peer:
                 doc["peer"] = peer
             if fresh:
                 doc["last_activity_at"] = now
                 doc["turns_captured"] = int(doc.get("turns_captured") or 0) + len(fresh)
             doc["uncommitted"] = int(doc.get("uncommitted") or 0) + len(messages)
-            if job.get("error_notified"):
-                doc["error_notified"] = True
 
-        self.store.update(key, change)
+        # ONE atomic write: the queue entry and everything it advances.
+        outbox.enqueue("append", ov_session, messages, change=change)
         return len(messages)
 
     def _queue_commit(
-        self, key: str, outbox: Outbox, reason: str, end: object, *, keep_recent: bool = False
+        self, key: str, reason: str, end: object, *, keep_recent: bool = False
     ) -> None:
-        state = self.store.load(key) or {}
-        has_pending_append = any(e.get("op") == "append" for _p, e in outbox.entries())
-        if int(state.get("uncommitted") or 0) == 0 and not has_pending_append:
-            if end is not None:
-                self.store.update(key, lambda d: d.update(ended=True, end_reason=str(end)))
-            return  # nothing new since the last commit: an empty commit would only be skipped
         keep = self.settings.commit_keep_recent if keep_recent else 0
-        outbox.enqueue(
-            {
-                "op": "commit",
-                "session": str(state.get("ov_session_id") or key),
-                "keep_recent_count": keep,
-                "reason": reason,
-            }
-        )
+        now = self.clock()
 
-        def change(doc: dict[str, Any]) -> None:
-            doc["uncommitted"] = 0
-            doc["commit_requested_at"] = self.clock()
+        def change(doc: State) -> None:
             if end is not None:
                 doc["ended"] = True
                 doc["end_reason"] = str(end)
+            queue = doc.get("queue") or []
+            if int(doc.get("uncommitted") or 0) == 0 and not any(
+                e.get("op") == "append" for e in queue
+            ):
+                return  # nothing new since the last commit: an empty commit would be skipped
+            Outbox.append_entry(
+                doc,
+                "commit",
+                str(doc.get("ov_session_id") or key),
+                now,
+                keep_recent_count=keep,
+                reason=reason,
+            )
+            doc["uncommitted"] = 0
+            doc["commit_requested_at"] = now
 
         self.store.update(key, change)
 
     def _drain(self, key: str, outbox: Outbox, summary: dict[str, Any]) -> int | None:
-        if not len(outbox):
-            return None
         state = self.store.load(key) or {}
+        if not state.get("queue") and not os.path.isdir(outbox.dir):
+            return None
         backend = self.backend_for(str(state.get("peer") or ""))
         gone: list[bool] = []
         result = outbox.drain(backend, on_commit_not_found=lambda _e: gone.append(True))
         summary["sent"] += result.messages_sent
         summary["commits"] += len(result.commits)
+        if result.dead:
+            summary["set_aside"] = summary.get("set_aside", 0) + result.dead
         if gone:
             # interface: a 404 for a session the server no longer has drops that one state
             self.store.delete(key)
             return None
+        if self.plan is not None:
+            return None
         now = self.clock()
+        error = result.error
 
-        def change(doc: dict[str, Any]) -> None:
-            doc["messages_sent"] = int(doc.get("messages_sent") or 0) + result.messages_sent
-            if result.pending_tokens is not None:
-                doc["pending_tokens"] = result.pending_tokens
-            if result.commits:
-                doc["commit_count"] = int(doc.get("commit_count") or 0) + len(result.commits)
-                doc["last_commit_at"] = now
-                doc["pending_tokens"] = 0
-            if result.error is not None:
+        def change(doc: State) -> None:
+            if isinstance(error, InflightError):
+                return  # still the same outage (or none): nothing new to record
+            if error is not None:
                 doc["last_error"] = {
                     "at": now,
-                    "error": str(result.error),
+                    "error": str(error),
+                    "status": getattr(error, "status", None),
                     "queued": result.remaining,
                 }
+                outage = doc.get("outage")
+                if not outage or now - float(outage.get("last_failure_at") or 0) > OUTAGE_GAP_S:
+                    doc["outage"] = {"since": now, "last_failure_at": now}
+                else:
+                    doc["outage"] = {"since": outage["since"], "last_failure_at": now}
             elif doc.get("last_error"):
                 doc["last_error"] = None
-                doc["error_notified"] = False
 
         self.store.update(key, change)
-        if result.error is not None:
-            self.log.error(
-                "drain_failed", session=key, error=str(result.error), queued=result.remaining
-            )
-            summary["error"] = str(result.error)
+        if error is not None:
+            event = "drain_waiting" if isinstance(error, InflightError) else "drain_failed"
+            self.log.error(event, session=key, error=str(error), queued=result.remaining)
+            summary["error"] = str(error)
         return result.pending_tokens
 
 
@@ -344,7 +349,7 @@ def _background_sweep(
     from ovhooks.fsutil import write_atomic
     from ovhooks.lifecycle import commit_job, idle_sessions, sweep_due
 
-    stamp = os.path.join(settings.state_dir, "last-sweep")
+    stamp = layout.sweep_stamp_path(settings.state_dir)
     try:
         last: float | None = os.stat(stamp).st_mtime
     except OSError:

@@ -45,30 +45,17 @@ def command_backend(
 
 
 def outbox_backlog(state_dir: str) -> dict[str, int]:
-    """Session key -> queued outbox entries (``outbox/<key>/*.json``)."""
-    root = os.path.join(state_dir, "outbox")
-    out: dict[str, int] = {}
-    try:
-        keys = os.listdir(root)
-    except OSError:
-        return out
-    for key in sorted(keys):
-        if key == "dead" or key.startswith("."):
-            continue
-        try:
-            names = os.listdir(os.path.join(root, key))
-        except OSError:
-            continue
-        count = sum(1 for n in names if n.endswith(".json"))
-        if count:
-            out[key] = count
-    return out
+    """Session key -> writes still queued for it (``layout.queued_counts``)."""
+    from ovhooks.layout import queued_counts
+
+    return queued_counts(state_dir)
 
 
 def dead_letters(state_dir: str) -> int:
-    """Writes the server refused for good, kept under ``outbox/dead/`` for inspection."""
-    root = os.path.join(state_dir, "outbox", "dead")
+    """Records the server refused for good, set aside under ``outbox/dead/`` for inspection."""
+    from ovhooks.layout import dead_root
+
     total = 0
-    for _dir, _subdirs, files in os.walk(root):
+    for _dir, _subdirs, files in os.walk(dead_root(state_dir)):
         total += sum(1 for n in files if n.endswith(".json"))
     return total

@@ -285,9 +285,23 @@ def _server_total(backend: OpenVikingBackend, session_id: str) -> int | None:
     return int(total) if isinstance(total, int) else None
 
 
-def settle_inflight(remote: Remote, session_id: str, peer: str, state: dict[str, Any]) -> None:
-    """A batch the last run sent without hearing back: count it done if the server has it."""
-    inflight = state.pop("inflight", None)
+def settle_inflight(
+    remote: Remote,
+    session_id: str,
+    peer: str,
+    state: dict[str, Any],
+    *,
+    window_s: float,
+    now: float,
+) -> None:
+    """A batch the last run sent without hearing back: done if the server has it.
+
+    The same rule as the outbox (``outbox.py``): it is sent again only when it certainly
+    failed, i.e. the server answered with an error, or its processing window has passed
+    without the batch showing up. Until then the export stops rather than risk sending it
+    twice while the original may still land.
+    """
+    inflight = state.get("inflight")
     if not isinstance(inflight, dict):
         return
     total = _server_total(remote.backend(peer), session_id)
@@ -295,6 +309,18 @@ def settle_inflight(remote: Remote, session_id: str, peer: str, state: dict[str,
     if total is not None and total == int(state["sent"]) + count:
         state["seq"] = int(inflight["last_seq"])
         state["sent"] = int(state["sent"]) + count
+        state.pop("inflight", None)
+        return
+    waited = now - float(inflight.get("at") or 0)
+    if total is None or (not inflight.get("answered") and waited < window_s):
+        raise CommandError(
+            f"a batch sent to session {session_id} {waited:.0f} s ago may still be applied "
+            "by the server; it is not sent again before that is known",
+            fix=f"run the same command again in {max(1, round(window_s - waited))} s",
+            code=ExitCode.INCOMPLETE,
+            slug="inflight",
+        )
+    state.pop("inflight", None)
 
 
 class Export:
@@ -376,7 +402,14 @@ class Export:
         # Settle unanswered batches first: they decide which messages are still to send.
         if self.inflight:
             for sid, peer in self.inflight:
-                settle_inflight(self.remote, sid, peer, session_progress(doc, sid))
+                settle_inflight(
+                    self.remote,
+                    sid,
+                    peer,
+                    session_progress(doc, sid),
+                    window_s=self.settings.inflight_window_s,
+                    now=time.time(),
+                )
             self.progress.save()
             self.inflight = []
             self.plan()
@@ -426,13 +459,17 @@ class Export:
                 slug="store_changed",
             )
         state = session_progress(self.progress.doc, step.target)
-        state["inflight"] = {"count": len(messages), "last_seq": step.seqs[-1]}
+        state["inflight"] = {"count": len(messages), "last_seq": step.seqs[-1], "at": time.time()}
         self.progress.save()
         try:
             self.remote.backend(step.peer).append_messages(step.target, messages)
         except Exception as exc:
-            if refused_for_good(exc):  # the server did not take it: nothing in flight
+            kind = getattr(exc, "kind", "")
+            if refused_for_good(exc) or kind == "unreachable":  # certainly not taken
                 state.pop("inflight", None)
+                self.progress.save()
+            elif kind == "http":  # answered: the server is done with it, check then resend
+                state["inflight"]["answered"] = True
                 self.progress.save()
             raise
         state.pop("inflight", None)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import typer
 
     from ovhooks.config import Settings
+    from ovhooks.layout import Job, State
 
 _UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.I)
 _HEAD_LINES = 50
@@ -161,28 +162,30 @@ def parse_since(text: str, now: float) -> float:
     return moment.timestamp()
 
 
-def import_job(settings: Settings, item: Transcript, *, commit: bool) -> dict[str, Any]:
+def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
     """The job a Stop hook would hand the worker for this transcript."""
     from ovhooks.ids import ov_session_id, project_peer, project_root
 
     peer = settings.actor_peer
     if not peer and item.cwd:
         peer = project_peer(project_root(item.cwd))
-    job: dict[str, Any] = {
-        "key": ov_session_id(item.host, item.session_id),
-        "host": item.host,
-        "host_session_id": item.session_id,
-        "transcript_path": item.path,
-        "cwd": item.cwd,
-        "peer": peer,
-        "capture": True,
-    }
+    from ovhooks.layout import new_job
+
+    work: dict[str, Any] = {"capture": True}
     if commit:
-        job["commit"] = "import"
-    return job
+        work["commit"] = "import"
+    return new_job(
+        ov_session_id(item.host, item.session_id),
+        host=item.host,
+        host_session_id=item.session_id,
+        transcript_path=item.path,
+        cwd=item.cwd,
+        peer=peer,
+        **work,
+    )
 
 
-def up_to_date(state: dict[str, Any] | None, item: Transcript, *, commit: bool) -> bool:
+def up_to_date(state: State | None, item: Transcript, *, commit: bool) -> bool:
     """True when the session's cursor sits at the end of this transcript (and, if a commit
     is wanted, nothing is left uncommitted)."""
     if not state or state.get("transcript_path") != item.path:

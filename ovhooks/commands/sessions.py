@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     import typer
 
     from ovhooks.config import Settings
-
-    State = dict[str, Any]
+    from ovhooks.layout import Job, State
 
 
 def find_session(states: list[State], wanted: str) -> State:
@@ -62,26 +61,21 @@ def latest_session(states: list[State]) -> State:
             code=ExitCode.NOT_FOUND,
             slug="not_found",
         )
-    return max(candidates, key=lambda d: float(d["last_activity_at"]))
+    return max(candidates, key=lambda d: float(d.get("last_activity_at") or 0))
 
 
-def capture_job(settings: Settings, doc: State, reason: str | None) -> dict[str, Any]:
+def capture_job(settings: Settings, doc: State, reason: str | None) -> Job:
     """Catch up on the transcript (as a Stop would), then commit with ``reason``."""
-    job: dict[str, Any] = {
-        "key": doc["key"],
-        "host": doc.get("host"),
-        "host_session_id": doc.get("host_session_id"),
-        "transcript_path": doc.get("transcript_path"),
-        "peer": doc.get("peer"),
-        "capture": bool(doc.get("transcript_path")) and settings.capture,
-    }
+    from ovhooks.layout import job_for_state
+
+    work: dict[str, Any] = {"capture": bool(doc.get("transcript_path")) and settings.capture}
     if reason:
-        job["commit"] = reason
-    return job
+        work["commit"] = reason
+    return job_for_state(doc, **work)
 
 
 def run(
-    settings: Settings, jobs: list[dict[str, Any]], *, dry_run: bool = False
+    settings: Settings, jobs: list[Job], *, dry_run: bool = False
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Run jobs now; returns (per-session results, dry-run plan lines)."""
     from ovhooks.commands.common import outbox_backlog
@@ -198,6 +192,7 @@ def register(app: typer.Typer) -> None:
         JSON: {results: [...], plan: [lines, dry run only]}.
         """
         from ovhooks.commands.common import outbox_backlog
+        from ovhooks.layout import job_for_state
         from ovhooks.lifecycle import session_start_commits
 
         settings = settings_from()
@@ -216,8 +211,7 @@ def register(app: typer.Typer) -> None:
         jobs = [capture_job(settings, by_key[key], reason) for key, reason in decisions]
         for key in outbox_backlog(settings.state_dir):
             if key not in dict(decisions):
-                doc = by_key.get(key, {})
-                jobs.append({"key": key, "host": doc.get("host"), "peer": doc.get("peer")})
+                jobs.append(job_for_state(by_key.get(key) or {"key": key}))
         results, plan = run(settings, jobs, dry_run=dry_run)
         Output("sweep", as_json=as_json).emit(
             {"results": results, "plan": plan},
@@ -234,13 +228,13 @@ def register(app: typer.Typer) -> None:
         commits, remaining, error}]}.
         """
         from ovhooks.commands.common import outbox_backlog
+        from ovhooks.layout import job_for_state
 
         settings = settings_from()
         states = {str(d["key"]): d for d in StateStore(settings.state_dir).all()}
         jobs = []
         for key in outbox_backlog(settings.state_dir):
-            doc = states.get(key, {})
-            jobs.append({"key": key, "host": doc.get("host"), "peer": doc.get("peer")})
+            jobs.append(job_for_state(states.get(key) or {"key": key}))
         results, _plan = run(settings, jobs)
         Output("flush", as_json=as_json).emit(
             {"results": results}, _render(results, [], "nothing queued")

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
     from ovhooks.config import Settings
     from ovhooks.hosts.base import Event
+    from ovhooks.layout import Job
     from ovhooks.plan import Plan
 
 
@@ -101,19 +102,22 @@ class HookContext:
                 continue
         return self.settings.replace(state_dir=scratch)
 
-    def job(self, event: Event, **work: Any) -> dict[str, Any]:
+    def job(self, event: Event, **work: Any) -> Job:
         """A worker job for this event's session."""
-        return {
+        from ovhooks.layout import new_job
+
+        fields: dict[str, Any] = {
             "key": self.session_key(event),
             "host": self.host,
             "host_session_id": event.session_id,
             "transcript_path": event.transcript_path,
             "cwd": event.cwd,
             "peer": self.peer(event),
-            **work,
         }
+        fields.update(work)
+        return new_job(**fields)
 
-    def hand_off(self, jobs: Sequence[dict[str, Any]]) -> None:
+    def hand_off(self, jobs: Sequence[Job]) -> None:
         """Give jobs to the worker, or describe them in a dry run."""
         if not jobs:
             return

@@ -11,22 +11,21 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 from ovhooks.hosts.base import Reply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
+    from ovhooks.layout import Job, State
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
     if ctx.bypassed(event):
         return Reply()
+    from ovhooks import layout
     from ovhooks.lifecycle import commit_job, forgettable, session_start_commits
     from ovhooks.state import StateStore, new_state
 
@@ -38,7 +37,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
 
     if key:
 
-        def register(doc: dict[str, Any]) -> None:
+        def register(doc: State) -> None:
             doc["registered_at"] = ctx.now
             if event.transcript_path:
                 doc["transcript_path"] = event.transcript_path
@@ -59,7 +58,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
             reset_session(settings, key)
 
     states = store.all()
-    jobs: list[dict[str, Any]] = []
+    jobs: list[Job] = []
     commits = session_start_commits(
         states,
         new_key=key,
@@ -73,11 +72,11 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     for other, reason in commits:
         jobs.append(commit_job(by_key[other], reason, capture=settings.capture))
     # Writes an earlier outage left queued are replayed now, whatever the source.
-    queued_keys = _keys_with_queued_writes(settings.state_dir)
+    queued_keys = layout.queued_sessions(settings.state_dir, states)
     for other in queued_keys:
         if other not in {j["key"] for j in jobs}:
-            doc = by_key.get(other, {})
-            jobs.append({"key": other, "host": doc.get("host"), "peer": doc.get("peer")})
+            doc = by_key.get(other) or {"key": other}
+            jobs.append(layout.job_for_state(doc))
     if source in ("startup", "clear") and not ctx.dry_run:
         for stale in forgettable(states, now=ctx.now):
             if stale != key and stale not in queued_keys:
@@ -116,7 +115,8 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 )
     if commits and not notice:
         names = ", ".join(k for k, _r in commits[:3]) + ("…" if len(commits) > 3 else "")
-        notice = f"ovhooks: committing {len(commits)} earlier session(s) to memory ({names})"
+        # handed to a detached worker: queued, not done (the worker may still fail to send)
+        notice = f"ovhooks: queued {len(commits)} earlier session(s) for commit to memory ({names})"
     ctx.log.info(
         "session_start",
         session=key,
@@ -127,19 +127,3 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         ms=round((time.monotonic() - ctx.started) * 1000, 1),
     )
     return Reply(context=context, system_message=notice)
-
-
-def _keys_with_queued_writes(state_dir: str) -> list[str]:
-    base = os.path.join(state_dir, "outbox")
-    try:
-        names = os.listdir(base)
-    except FileNotFoundError:
-        return []
-    out = []
-    for name in sorted(names):
-        try:
-            if any(n.endswith(".json") for n in os.listdir(os.path.join(base, name))):
-                out.append(name)
-        except OSError:
-            continue
-    return out

@@ -17,42 +17,71 @@ if TYPE_CHECKING:
 def handle(event: Event, ctx: HookContext) -> Reply:
     if not event.session_id or not ctx.settings.capture or ctx.bypassed(event):
         return Reply()
-    message, notified = outage_notice(ctx, ctx.session_key(event))
+    message = outage_notice(ctx.settings.state_dir, ctx.session_key(event))
     ctx.hand_off(
         [
             ctx.job(
                 event,
                 capture=True,
                 last_assistant=event.last_assistant_message if event.host == "claude" else "",
-                error_notified=notified,
             )
         ]
     )
     return Reply(system_message=message)
 
 
-def outage_notice(ctx: HookContext, key: str) -> tuple[str | None, bool]:
-    """Tell the user once when this session's writes are stuck (server down, bad key).
+def outage_notice(state_dir: str, key: str) -> str | None:
+    """Tell the user once per outage that this session's writes are stuck, and once about
+    records the server refused for good.
 
-    Reads the state file directly rather than through ``StateStore``: the hand-off must stay
-    free of the state/lock modules (the worker child imports them after the fork), and a
-    torn or missing file here only means no notice.
+    "Once" is claimed by creating a marker file named after the outage (``O_EXCL``: of all
+    the Stops that see the outage, exactly one creates it), so it holds however many
+    workers are still waiting to record anything. Reads the state file directly rather than
+    through ``StateStore``: the hand-off stays free of the state/lock modules, and a torn or
+    missing file here only means no notice.
     """
     import json
-    import os
 
-    path = os.path.join(ctx.settings.state_dir, "sessions", key + ".json")
+    from ovhooks import layout
+
     try:
-        with open(path, "rb") as fh:
+        with open(layout.state_path(state_dir, key), "rb") as fh:
             state = json.loads(fh.read())
     except (OSError, ValueError):
-        return None, False
-    error = state.get("last_error") if isinstance(state, dict) else None
-    if not isinstance(error, dict) or state.get("error_notified"):
-        return None, False
-    queued = error.get("queued") or 0
-    return (
-        f"ovhooks: memory writes are failing ({str(error.get('error'))[:120]}); "
-        f"{queued} queued write(s) kept and retried automatically. See `ovhooks status`.",
-        True,
-    )
+        return None
+    if not isinstance(state, dict):
+        return None
+    notes = []
+    error = state.get("last_error")
+    outage = state.get("outage")
+    if isinstance(error, dict) and isinstance(outage, dict):
+        queued = len(state.get("queue") or [])
+        if _claim(layout.notice_path(state_dir, key, f"outage-{outage.get('since')}")):
+            notes.append(
+                f"ovhooks: memory writes are failing ({str(error.get('error'))[:120]}); "
+                f"{queued} queued write(s) kept and retried automatically. "
+                "See `ovhooks status`."
+            )
+    set_aside = state.get("set_aside")
+    if (
+        isinstance(set_aside, int)
+        and set_aside > 0
+        and _claim(layout.notice_path(state_dir, key, f"set-aside-{set_aside}"))
+    ):
+        notes.append(
+            f"ovhooks: the server refused {set_aside} record(s) as malformed; they are "
+            "kept under the state directory's outbox/dead/ and no longer retried."
+        )
+    return " ".join(notes) or None
+
+
+def _claim(path: str) -> bool:
+    import os
+
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    except OSError:
+        return False  # a read-only state dir: better no notice than one per Stop
+    return True

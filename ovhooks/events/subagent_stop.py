@@ -19,10 +19,9 @@ from ovhooks.hosts.base import Reply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
+    from ovhooks.layout import State
 
 
 # How long the worker waits for a subagent transcript Claude has not written yet. Inline
@@ -62,7 +61,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
 
     # Registered here, before the worker runs, so every reader of the state (the commit
     # heuristics, status) sees at once that this session belongs to a parent.
-    def register(doc: dict[str, Any]) -> None:
+    def register(doc: State) -> None:
         doc["parent"] = parent
         doc["agent_id"] = event.agent_id
         doc["agent_type"] = event.agent_type

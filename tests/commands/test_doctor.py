@@ -219,9 +219,10 @@ def test_state_dir_open_to_others_warns(fake_ov: FakeOpenViking, codex_home: Pat
 def test_queue_and_recent_errors_reported(fake_ov: FakeOpenViking, codex_home: Path) -> None:
     from ovhooks.log import Log
     from ovhooks.outbox import Outbox
+    from ovhooks.state import StateStore
 
     state = os.environ["OVHOOKS_STATE_DIR"]
-    Outbox(state, "cx-abc").enqueue({"op": "commit", "session": "cx-abc", "reason": "t"})
+    Outbox(StateStore(state), "cx-abc").enqueue("commit", "cx-abc", reason="t")
     Log(state, "error").error("drain_failed", session="cx-abc", error="unreachable: boom")
     code, _doc, checks = doctor(ready(codex_home, fake_ov.url))
     assert code == 0

@@ -470,3 +470,25 @@ def test_no_server_names_what_to_set_and_which_server_it_tried(
         assert url in fix and "env:OPENVIKING_URL" in fix
     else:
         assert "no server configured" in fix
+
+
+def test_a_batch_the_server_applies_late_is_not_exported_twice(
+    store: LocalBackend, fake_ov: FakeOpenViking, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client gives up, the server applies the batch later: checked, never resent."""
+    import time
+
+    monkeypatch.setenv("OVHOOKS_REQUEST_TIMEOUT_S", "0.5")
+    monkeypatch.setenv("OVHOOKS_INFLIGHT_WINDOW_S", "60")
+    fake_ov.writes_only, fake_ov.mode, fake_ov.delay_s = True, "slow", 1.5
+    code, _doc = export(fake_ov.url)
+    assert code == 3  # timed out
+    posts = sum(1 for r in fake_ov.requests if r["method"] == "POST")
+    code, doc = export(fake_ov.url)
+    assert code == 7 and "may still be applied" in doc["error"]["message"], doc
+    assert sum(1 for r in fake_ov.requests if r["method"] == "POST") == posts  # not resent
+    fake_ov.mode, fake_ov.delay_s = "ok", 0.0
+    time.sleep(1.6)  # the original lands
+    code, doc = export(fake_ov.url)
+    assert code == 0, doc
+    assert_server_matches_local(fake_ov)

@@ -238,14 +238,8 @@ def test_flush_reports_what_stays_queued(fake_ov: FakeOpenViking, env: dict[str,
 
     state = os.environ["OVHOOKS_STATE_DIR"]
     StateStore(state).save(new_state("cx-q1", "codex", "q1", time.time()))
-    Outbox(state, "cx-q1").enqueue(
-        {
-            "op": "append",
-            "session": "cx-q1",
-            "batches": [[{"role": "user", "content": "hi"}]],
-            "cursor": {},
-            "uids": [],
-        }
+    Outbox(StateStore(state), "cx-q1").enqueue(
+        "append", "cx-q1", [{"role": "user", "content": "hi"}]
     )
     fake_ov.refuse()
     code, doc = run_json("flush", env=env)

@@ -52,12 +52,14 @@ def populated() -> str:
     store = StateStore(state)
     now = time.time()
     doc = new_state("cx-aaa", "codex", "aaa", now - 100)
-    doc.update(last_activity_at=now - 60, turns_captured=4, uncommitted=8, messages_sent=8)
+    doc.update(
+        {"last_activity_at": now - 60, "turns_captured": 4, "uncommitted": 8, "messages_sent": 8}
+    )
     store.save(doc)
     other = new_state("cc-bbb", "claude", "bbb", now - 5000)
-    other.update(last_error={"at": now, "error": "unreachable: down", "queued": 1})
+    other.update({"last_error": {"at": now, "error": "unreachable: down", "queued": 1}})
     store.save(other)
-    Outbox(state, "cc-bbb").enqueue({"op": "commit", "session": "cc-bbb", "reason": "t"})
+    Outbox(store, "cc-bbb").enqueue("commit", "cc-bbb", reason="t")
     Log(state, "error").error("drain_failed", session="cc-bbb", error="unreachable: down")
     return state
 

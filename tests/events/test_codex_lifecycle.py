@@ -179,7 +179,7 @@ def test_heuristic_one_recent_other_session_is_committed(
     second = CodexRollout(tmp_path / "b.jsonl", "sess-b")
     reply, _ = _start(env, "sess-b", second, project, now=t0 + 60)
     assert fake_ov.sessions["cx-sess-a"]["commit_count"] == 1
-    assert "committing 1 earlier session" in reply.get("systemMessage", "")
+    assert "queued 1 earlier session(s) for commit" in reply.get("systemMessage", "")
     # the committed session keeps its cursor: resuming it appends only new turns (bug #3)
     _start(env, "sess-a", first, project, source="resume", now=t0 + 90)
     first.turn(2)

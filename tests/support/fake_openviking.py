@@ -2,13 +2,17 @@
 
 It speaks the 0.5.2 shapes ovhooks relies on (the contract test pins them against the real
 server) and records every request, so tests can assert on what was sent. ``mode`` switches
-failure behaviour at run time: ``ok``, ``error500``, ``html``, ``hang``, ``slow`` (each request
-sleeps ``delay_s`` first), ``refuse`` (stop listening).
+failure behaviour at run time: ``ok``, ``error500``, ``html``, ``hang`` (``hang_s``, never
+answered nor applied), ``slow`` (each request sleeps ``delay_s`` first, then is applied and
+answered: with a client timeout shorter than that, a write applied late), ``refuse`` (stop
+listening). ``writes_only`` limits ``hang``/``slow`` to writes (reads answer at once);
+``fail_rate`` answers that share of requests with a 500, from a seeded generator.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +27,10 @@ class FakeOpenViking:
         self.requests: list[dict[str, Any]] = []
         self.mode = "ok"
         self.delay_s = 0.0
+        self.hang_s = 30.0
+        self.writes_only = False
+        self.fail_rate = 0.0
+        self.rng = random.Random(13)
         self.search_entries: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -115,8 +123,12 @@ class FakeOpenViking:
                 }
             )
             mode, delay = self.mode, self.delay_s
+            if self.writes_only and handler.command == "GET":
+                mode, delay = "ok", 0.0
+            if mode == "ok" and self.fail_rate and self.rng.random() < self.fail_rate:
+                mode = "error500"
         if mode == "hang":
-            time.sleep(30)
+            time.sleep(self.hang_s)
             return
         if delay:
             time.sleep(delay)
