@@ -27,7 +27,16 @@ sys.path.insert(0, str(REPO))
 from tests.support.fake_openviking import FakeOpenViking  # noqa: E402
 from tests.support.tls_ca import TestCA  # noqa: E402
 
-NET_MODULES = ("socket", "ssl", "http.client", "select", "selectors", "ipaddress", "base64")
+NET_MODULES = (
+    "_socket",
+    "socket",
+    "ssl",
+    "http.client",
+    "select",
+    "selectors",
+    "ipaddress",
+    "base64",
+)
 MARK = "<!-- transport benchmark -->"
 
 CLIENT = """
@@ -126,10 +135,12 @@ def measure(checkout: Path, runs: int, tmp: Path) -> dict[str, object]:
     try:
         state = str(tmp / f"state-{checkout.name}")
         profiles = [import_profile(checkout, plain.url, state) for _ in range(runs)]
-        out["import_ms"] = median([p[0] for p in profiles])
-        out["network_ms"] = median([p[1] for p in profiles])
+        # minimum: the run the other processes on this shared machine disturbed least
+        out["import_ms"] = min(p[0] for p in profiles)
+        out["network_ms"] = min(p[1] for p in profiles)
         out["modules"] = profiles[0][2]
-        out["hook_ms"] = median([hook_wall(checkout, plain.url, state) for _ in range(runs)])
+        walls = [hook_wall(checkout, plain.url, state) for _ in range(runs)]
+        out["hook_ms"], out["hook_median_ms"] = min(walls), median(walls)
         plain.mode = "big"
         for chunked in (False, True):
             plain.chunked = chunked
@@ -157,9 +168,10 @@ def table(old: dict[str, object], new: dict[str, object], runs: int) -> str:
         return "failed" if value is None else format(value, fmt)
 
     rows = [
-        ("UserPromptSubmit: all imports (ms, -X importtime)", "import_ms", ".1f"),
-        ("UserPromptSubmit: network stack imports (ms)", "network_ms", ".1f"),
-        ("UserPromptSubmit: wall time (ms)", "hook_ms", ".1f"),
+        ("UserPromptSubmit: all imports, min (ms, -X importtime)", "import_ms", ".1f"),
+        ("UserPromptSubmit: network stack imports, min (ms)", "network_ms", ".1f"),
+        ("UserPromptSubmit: wall time, min (ms)", "hook_ms", ".1f"),
+        ("UserPromptSubmit: wall time, median (ms)", "hook_median_ms", ".1f"),
         ("40 MiB answer, Content-Length (s)", "big_s", ".3f"),
         ("40 MiB answer, chunked (s)", "big_chunked_s", ".3f"),
         ("1 s deadline vs trickling https server: overshoot (ms)", "deadline_overshoot_ms", ".0f"),
@@ -168,9 +180,10 @@ def table(old: dict[str, object], new: dict[str, object], runs: int) -> str:
         MARK,
         "## Transport (`scripts/bench_transport.py`)",
         "",
-        f"Measured {time.strftime('%Y-%m-%d')}, median of {runs} fresh processes per cell "
-        "(3 for the 40 MiB reads); `main` is the transport before issue 15 (socket client "
-        "for http, `http.client` for https). Network modules the hook loads: "
+        f"Measured {time.strftime('%Y-%m-%d')} over {runs} fresh processes per cell (3 for the "
+        "40 MiB reads, median; import figures are the minimum, the run the other processes on "
+        "this shared 2-core machine disturbed least); `main` is the transport before issue 15 "
+        "(socket client for http, `http.client` for https). Network modules the hook loads: "
         f"before {', '.join(old['modules']) or '-'}; after {', '.join(new['modules']) or '-'}.",  # type: ignore[arg-type]
         "",
         "| figure | main | this branch |",

@@ -141,14 +141,15 @@ class HttpClient:
         deadline = time.monotonic() + request.timeout_s
         check_headers(request.headers)
         method, url = request.method.upper(), request.url
+        status = 0
         for _hop in range(MAX_REDIRECTS + 1):
             resp = self._exchange(method, url, request.headers, request.body, deadline)
-            if resp.status not in (301, 302, 303, 307, 308):
+            status = resp.status
+            if status not in (301, 302, 303, 307, 308):
                 return resp
             url = self._redirect_target(method, url, resp)
-        raise BackendError(
-            "http", f"{method} {request.url}: more than {MAX_REDIRECTS} redirects", 310, "REDIRECT"
-        )
+        too_many = f"{method} {request.url}: more than {MAX_REDIRECTS} redirects"
+        raise BackendError("http", too_many, status, "REDIRECT")
 
     # --- one exchange -----------------------------------------------------------------------
     def _exchange(
@@ -204,8 +205,10 @@ class HttpClient:
                 except (Closed, ConnectionResetError):
                     if reused and attempt == 1 and method in _IDEMPOTENT:
                         continue
+                    again = "" if method in _IDEMPOTENT else " (not sent again: it may be applied)"
                     raise BackendError(
-                        "unreachable", f"{what}: {conn.label} closed the connection unanswered"
+                        "unreachable",
+                        f"{what}: {conn.label} closed the connection unanswered{again}",
                     ) from None
                 return resp
             except TimeoutError:
@@ -249,10 +252,10 @@ class HttpClient:
             target, same_origin = location, False
         if resp.status in (307, 308) and same_origin:
             return target
-        why = "to another origin" if not same_origin else "with a method change"
+        where = "another origin: " if not same_origin else ""
         raise BackendError(
             "http",
-            f"{what}: the server redirects (HTTP {resp.status}) {why}, to {shown}; ovhooks "
+            f"{what}: the server redirects (HTTP {resp.status}) to {where}{shown}; ovhooks "
             "follows only 307/308 on the same origin: set OPENVIKING_URL to the address the "
             "server answers at",
             resp.status,
