@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ovhooks.backend.proxy import Proxy
 
 _RECV = 256 * 1024
+_LINE_RECV = 16 * 1024
 _MAX_HEAD = 64 * 1024
 
 
@@ -83,7 +84,9 @@ class Connection:
 
     def _fill(self, deadline: float, what: str) -> bool:
         self._budget(deadline, what)
-        data = self.sock.recv(_RECV)
+        # small reads for header and chunk-size lines: body bytes that come along are copied
+        # once more, the rest of a body is received in place by read_into
+        data = self.sock.recv(_LINE_RECV)
         if not data:
             return False
         self.buf += data
@@ -110,8 +113,10 @@ class Connection:
         """Append exactly ``size`` bytes to ``out``, received in place (no copy after)."""
         start = len(out)
         have = min(size, len(self.buf))
-        out += self.buf[:have]
-        del self.buf[:have]
+        if have:
+            with memoryview(self.buf) as buffered:
+                out += buffered[:have]
+            del self.buf[:have]
         if have == size:
             return
         out.extend(bytes(size - have))  # bytes(n) is calloc'ed: cheap until written

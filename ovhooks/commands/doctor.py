@@ -1,9 +1,12 @@
 """``ovhooks doctor``: check everything a working install needs; name the fix for each failure.
 
-Checks, in order: configuration warnings, which backend and why, server reachable and its
-version, auth mode against the key and tenant settings, identity, (``--write-test``) a write
-and read in a scratch session, hooks per host (and Codex's feature flag and trust records),
-the state directory, queued writes and recent errors.
+Checks, in order: configuration warnings, which backend and why, how the hooks reach the
+server (direct or which proxy, which CAs for https), server reachable and its version, the
+same request made exactly as a fresh hook makes it (its budget, a new connection; a
+disagreement with the server check is reported), auth mode against the key and tenant
+settings, identity, (``--write-test``) a write and read in a scratch session, hooks per host
+(and Codex's feature flag and trust records), the state directory, queued writes and recent
+errors.
 """
 
 from __future__ import annotations
@@ -612,7 +615,8 @@ def register(app: typer.Typer) -> None:
     ) -> int:
         """Check everything ovhooks needs and say how to fix each failure.
 
-        Server reachable and its version, auth mode against the key, identity, hooks per host
+        Route to the server (proxy, CAs), server reachable and its version, the same request
+        as a hook makes it, auth mode against the key, identity, hooks per host
         (Codex: feature flag and trust), state directory, queued writes, recent errors.
         Exit code 6 when a check fails. JSON: {ok, checks: [{name, status, summary, fix,
         details}], counts}.
