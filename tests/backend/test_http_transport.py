@@ -319,3 +319,22 @@ def test_a_kept_connection_is_not_reused_after_fork() -> None:
         _, status = os.waitpid(pid, 0)
         get(client, server.url + "/health")
         assert status == 0 and len(server.connections) == 2
+
+
+# --- URL pieces ---------------------------------------------------------------------------------
+def test_url_pieces() -> None:
+    from ovhooks.backend.url import host_header, resolve, split_url
+
+    assert split_url("https://[::1]/x") == ("https", "::1", 443, "/x")
+    assert split_url("http://H?q=1") == ("http", "h", 80, "/?q=1")
+    assert host_header("http", "::1", 1933) == "[::1]:1933"
+    assert host_header("https", "example.com", 443) == "example.com"
+    base = "http://h:1/api/v1/x?y=1"
+    assert resolve(base, "/moved/x") == "http://h:1/moved/x"
+    assert resolve(base, "//other:2/p") == "http://other:2/p"
+    assert resolve(base, "z") == "http://h:1/api/v1/z"
+    assert resolve(base, "https://s/p") == "https://s/p"
+    for bad in ("http://::1:80/", "http://h:0/", "http://h:99999/", "http://[::1/"):
+        with pytest.raises(BackendError) as err:
+            split_url(bad)
+        assert err.value.kind == "config"
