@@ -98,6 +98,7 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     "backend": (("OVHOOKS_BACKEND",), _choice("auto", "openviking", "local"), "auto"),
     "connect_timeout_s": (("OVHOOKS_CONNECT_TIMEOUT_S",), _parse_nonneg_float, 2.0),
     "request_timeout_s": (("OVHOOKS_REQUEST_TIMEOUT_S",), _parse_nonneg_float, 15.0),
+    "ca_bundle": (("OVHOOKS_CA_BUNDLE",), _parse_str, ""),
     # where things live
     "state_dir": (("OVHOOKS_STATE_DIR",), _parse_str, None),
     "data_dir": (("OVHOOKS_DATA_DIR",), _parse_str, None),
@@ -167,6 +168,7 @@ class Settings:
     backend: str
     connect_timeout_s: float
     request_timeout_s: float
+    ca_bundle: str
     state_dir: str
     data_dir: str
     active_window_s: float

@@ -381,8 +381,16 @@ def run_jobs(
     """Run jobs in order with a backend chosen by the settings."""
     from ovhooks.backend.factory import make_backend
 
+    # One client for the whole run: every batch and commit rides the same kept-alive
+    # connection (the client reconnects when the server closed it between requests).
+    transport = None
+    if settings.backend != "local":
+        from ovhooks.backend.http import transport_for
+
+        transport = transport_for(settings)
+
     def backend_for(peer: str) -> Backend:
-        backend = make_backend(settings, peer=peer)
+        backend = make_backend(settings, peer=peer, transport=transport)
         if plan is not None:
             from ovhooks.backend.factory import DryRunBackend
 

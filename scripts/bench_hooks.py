@@ -288,7 +288,14 @@ def main() -> None:
             "the inline rows measure. The floor moves by several ms between runs on this "
             "2-core machine; compare ratios from the same run.\n\n"
         )
-        out.write_text(header + table + "\n")
+        # keep the sections other benchmarks own (scripts/bench_transport.py), after the marker
+        kept = ""
+        if out.exists() and "<!-- transport benchmark -->" in out.read_text():
+            kept = (
+                "\n<!-- transport benchmark -->"
+                + out.read_text().split("<!-- transport benchmark -->", 1)[1]
+            )
+        out.write_text(header + table + "\n" + kept)
 
 
 if __name__ == "__main__":

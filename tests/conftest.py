@@ -32,6 +32,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in list(os.environ):
         if var.startswith(("OVHOOKS_", "OPENVIKING_", "CODEX_", "CLAUDE_")):
             monkeypatch.delenv(var, raising=False)
+        # a developer's proxy would route the loopback test servers through it (as curl does)
+        if var.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+            monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("OVHOOKS_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("OVHOOKS_DATA_DIR", str(tmp_path / "data"))
     config = tmp_path / "ovhooks-config.toml"

@@ -6,8 +6,12 @@ from __future__ import annotations
 class BackendError(Exception):
     """A request the store could not serve.
 
-    ``kind`` is one of: ``unreachable`` (connection refused, DNS), ``timeout``, ``http`` (a
-    non-2xx answer or an error envelope), ``bad_response`` (not JSON, HTML, wrong shape).
+    ``kind`` is one of: ``unreachable`` (connection refused, DNS, a proxy that failed),
+    ``timeout``, ``tls`` (handshake failed, certificate not trusted), ``http`` (a non-2xx
+    answer, an error envelope, a redirect not followed: ``code`` ``REDIRECT``),
+    ``bad_response`` (not JSON, HTML, wrong shape), ``too_large`` (an answer past the size
+    cap), ``config`` (a request that cannot be made as configured: a header value with a line
+    break or outside latin-1, an unusable CA bundle or proxy setting, a bad URL).
     ``status`` is the HTTP status (0 when there was none). ``code`` is the server's error code
     (``NOT_FOUND``, ``UNAUTHENTICATED`` ...) when it sent one.
     """
@@ -22,7 +26,7 @@ class BackendError(Exception):
     @property
     def retryable(self) -> bool:
         """True when trying again later may succeed (outage, overload, timeout)."""
-        if self.kind in ("unreachable", "timeout", "bad_response"):
+        if self.kind in ("unreachable", "timeout", "bad_response", "tls"):
             return True
         return self.status in (408, 409, 425, 429) or self.status >= 500
 

@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import JSON, Backend
+    from ovhooks.backend.http import Transport
     from ovhooks.config import Settings
     from ovhooks.plan import Plan
 
@@ -17,15 +18,24 @@ def make_backend(
     *,
     peer: str = "",
     deadline: float | None = None,
+    transport: Transport | None = None,
+    request_timeout_s: float | None = None,
 ) -> Backend:
-    """The store the settings choose (OpenViking on the fast socket transport)."""
+    """The store the settings choose. Hooks, the worker and the human commands all come here,
+    so ``doctor`` exercises the same transport (``backend/http.py``) the hooks use."""
     if settings.backend == "local":
         from ovhooks.backend.local import LocalBackend
 
         return LocalBackend(settings.data_dir, user=settings.user or "default", peer=peer)
     from ovhooks.backend.openviking import OpenVikingBackend
 
-    return OpenVikingBackend(settings, peer, deadline=deadline)
+    return OpenVikingBackend(
+        settings,
+        peer,
+        deadline=deadline,
+        transport=transport,
+        request_timeout_s=request_timeout_s,
+    )
 
 
 class DryRunBackend:

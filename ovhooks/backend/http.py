@@ -1,28 +1,46 @@
-"""A small HTTP/1.1 client for the hooks' hot path.
+"""The one HTTP/1.1 transport for hooks, the worker and every human command (doctor included).
 
-Why not httpx here: ``import httpx`` costs ~55 ms and ``import http.client`` ~22 ms on this
-machine class, while the whole UserPromptSubmit hook has a budget of five times a bare
-``python -c pass`` (about 40 ms). Hooks talk to one JSON API with small bodies, one request
-per connection, so a plain socket with ``Connection: close`` is all they need. ``https://``
-URLs go through ``http.client`` (TLS is a cold path for a loopback-first tool), and the
-human commands may use httpx through ``HttpxTransport``; all transports share the same
-``Request``/``Response`` values so ``OpenVikingBackend`` does not care which one runs.
+Why our own and not httpx: ``import httpx`` costs ~6x a bare interpreter start and
+``http.client`` ~2.3x, against a UserPromptSubmit budget of 5x; this module costs less than
+either (``docs/BENCHMARKS.md``). What it does, in order of a request:
+
+- header values are checked before anything is sent (``config`` error naming the header, never
+  its value: it may be an API key);
+- the proxy comes from the environment as curl and httpx read it (``proxy.py``);
+- ``https://`` uses the ``ssl`` module, imported only then, with the CAs ``tls.py`` names;
+- one overall deadline (``Request.timeout_s`` from the start of the call) covers connect,
+  proxy CONNECT, TLS handshake, sending, and the whole body (``wire.py``);
+- answers are read linearly and capped (``too_large`` past ``max_body``);
+- 307/308 to the same origin are followed; any other redirect is an ``http`` error with code
+  ``REDIRECT`` that names the ``Location`` (never retried as an "empty answer");
+- one connection is kept alive per client and reused while the server allows it; a request
+  is sent again on a fresh connection only when the kept one turned out closed before the
+  request went out, or when the request is idempotent.
 """
 
 from __future__ import annotations
 
-import socket
+import os
 import time
 
 from ovhooks.backend.errors import BackendError
+from ovhooks.backend.url import origin_url, resolve, split_url
+from ovhooks.backend.wire import Closed, Connection, open_connection, too_large
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from ovhooks.config import Settings
+
     Transport = Callable[["Request"], "Response"]
 
-_MAX_BODY = 64 * 1024 * 1024
+__all__ = ["HttpClient", "Request", "Response", "split_url", "transport_for"]
+
+MAX_BODY = 64 * 1024 * 1024
+MAX_REDIRECTS = 5
+_IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+_TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 class Request:
@@ -40,199 +58,285 @@ class Request:
         self.url = url
         self.headers = dict(headers)
         self.body = body
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s  # the whole call, redirects included
 
 
 class Response:
+    """``body`` may be a ``bytearray``: a large answer is received in place, never copied."""
+
     __slots__ = ("body", "headers", "status")
 
-    def __init__(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+    def __init__(self, status: int, headers: Mapping[str, str], body: bytes | bytearray) -> None:
         self.status = status
         self.headers = dict(headers)
         self.body = body
 
 
-def split_url(url: str) -> tuple[str, str, int, str]:
-    """``http://h:p/path?q`` -> (scheme, host, port, path-with-query)."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or scheme not in ("http", "https"):
-        raise BackendError(
-            "unreachable", f"unsupported server URL {url!r} (need http:// or https://)"
-        )
-    hostport, slash, path = rest.partition("/")
-    path = "/" + path if slash else "/"
-    if hostport.startswith("["):  # IPv6 literal
-        host, _, port_text = hostport[1:].partition("]")
-        port_text = port_text.lstrip(":")
-    else:
-        host, _, port_text = hostport.partition(":")
-    if "@" in host:
-        raise BackendError("unreachable", "credentials in the server URL are not supported")
-    try:
-        port = int(port_text) if port_text else (443 if scheme == "https" else 80)
-    except ValueError:
-        raise BackendError("unreachable", f"bad port in server URL {url!r}") from None
-    if not host:
-        raise BackendError("unreachable", f"no host in server URL {url!r}")
-    return scheme, host, port, path
-
-
-def socket_transport(request: Request) -> Response:
-    """Send one request over a fresh connection; raise ``BackendError`` on any failure."""
-    scheme, host, port, path = split_url(request.url)
-    if scheme == "https":
-        return _https_transport(request, host, port, path)
-    deadline = time.monotonic() + request.timeout_s
-    try:
-        sock = socket.create_connection((host, port), timeout=max(0.05, request.timeout_s))
-    except TimeoutError:
-        raise BackendError("timeout", f"connect to {host}:{port} timed out") from None
-    except OSError as exc:
-        raise BackendError(
-            "unreachable", f"cannot connect to {host}:{port}: {exc.strerror or exc}"
-        ) from None
-    try:
-        head = [f"{request.method} {path} HTTP/1.1", f"Host: {host}:{port}", "Connection: close"]
-        body = request.body or b""
-        if request.body is not None or request.method in ("POST", "PUT", "PATCH"):
-            head.append(f"Content-Length: {len(body)}")
-        head.extend(f"{k}: {v}" for k, v in request.headers.items())
-        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise BackendError("timeout", f"{request.method} {path} timed out")
-            sock.settimeout(remaining)
-            data = sock.recv(65536)
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-            if size > _MAX_BODY:
-                raise BackendError("bad_response", "response too large")
-            if _complete(chunks):
-                break
-    except TimeoutError:
-        raise BackendError("timeout", f"{request.method} {path} timed out") from None
-    except OSError as exc:
-        raise BackendError("unreachable", f"connection to {host}:{port} failed: {exc}") from None
-    finally:
-        sock.close()
-    return _parse_response(b"".join(chunks))
-
-
-def _complete(chunks: list[bytes]) -> bool:
-    """True once a Content-Length response has fully arrived (saves waiting for close)."""
-    raw = b"".join(chunks) if len(chunks) > 1 else chunks[0]
-    end = raw.find(b"\r\n\r\n")
-    if end < 0:
-        return False
-    for line in raw[:end].split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
+def check_headers(headers: Mapping[str, str]) -> None:
+    """Refuse a header that would corrupt the request, without echoing its value."""
+    for name, value in headers.items():
+        if not name or not _TOKEN.issuperset(name):
+            raise BackendError("config", f"header name {name!r} is not a valid HTTP field name")
+        reason = ""
+        if "\r" in value or "\n" in value:
+            reason = "a line break (CR/LF)"
+        elif not value.isascii():
             try:
-                return len(raw) - end - 4 >= int(value.strip())
-            except ValueError:
-                return False
-    return False
-
-
-def _parse_response(raw: bytes) -> Response:
-    end = raw.find(b"\r\n\r\n")
-    if end < 0:
-        raise BackendError("bad_response", "incomplete HTTP response")
-    lines = raw[:end].decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ", 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/"):
-        raise BackendError("bad_response", f"not an HTTP response: {lines[0][:80]!r}")
-    try:
-        status = int(parts[1])
-    except ValueError:
-        raise BackendError("bad_response", f"bad status line {lines[0][:80]!r}") from None
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    body = raw[end + 4 :]
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        body = _dechunk(body)
-    elif "content-length" in headers:
-        try:
-            length = int(headers["content-length"])
-        except ValueError:
-            raise BackendError("bad_response", "bad Content-Length") from None
-        if len(body) < length:
-            raise BackendError("bad_response", "response body truncated")
-        body = body[:length]
-    return Response(status, headers, body)
-
-
-def _dechunk(body: bytes) -> bytes:
-    out = bytearray()
-    pos = 0
-    while True:
-        line_end = body.find(b"\r\n", pos)
-        if line_end < 0:
-            raise BackendError("bad_response", "truncated chunked body")
-        try:
-            size = int(body[pos:line_end].split(b";")[0].strip() or b"0", 16)
-        except ValueError:
-            raise BackendError("bad_response", "bad chunk size") from None
-        if size == 0:
-            return bytes(out)
-        start = line_end + 2
-        if start + size > len(body):
-            raise BackendError("bad_response", "truncated chunked body")
-        out += body[start : start + size]
-        pos = start + size + 2
-
-
-def _https_transport(request: Request, host: str, port: int, path: str) -> Response:
-    import http.client
-
-    conn = http.client.HTTPSConnection(host, port, timeout=max(0.05, request.timeout_s))
-    try:
-        conn.request(request.method, path, body=request.body, headers=request.headers)
-        resp = conn.getresponse()
-        body = resp.read(_MAX_BODY + 1)
-        return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, body)
-    except TimeoutError:
-        raise BackendError("timeout", f"{request.method} {path} timed out") from None
-    except (OSError, http.client.HTTPException) as exc:
-        raise BackendError("unreachable", f"connection to {host}:{port} failed: {exc}") from None
-    finally:
-        conn.close()
-
-
-class HttpxTransport:
-    """The same contract on httpx, for long-running human commands (import, export, doctor).
-
-    One pooled client serves many requests, which pays off when a command sends hundreds.
-    """
-
-    def __init__(self) -> None:
-        import httpx
-
-        self._httpx = httpx
-        self._client = httpx.Client()
-
-    def __call__(self, request: Request) -> Response:
-        httpx = self._httpx
-        try:
-            resp = self._client.request(
-                request.method,
-                request.url,
-                headers=request.headers,
-                content=request.body,
-                timeout=httpx.Timeout(request.timeout_s),
+                value.encode("latin-1")
+            except UnicodeEncodeError:
+                reason = "a character outside latin-1"
+        if not reason and any((ch < " " and ch != "\t") or ch == "\x7f" for ch in value):
+            reason = "a control character"
+        if reason:
+            raise BackendError(
+                "config",
+                f"the {name} header cannot be sent: its value contains {reason} "
+                "(value not shown; correct the setting it comes from)",
             )
-        except httpx.TimeoutException:
-            raise BackendError("timeout", f"{request.method} {request.url} timed out") from None
-        except httpx.HTTPError as exc:
-            raise BackendError("unreachable", f"request to {request.url} failed: {exc}") from None
-        return Response(resp.status_code, dict(resp.headers), resp.content)
+
+
+def transport_for(settings: Settings, *, keep_alive: bool = True) -> HttpClient:
+    """The client every part of ovhooks uses for ``settings`` (doctor checks this one)."""
+    return HttpClient(
+        ca_bundle=settings.ca_bundle,
+        connect_timeout_s=settings.connect_timeout_s,
+        keep_alive=keep_alive,
+    )
+
+
+class HttpClient:
+    """A ``Transport``: ``client(Request) -> Response``, raising only ``BackendError``."""
+
+    def __init__(
+        self,
+        *,
+        ca_bundle: str = "",
+        connect_timeout_s: float = 0.0,
+        keep_alive: bool = True,
+        max_body: int = MAX_BODY,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.ca_bundle = ca_bundle
+        self.connect_timeout_s = connect_timeout_s
+        self.keep_alive = keep_alive
+        self.max_body = max_body
+        self.environ = os.environ if environ is None else environ
+        self._conn: Connection | None = None
+        self.connections_opened = 0
 
     def close(self) -> None:
-        self._client.close()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def route(self, url: str) -> tuple[str, str]:
+        """(``direct`` or the proxy shown without credentials, where it came from)."""
+        from ovhooks.backend.proxy import proxy_for
+
+        scheme, host, port, _path = split_url(url)
+        proxy = proxy_for(scheme, host, port, self.environ)
+        return ("direct", "") if proxy is None else (proxy.display(), proxy.source)
+
+    def __call__(self, request: Request) -> Response:
+        deadline = time.monotonic() + request.timeout_s
+        check_headers(request.headers)
+        method, url = request.method.upper(), request.url
+        status = 0
+        for _hop in range(MAX_REDIRECTS + 1):
+            resp = self._exchange(method, url, request.headers, request.body, deadline)
+            status = resp.status
+            if status not in (301, 302, 303, 307, 308):
+                return resp
+            url = self._redirect_target(method, url, resp)
+        too_many = f"{method} {request.url}: more than {MAX_REDIRECTS} redirects"
+        raise BackendError("http", too_many, status, "REDIRECT")
+
+    # --- one exchange -----------------------------------------------------------------------
+    def _exchange(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes | None,
+        deadline: float,
+    ) -> Response:
+        scheme, host, port, path = split_url(url)
+        proxy = None
+        if any(k.lower().endswith("_proxy") for k in self.environ):
+            from ovhooks.backend.proxy import proxy_for
+
+            proxy = proxy_for(scheme, host, port, self.environ)
+        what = f"{method} {path.split('?', 1)[0]}"
+        target = path
+        extra: list[str] = []
+        if proxy is not None and scheme == "http":
+            target = origin_url(scheme, host, port) + path  # absolute form (RFC 9112 §3.2.2)
+            if proxy.auth:
+                extra.append(f"Proxy-Authorization: {proxy.auth}")
+        if not self.keep_alive:
+            extra.append("Connection: close")
+        payload = _encode_request(method, target, scheme, host, port, headers, body, extra)
+        key = (scheme, host, port, proxy and proxy.display())
+        for attempt in (1, 2):
+            conn = self._take(key)
+            reused = conn is not None
+            if conn is None:
+                conn = open_connection(
+                    scheme,
+                    host,
+                    port,
+                    proxy,
+                    deadline,
+                    connect_timeout_s=self.connect_timeout_s,
+                    ca_bundle=self.ca_bundle,
+                    environ=self.environ,
+                )
+                self.connections_opened += 1
+            keep = False
+            try:
+                try:
+                    conn.send(payload, deadline, what)
+                except (BrokenPipeError, ConnectionResetError):
+                    if reused and attempt == 1:
+                        continue  # the kept connection was gone before the request went out
+                    raise
+                try:
+                    resp, keep = read_response(conn, method, deadline, self.max_body, what)
+                except (Closed, ConnectionResetError):
+                    if reused and attempt == 1 and method in _IDEMPOTENT:
+                        continue
+                    again = "" if method in _IDEMPOTENT else " (not sent again: it may be applied)"
+                    raise BackendError(
+                        "unreachable",
+                        f"{what}: {conn.label} closed the connection unanswered{again}",
+                    ) from None
+                return resp
+            except TimeoutError:
+                raise BackendError("timeout", f"{what} to {conn.label} timed out") from None
+            except OSError as exc:
+                raise BackendError(
+                    "unreachable", f"{what}: connection to {conn.label} failed: {exc}"
+                ) from None
+            finally:
+                if keep and self.keep_alive:
+                    self._conn = conn
+                else:
+                    conn.close()
+        raise AssertionError("unreachable")  # pragma: no cover (the loop returns or raises)
+
+    def _take(self, key: tuple[object, ...]) -> Connection | None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return None
+        if conn.key == key and conn.looks_alive():
+            return conn
+        if conn.pid == os.getpid():
+            conn.close()
+        return None
+
+    def _redirect_target(self, method: str, url: str, resp: Response) -> str:
+        location = resp.headers.get("location", "")
+        shown = "".join(ch for ch in location if ch.isprintable())[:200]
+        what = f"{method} {split_url(url)[3].split('?', 1)[0]}"
+        if not location:
+            raise BackendError(
+                "http",
+                f"{what}: the server redirects (HTTP {resp.status}) without a Location",
+                resp.status,
+                "REDIRECT",
+            )
+        try:
+            target = resolve(url, location)
+            same_origin = split_url(target)[:3] == split_url(url)[:3]
+        except BackendError:
+            target, same_origin = location, False
+        if resp.status in (307, 308) and same_origin:
+            return target
+        where = "another origin: " if not same_origin else ""
+        raise BackendError(
+            "http",
+            f"{what}: the server redirects (HTTP {resp.status}) to {where}{shown}; ovhooks "
+            "follows only 307/308 on the same origin: set OPENVIKING_URL to the address the "
+            "server answers at",
+            resp.status,
+            "REDIRECT",
+        )
+
+
+def _encode_request(
+    method: str,
+    target: str,
+    scheme: str,
+    host: str,
+    port: int,
+    headers: Mapping[str, str],
+    body: bytes | None,
+    extra: list[str],
+) -> bytes:
+    from ovhooks.backend.url import host_header
+
+    lines = [f"{method} {target} HTTP/1.1", f"Host: {host_header(scheme, host, port)}", *extra]
+    if body is not None or method in ("POST", "PUT", "PATCH"):
+        lines.append(f"Content-Length: {len(body or b'')}")
+    lines.extend(f"{name}: {value}" for name, value in headers.items())
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    return head + body if body else head
+
+
+def read_response(
+    conn: Connection, method: str, deadline: float, cap: int, what: str
+) -> tuple[Response, bool]:
+    """One answer from ``conn``: (response, whether the connection may be reused)."""
+    while True:
+        line = conn.readline(deadline, what)
+        if not line:
+            raise Closed()
+        parts = line.decode("latin-1").split(" ", 2)
+        if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+            raise BackendError("bad_response", f"{what}: not an HTTP answer: {line[:80]!r}")
+        status = int(parts[1])
+        headers: dict[str, str] = {}
+        while True:
+            header = conn.readline(deadline, what)
+            if not header:
+                break
+            name, _, value = header.decode("latin-1").partition(":")
+            key = name.strip().lower()
+            headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
+        if not 100 <= status < 200:
+            break
+    reusable = parts[0] == "HTTP/1.1" and "close" not in headers.get("connection", "").lower()
+    if method == "HEAD" or status in (204, 304):
+        return Response(status, headers, b""), reusable
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        return Response(status, headers, _read_chunked(conn, deadline, cap, what)), reusable
+    if "content-length" in headers:
+        text = headers["content-length"].split(",")[0].strip()
+        if not text.isdigit():
+            raise BackendError("bad_response", f"{what}: bad Content-Length {text[:20]!r}")
+        length = int(text)
+        if length > cap:
+            raise too_large(what, length, cap)
+        body = bytearray()
+        conn.read_into(body, length, deadline, what)
+        return Response(status, headers, body), reusable
+    return Response(status, headers, conn.read_to_close(deadline, what, cap)), False
+
+
+def _read_chunked(conn: Connection, deadline: float, cap: int, what: str) -> bytearray:
+    body = bytearray()
+    while True:
+        line = conn.readline(deadline, what)
+        size_text = line.split(b";", 1)[0].strip()
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            raise BackendError("bad_response", f"{what}: bad chunk size {line[:20]!r}") from None
+        if size == 0:
+            while conn.readline(deadline, what):  # trailer fields, up to the blank line
+                pass
+            return body
+        if len(body) + size > cap:
+            raise too_large(what, len(body) + size, cap)
+        conn.read_into(body, size, deadline, what)
+        conn.readline(deadline, what)  # the CRLF after the chunk

@@ -18,7 +18,7 @@ import time
 
 from ovhooks import __version__
 from ovhooks.backend.errors import BackendError
-from ovhooks.backend.http import Request, socket_transport
+from ovhooks.backend.http import Request, transport_for
 
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -58,7 +58,7 @@ def identity_headers(settings: Settings, peer: str) -> dict[str, str]:
     return headers
 
 
-def parse_envelope(status: int, body: bytes, what: str) -> Any:
+def parse_envelope(status: int, body: bytes | bytearray, what: str) -> Any:
     """Turn an OpenViking answer into its ``result`` or a ``BackendError``.
 
     Failure is the HTTP status or a top-level ``status == "error"``; an HTML page or any
@@ -108,7 +108,7 @@ class OpenVikingBackend:
     ) -> None:
         self.base_url = settings.url.rstrip("/")
         self._headers = identity_headers(settings, peer)
-        self._transport: Transport = transport or socket_transport
+        self._transport: Transport = transport or transport_for(settings)
         self._timeout = (
             request_timeout_s if request_timeout_s is not None else settings.request_timeout_s
         )

@@ -1,7 +1,7 @@
 """Human and agent commands: install, doctor, status, memory verbs, lifecycle, import.
 
 ``ovhooks/cli.py`` calls ``register(app)``; each module adds its own commands and imports
-its heavy dependencies (Rich, httpx) only when a command runs.
+its heavy dependencies (Rich) only when a command runs.
 """
 
 from __future__ import annotations

@@ -31,17 +31,10 @@ def current_peer(settings: Settings, cwd: str | None = None) -> str:
 def command_backend(
     settings: Settings, *, peer: str = "", timeout_s: float | None = None
 ) -> Backend:
-    """A backend for a human command: pooled httpx for OpenViking, else the factory's."""
-    if settings.backend == "openviking":
-        from ovhooks.backend.http import HttpxTransport
-        from ovhooks.backend.openviking import OpenVikingBackend
-
-        return OpenVikingBackend(
-            settings, peer, transport=HttpxTransport(), request_timeout_s=timeout_s
-        )
+    """A backend for a human command: the factory's, on the hooks' own transport."""
     from ovhooks.backend.factory import make_backend
 
-    return make_backend(settings, peer=peer)
+    return make_backend(settings, peer=peer, request_timeout_s=timeout_s)
 
 
 def outbox_backlog(state_dir: str) -> dict[str, int]:

@@ -1,9 +1,12 @@
 """``ovhooks doctor``: check everything a working install needs; name the fix for each failure.
 
-Checks, in order: configuration warnings, which backend and why, server reachable and its
-version, auth mode against the key and tenant settings, identity, (``--write-test``) a write
-and read in a scratch session, hooks per host (and Codex's feature flag and trust records),
-the state directory, queued writes and recent errors.
+Checks, in order: configuration warnings, which backend and why, how the hooks reach the
+server (direct or which proxy, which CAs for https), server reachable and its version, the
+same request made exactly as a fresh hook makes it (its budget, a new connection; a
+disagreement with the server check is reported), auth mode against the key and tenant
+settings, identity, (``--write-test``) a write and read in a scratch session, hooks per host
+(and Codex's feature flag and trust records), the state directory, queued writes and recent
+errors.
 """
 
 from __future__ import annotations
@@ -65,6 +68,19 @@ def _url_fix(settings: Settings) -> str:
     )
 
 
+def _network_fix(exc: Any, settings: Settings) -> str:
+    if exc.kind == "tls":
+        return (
+            "set OVHOOKS_CA_BUNDLE to the PEM file of the CA that signed the server's "
+            "certificate (the network check names the CAs in use)"
+        )
+    if exc.code == "REDIRECT":
+        return "set OPENVIKING_URL to the address the server redirects to, if you trust it"
+    if exc.kind == "too_large":
+        return "the server's answer is unexpectedly large: check OPENVIKING_URL"
+    return "correct the setting named above; " + _url_fix(settings)
+
+
 def check_server(settings: Settings, backend: Backend) -> tuple[Check, dict[str, Any] | None]:
     from ovhooks.backend.errors import BackendError
 
@@ -79,6 +95,15 @@ def check_server(settings: Settings, backend: Backend) -> tuple[Check, dict[str,
                 "start the OpenViking server (`openviking-server`), or " + _url_fix(settings),
                 url=settings.url,
                 error=exc.kind,
+            ), None
+        if exc.kind in ("tls", "config", "too_large") or exc.code == "REDIRECT":
+            return check(
+                "server",
+                "fail",
+                f"{settings.url}: {exc.message}",
+                _network_fix(exc, settings),
+                url=settings.url,
+                error=exc.code.lower() if exc.code == "REDIRECT" else exc.kind,
             ), None
         if exc.kind == "timeout":
             return check(
@@ -527,8 +552,20 @@ def run_checks(
     now = time.time() if now is None else now
     checks = [check_config(settings), check_backend_choice(settings)]
     backend = backend_factory()
+    if settings.backend == "openviking":
+        from ovhooks.commands.doctor_net import check_network
+
+        checks.append(check_network(settings, environ))
     server, health = check_server(settings, backend)
     checks.append(server)
+    if settings.backend == "openviking":
+        from ovhooks.commands.doctor_net import check_hook_path
+
+        outcome = "ok" if health is not None else str(server["details"].get("error"))
+        timeout = float(getattr(backend, "_timeout", settings.request_timeout_s))
+        checks.append(
+            check_hook_path(settings, str(getattr(backend, "peer", "")), outcome, timeout)
+        )
     if health is None:
         for name in ("auth", "identity", *(("write",) if write_test else ())):
             checks.append(check(name, "skip", "skipped: the server check failed"))
@@ -583,7 +620,8 @@ def register(app: typer.Typer) -> None:
     ) -> int:
         """Check everything ovhooks needs and say how to fix each failure.
 
-        Server reachable and its version, auth mode against the key, identity, hooks per host
+        Route to the server (proxy, CAs), server reachable and its version, the same request
+        as a hook makes it, auth mode against the key, identity, hooks per host
         (Codex: feature flag and trust), state directory, queued writes, recent errors.
         Exit code 6 when a check fails. JSON: {ok, checks: [{name, status, summary, fix,
         details}], counts}.

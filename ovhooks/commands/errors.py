@@ -58,6 +58,13 @@ def backend_failure(exc: Exception, *, url: str = "") -> CommandError:
             code=ExitCode.SERVER,
             slug="server_unreachable",
         )
+    if exc.kind in ("tls", "config", "too_large") or exc.code == "REDIRECT":
+        return CommandError(
+            f"cannot talk to the memory server{where}: {exc.message}",
+            fix="`ovhooks doctor` names the route, the CAs and the setting to correct",
+            code=ExitCode.SERVER,
+            slug="server_" + (exc.code.lower() if exc.code == "REDIRECT" else exc.kind),
+        )
     if exc.status == 401:
         return CommandError(
             f"the server rejected the API key{where}",

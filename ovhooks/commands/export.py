@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     import typer
 
-    from ovhooks.backend.http import HttpxTransport
+    from ovhooks.backend.http import HttpClient
     from ovhooks.backend.local import LocalBackend
     from ovhooks.backend.openviking import OpenVikingBackend
     from ovhooks.config import Settings
@@ -244,21 +244,21 @@ def refused_for_good(exc: Exception) -> bool:
 
 
 class Remote:
-    """OpenViking backends on one pooled httpx client, one per project peer (the hooks send
+    """OpenViking backends on one kept-alive connection, one per project peer (the hooks send
     each session's peer in ``X-OpenViking-Actor-Peer``; so does the export)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._transport: HttpxTransport | None = None
+        self._transport: HttpClient | None = None
         self._backends: dict[str, OpenVikingBackend] = {}
 
     def backend(self, peer: str) -> OpenVikingBackend:
         if peer not in self._backends:
-            from ovhooks.backend.http import HttpxTransport
+            from ovhooks.backend.http import transport_for
             from ovhooks.backend.openviking import OpenVikingBackend
 
             if self._transport is None:
-                self._transport = HttpxTransport()
+                self._transport = transport_for(self.settings)
             self._backends[peer] = OpenVikingBackend(self.settings, peer, transport=self._transport)
         return self._backends[peer]
 

@@ -8,13 +8,7 @@ import time
 import pytest
 
 from ovhooks.backend.errors import BackendError
-from ovhooks.backend.http import (
-    HttpxTransport,
-    Request,
-    Response,
-    _parse_response,
-    split_url,
-)
+from ovhooks.backend.http import HttpClient, Request, Response, split_url
 from ovhooks.backend.openviking import OpenVikingBackend, identity_headers, parse_envelope, quote
 from ovhooks.config import load_settings
 from tests.support.fake_openviking import FakeOpenViking
@@ -111,15 +105,6 @@ def test_split_url() -> None:
             split_url(bad)
 
 
-def test_parse_chunked_and_truncated_responses() -> None:
-    raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nab{}\r\n2\r\n[]\r\n0\r\n\r\n"
-    assert _parse_response(raw).body == b"ab{}[]"
-    with pytest.raises(BackendError):
-        _parse_response(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort")
-    with pytest.raises(BackendError):
-        _parse_response(b"SSH-2.0-OpenSSH\r\n\r\n")
-
-
 def test_real_socket_roundtrip_and_failures(fake_ov: FakeOpenViking) -> None:
     backend = OpenVikingBackend(_settings(OPENVIKING_URL=fake_ov.url), "peer")
     result = backend.append_messages(
@@ -160,13 +145,14 @@ def test_deadline_caps_a_hanging_server() -> None:
         listener.close()
 
 
-def test_httpx_transport_speaks_the_same_contract(fake_ov: FakeOpenViking) -> None:
-    transport = HttpxTransport()
+def test_kept_alive_client_speaks_the_same_contract(fake_ov: FakeOpenViking) -> None:
+    transport = HttpClient()
     try:
         backend = OpenVikingBackend(_settings(OPENVIKING_URL=fake_ov.url), transport=transport)
         backend.append_messages("cx-2", [{"role": "user", "content": "hello"}])
         assert backend.session_info("cx-2")["message_count"] == 1
         assert backend.health()["healthy"] is True
+        assert transport.connections_opened == 1
     finally:
         transport.close()
 

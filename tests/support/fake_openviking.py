@@ -5,14 +5,22 @@ server) and records every request, so tests can assert on what was sent. ``mode`
 failure behaviour at run time: ``ok``, ``error500``, ``html``, ``hang`` (``hang_s``, never
 answered nor applied), ``slow`` (each request sleeps ``delay_s`` first, then is applied and
 answered: with a client timeout shorter than that, a write applied late), ``refuse`` (stop
-listening). ``writes_only`` limits ``hang``/``slow`` to writes (reads answer at once);
-``fail_rate`` answers that share of requests with a 500, from a seeded generator.
+listening), ``trickle`` (the answer's bytes one at a time, ``trickle_s`` apart), ``big``
+(every JSON answer padded to ``big_bytes``; chunked when ``chunked`` is set).
+``writes_only`` limits ``hang``/``slow`` to writes (reads answer at once); ``fail_rate``
+answers that share of requests with a 500, from a seeded generator.
+``redirect_status`` makes every route outside ``/moved`` answer
+with that status and a ``Location`` of ``redirect_base`` (default: this server) + ``/moved``
++ the path. The server can listen on ``[::1]`` (``host``) and speak TLS (``ssl_context``).
+A ``Host`` header that is not a valid host (an IPv6 literal without brackets) gets a 400,
+as RFC 9110 §7.2 asks of servers.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,7 +29,15 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 
 class FakeOpenViking:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", ssl_context: Any = None) -> None:
+        self.host = host
+        self.ssl_context = ssl_context
+        self.trickle_s = 0.05
+        self.big_bytes = 40 * 1024 * 1024
+        self.chunked = False
+        self.redirect_status = 0
+        self.redirect_base = ""
+        self._big_cache: dict[tuple[bytes, int], bytes] = {}
         self.sessions: dict[str, dict[str, Any]] = {}
         self.files: dict[str, str] = {}
         self.requests: list[dict[str, Any]] = []
@@ -36,6 +52,7 @@ class FakeOpenViking:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
+        self.connections: list[socket.socket] = []  # every accepted connection, in order
 
     # --- lifecycle --------------------------------------------------------------------------
     def start(self) -> FakeOpenViking:
@@ -47,6 +64,14 @@ class FakeOpenViking:
             def log_message(self, *args: object) -> None:
                 return
 
+            def setup(self) -> None:
+                if fake.ssl_context is not None:
+                    # the handshake runs here, in the connection's thread, not in accept()
+                    self.request = fake.ssl_context.wrap_socket(self.request, server_side=True)
+                super().setup()
+                with fake.lock:
+                    fake.connections.append(self.connection)
+
             def _handle(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
@@ -54,7 +79,13 @@ class FakeOpenViking:
 
             do_GET = do_POST = do_DELETE = _handle  # noqa: N815
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        class Server(ThreadingHTTPServer):
+            address_family = socket.AF_INET6 if ":" in fake.host else socket.AF_INET
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                return  # a client that rejects our certificate is part of the tests
+
+        self._server = Server((self.host, self.port), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -68,15 +99,26 @@ class FakeOpenViking:
             self._server = None
 
     def refuse(self) -> None:
-        """Stop listening (connection refused) but keep the data, like a server that died."""
+        """Stop listening (connection refused) but keep the data, like a server that died:
+        open (kept-alive) connections are cut too."""
         self.stop()
+        with self.lock:
+            for conn in self.connections:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     def restart(self) -> None:
         self.start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if self.ssl_context is not None else "http"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        if self.ssl_context is not None and self.host == "127.0.0.1":
+            host = "localhost"  # the name the test certificate is issued for
+        return f"{scheme}://{host}:{self.port}"
 
     # --- helpers for tests ------------------------------------------------------------------
     def writes(self) -> list[dict[str, Any]]:
@@ -127,6 +169,18 @@ class FakeOpenViking:
                 mode, delay = "ok", 0.0
             if mode == "ok" and self.fail_rate and self.rng.random() < self.fail_rate:
                 mode = "error500"
+        if not _valid_host(handler.headers.get("Host", "")):
+            self._send(handler, 400, {"status": "error", "error": {"code": "BAD_HOST"}})
+            return
+        if self.redirect_status and not path.startswith("/moved/"):
+            target = (self.redirect_base or self.url) + "/moved" + split.path
+            target += f"?{split.query}" if split.query else ""
+            handler.send_response(self.redirect_status)
+            handler.send_header("Location", target)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        path = path.removeprefix("/moved")
         if mode == "hang":
             time.sleep(self.hang_s)
             return
@@ -147,16 +201,62 @@ class FakeOpenViking:
             return
         with self.lock:
             status, doc = self._route(handler.command, path, query, body)
-        self._send(handler, status, doc)
+        payload = json.dumps(doc).encode()
+        if mode == "big" and payload.endswith(b"}"):
+            payload = self._padded(payload)
+        if mode == "trickle":
+            self._trickle(handler, status, payload)
+        elif self.chunked:
+            self._send_chunked(handler, status, payload)
+        else:
+            self._send(handler, status, doc, payload)
 
     @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, status: int, doc: Any) -> None:
-        payload = json.dumps(doc).encode()
+    def _send(
+        handler: BaseHTTPRequestHandler, status: int, doc: Any, payload: bytes | None = None
+    ) -> None:
+        payload = json.dumps(doc).encode() if payload is None else payload
         handler.send_response(status)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(payload)))
         handler.end_headers()
         handler.wfile.write(payload)
+
+    def _padded(self, payload: bytes) -> bytes:
+        """The answer padded to ``big_bytes`` (built once per answer, so timing the client
+        measures the client, not this server building 40 MiB)."""
+        key = (payload, self.big_bytes)
+        if key not in self._big_cache:
+            pad = b"x" * max(0, self.big_bytes - len(payload))
+            self._big_cache[key] = b"".join((payload[:-1], b', "padding": "', pad, b'"}'))
+        return self._big_cache[key]
+
+    def _send_chunked(self, handler: BaseHTTPRequestHandler, status: int, payload: bytes) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        key = (payload, -1)
+        if key not in self._big_cache:
+            step = 64 * 1024
+            pieces = [payload[i : i + step] for i in range(0, len(payload), step)]
+            framed = [b"%x\r\n%s\r\n" % (len(p), p) for p in pieces]
+            self._big_cache[key] = b"".join([*framed, b"0\r\n\r\n"])
+        handler.wfile.write(self._big_cache[key])
+
+    def _trickle(self, handler: BaseHTTPRequestHandler, status: int, payload: bytes) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(payload)))
+        handler.end_headers()
+        handler.wfile.flush()
+        try:
+            for byte in payload:
+                handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+                time.sleep(self.trickle_s)
+        except OSError:
+            return  # the client gave up, as it should
 
     @staticmethod
     def _ok(result: Any) -> tuple[int, Any]:
@@ -298,3 +398,12 @@ class FakeOpenViking:
             self.files.pop(query.get("uri", ""), None)
             return self._ok({"uri": query.get("uri", "")})
         return self._err(404, "NOT_FOUND", f"no route {method} {path}")
+
+
+def _valid_host(value: str) -> bool:
+    """``name``, ``name:port``, ``IPv4:port`` or ``[IPv6]:port`` (RFC 9110 §7.2)."""
+    if value.startswith("["):
+        inside, close, rest = value[1:].partition("]")
+        return bool(close and inside) and (not rest or (rest[1:].isdigit() and rest[0] == ":"))
+    name, _, port = value.partition(":")
+    return bool(name) and ":" not in port and (not port or port.isdigit())
