@@ -38,6 +38,7 @@ import re
 
 from ovhooks.capture.scrub_values import (
     PROVIDER_ID_WORDS,
+    LazyRe,
     body_is_placeholder,
     high_entropy,
     is_placeholder,
@@ -77,10 +78,10 @@ _PHONE_SRC = (
     r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,5}"
     r"(?![\w])|(?<![\w+])\+\d{9,15}(?!\w)"
 )
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]+")
-_BARE_WORD = re.compile(r"[A-Za-z_]+")
-_SENTENCE = re.compile(r"[A-Za-z ,.'!?:-]+")
-_BASE64ISH = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
+_ENV_NAME = LazyRe(r"[A-Z][A-Z0-9_]+")
+_BARE_WORD = LazyRe(r"[A-Za-z_]+")
+_SENTENCE = LazyRe(r"[A-Za-z ,.'!?:-]+")
+_BASE64ISH = LazyRe(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
 class _Compiled:
@@ -90,17 +91,22 @@ class _Compiled:
         from ovhooks.capture import scrub_rules as rules
 
         self.candidate = re.compile(_CANDIDATE_SRC)
-        prefixes = sorted({p for p, _k, _b in rules.PREFIXED}, key=len, reverse=True)
-        self.prefix = re.compile("|".join(re.escape(p) for p in prefixes))
-        self.by_prefix: dict[str, list[tuple[str, re.Pattern[str], int]]] = {}
+        # prefixes by their first two characters, longest first: a dict lookup and a few
+        # startswith calls per token, instead of compiling a 200-way alternation
+        self.prefixes: dict[str, list[str]] = {}
+        for p in sorted({p for p, _k, _b in rules.PREFIXED}, key=len, reverse=True):
+            self.prefixes.setdefault(p[:2], []).append(p)
+        # Bodies and context expressions compile when first needed: a prompt with no token
+        # that starts like a credential compiles none of the ~250 of them.
+        self.by_prefix: dict[str, list[tuple[str, LazyRe, int]]] = {}
         for prefix, kind, body in rules.PREFIXED:
-            entry = (kind, re.compile(re.escape(prefix) + body), len(prefix))
+            entry = (kind, LazyRe(re.escape(prefix) + body), len(prefix))
             self.by_prefix.setdefault(prefix, []).append(entry)
-        self.shaped = [(kind, needle, re.compile(src)) for kind, needle, src in rules.SHAPED]
+        self.shaped = [(kind, needle, LazyRe(src)) for kind, needle, src in rules.SHAPED]
         self.context = [
             (
                 kind,
-                re.compile(src, re.DOTALL if kind == "private_key" else 0),
+                LazyRe(src, re.DOTALL if kind == "private_key" else 0),
                 _anchor(hints),
                 _window(kind, hints),
             )
@@ -169,9 +175,9 @@ def _scan_tokens(text: str, c: _Compiled, spans: list[Span]) -> None:
     for m in c.candidate.finditer(text):
         token = m.group()
         start = m.start()
-        pm = c.prefix.match(token)
-        if pm is not None:
-            verdict = _prefixed(token, c.by_prefix[pm.group()])
+        prefix = next((p for p in c.prefixes.get(token[:2], ()) if token.startswith(p)), None)
+        if prefix is not None:
+            verdict = _prefixed(token, c.by_prefix[prefix])
             if verdict is not None:
                 kind, end = verdict
                 if kind:
@@ -188,12 +194,10 @@ def _scan_tokens(text: str, c: _Compiled, spans: list[Span]) -> None:
             spans.append((start, start + len(trimmed), "high_entropy"))
 
 
-def _prefixed(
-    token: str, entries: list[tuple[str, re.Pattern[str], int]]
-) -> tuple[str, int] | None:
+def _prefixed(token: str, entries: list[tuple[str, LazyRe, int]]) -> tuple[str, int] | None:
     """``(kind, end)`` for a hit, ``("", 0)`` for filler after a prefix, ``None`` if no match."""
     for kind, regex, plen in entries:
-        bm = regex.match(token)
+        bm = regex.get().match(token)
         if bm is None:
             continue
         end = bm.end()
@@ -212,7 +216,7 @@ def _shaped(token: str, c: _Compiled) -> tuple[str, int] | None:
     for kind, needle, regex in c.shaped:
         if needle not in token:
             continue
-        sm = regex.match(token)
+        sm = regex.get().match(token)
         ended = sm is not None and (sm.end() == len(token) or not token[sm.end()].isalnum())
         if sm is not None and ended and not body_is_placeholder(sm.group()):
             return kind, sm.end()
@@ -221,9 +225,8 @@ def _shaped(token: str, c: _Compiled) -> tuple[str, int] | None:
 
 def _scan_context(text: str, lowered: str, c: _Compiled, spans: list[Span]) -> None:
     n = len(text)
-    for kind, regex, anchor, (before, after, needs) in c.context:
+    for kind, lazy, anchor, (before, after, needs) in c.context:
         scanned_to = 0
-        group: str | int = "v" if "v" in regex.groupindex else 0
         for a_start, a_end in _anchor_spans(anchor, lowered):
             start = max(scanned_to, a_start - before)
             end = min(n, a_end + after)
@@ -232,6 +235,8 @@ def _scan_context(text: str, lowered: str, c: _Compiled, spans: list[Span]) -> N
             if needs and all(lowered.find(ch, a_end, a_end + 300) < 0 for ch in needs):
                 continue
             scanned_to = end
+            regex = lazy.get()
+            group: str | int = "v" if "v" in regex.groupindex else 0
             for m in regex.finditer(text, start, end):
                 value = m.group(group)
                 if value is not None and _context_value_ok(kind, value, m):
@@ -310,14 +315,16 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
         return ""  # an endpoint or a public key (passwords in URLs have their own rule)
     kind = "password" if any(w in key.lower() for w in ("pass", "pwd")) else "credential"
     if strength == 1:
-        ok = randomish(value, min_len=8) or bool(_BASE64ISH.fullmatch(value) and len(value) >= 12)
+        ok = randomish(value, min_len=8) or bool(
+            _BASE64ISH.get().fullmatch(value) and len(value) >= 12
+        )
         return kind if ok else ""
     if quoted:
-        sentence = value.count(" ") >= 2 and _SENTENCE.fullmatch(value)
+        sentence = value.count(" ") >= 2 and _SENTENCE.get().fullmatch(value)
         return "" if sentence else kind
-    if _ENV_NAME.fullmatch(value) and "_" in value:
+    if _ENV_NAME.get().fullmatch(value) and "_" in value:
         return ""  # the *name* of an environment variable
-    if _BARE_WORD.fullmatch(value) and variable_like(value):
+    if _BARE_WORD.get().fullmatch(value) and variable_like(value):
         # A bare word: a variable in code (``password=password``, ``token: str``), unless
         # the line is a ``.env``/YAML-style setting (``DB_PASSWORD=swordfish``, ``pass: x``).
         env_style = key.isupper() or ":" in sep or is_flag
@@ -459,3 +466,29 @@ def scrub(text: str, *, emails: bool = False, phones: bool = False) -> tuple[str
 def scrub_text(text: str) -> str:
     """Just the scrubbed text: for paths that keep no counts (queries, state, the log)."""
     return scrub(text)[0] if text else text
+
+
+def clean_outbound(text: str, settings: object | None = None) -> str:
+    """The one scrub for text that leaves the machine or rests on disk.
+
+    ``<private>`` spans always go (the user's explicit wish); secrets go unless the user
+    turned the scrubber off (``OVHOOKS_SCRUB=0``); e-mails and phones only when asked.
+    """
+    if not text:
+        return text
+    if settings is not None and not getattr(settings, "scrub", True):
+        return remove_private(text)[0]
+    emails = bool(getattr(settings, "scrub_emails", False))
+    phones = bool(getattr(settings, "scrub_phones", False))
+    return scrub(text, emails=emails, phones=phones)[0]
+
+
+def clean_json(value: object, settings: object | None = None) -> object:
+    """A JSON-shaped value with ``clean_outbound`` applied to every string in it."""
+    if isinstance(value, str):
+        return clean_outbound(value, settings)
+    if isinstance(value, dict):
+        return {k: clean_json(v, settings) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_json(v, settings) for v in value]
+    return value

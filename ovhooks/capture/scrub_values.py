@@ -104,19 +104,35 @@ _WEAK_WORDS = frozenset(
      "dsn", "salt", "pin", "license", "licence", "authkey", "privkey", "seed", "mnemonic"}
 )  # fmt: skip
 
+
 # With a provider's name in the key, these words make ``<provider>_client_id = …`` a credential.
+class LazyRe:
+    """An expression compiled on first use: hooks import this module, most never scrub."""
+
+    __slots__ = ("_args", "_pattern")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._args = (source, flags)
+        self._pattern: re.Pattern[str] | None = None
+
+    def get(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = re.compile(*self._args)
+        return self._pattern
+
+
 PROVIDER_ID_WORDS = frozenset({"id", "key", "secret", "token", "sid", "pat", "code", "auth"})
 
-_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = LazyRe(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_SPLIT = LazyRe(r"[^A-Za-z0-9]+")
 
 
 def key_components(key: str) -> list[str]:
     """``dbPassword`` -> ``["db", "password"]``; ``AWS_KEY`` -> ``["aws", "key"]``."""
     parts: list[str] = []
-    for chunk in _SPLIT.split(key):
+    for chunk in _SPLIT.get().split(key):
         if chunk:
-            parts.extend(p.lower() for p in _CAMEL.findall(chunk))
+            parts.extend(p.lower() for p in _CAMEL.get().findall(chunk))
     return parts
 
 
@@ -151,7 +167,7 @@ def variable_like(value: str) -> bool:
     """A bare word that reads as a name in code (``password``, ``apiKey``, ``db_pass``)."""
     if value.islower() or value.isupper() or "_" in value:
         return True
-    return sum(len(w) for w in _WORDS.findall(value)) >= 0.6 * len(value)
+    return sum(len(w) for w in _WORDS.get().findall(value)) >= 0.6 * len(value)
 
 
 def _sequential(value: str) -> bool:
@@ -196,8 +212,8 @@ _CODE_PREFIXES = (
     "os.", "process.", "self.", "this.", "config.", "settings.", "env.", "import.", "request.",
     "req.", "args.", "opts.", "options.", "ctx.", "secrets.", "vars.", "params.", "props.",
 )  # fmt: skip
-_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
-_PATHISH = re.compile(
+_DOTTED = LazyRe(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_PATHISH = LazyRe(
     r"(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"
     r"|[\w.-]+\.(?:pem|key|json|txt|env|yaml|yml|toml|cfg|conf|ini|crt|p12|pfx|jks|der|asc|gpg|pub)"
 )
@@ -211,7 +227,7 @@ def looks_like_code(value: str) -> bool:
         return True
     if value.lower().startswith(_CODE_PREFIXES):
         return True
-    return bool(_DOTTED.fullmatch(value) or _PATHISH.fullmatch(value))
+    return bool(_DOTTED.get().fullmatch(value) or _PATHISH.get().fullmatch(value))
 
 
 # Public identifiers that look random: API object ids (Anthropic, OpenAI, Stripe, GitHub
@@ -228,14 +244,14 @@ _PUBLIC_PREFIXES = (
     "h1:", "sha256:", "sha512:", "md5-", "blake2b-", "xpub", "tpub", "ipfs", "Qm", "bafy",
     "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-", "sk-ssh-", "AAAAB3", "ghcr.io", "data:",
 )  # fmt: skip
-_PUBLIC_BECH32 = re.compile(r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}")
+_PUBLIC_BECH32 = LazyRe(r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}")
 
 
 def public_token(token: str) -> bool:
     """A public identifier, public key or encoded image/hash, not a credential."""
     if token.startswith(_PUBLIC_PREFIXES):
         return True
-    return bool(_PUBLIC_BECH32.fullmatch(token))
+    return bool(_PUBLIC_BECH32.get().fullmatch(token))
 
 
 def randomish(value: str, *, min_len: int = 10) -> bool:
@@ -269,9 +285,9 @@ def entropy(token: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-_HEXISH = re.compile(r"[0-9a-fA-F-]+")
-_WORDS = re.compile(r"[A-Z]?[a-z]{4,}")
-_PATH_SEGMENT = re.compile(r"[a-z0-9._-]*")
+_HEXISH = LazyRe(r"[0-9a-fA-F-]+")
+_WORDS = LazyRe(r"[A-Z]?[a-z]{4,}")
+_PATH_SEGMENT = LazyRe(r"[a-z0-9._-]*")
 
 
 def _class_of(ch: str) -> int:
@@ -319,7 +335,7 @@ def high_entropy(token: str, text: str, start: int) -> bool:
     excluded first.
     """
     n = len(token)
-    if n > 256 or n < 20 or _HEXISH.fullmatch(token) or public_token(token):
+    if n > 256 or n < 20 or _HEXISH.get().fullmatch(token) or public_token(token):
         return False
     before = text[max(0, start - 64) : start]
     if "base64," in before or before.endswith(("/", "\\", "~", "@", ":", "#", "=sha")):
@@ -333,7 +349,7 @@ def high_entropy(token: str, text: str, start: int) -> bool:
         segments = [s for s in token.split("/") if s]
         if token.startswith("/") or not segments:
             return False
-        wordy = sum(1 for s in segments if _PATH_SEGMENT.fullmatch(s))
+        wordy = sum(1 for s in segments if _PATH_SEGMENT.get().fullmatch(s))
         if wordy * 2 >= len(segments):
             return False  # a path such as "src/lib/python3/site-packages"
     if "." in token and not token.endswith("="):
@@ -350,7 +366,7 @@ def high_entropy(token: str, text: str, start: int) -> bool:
     switches = sum(1 for i in range(1, n) if classes_seq[i] != classes_seq[i - 1])
     if switches < 0.3 * (n - 1):
         return False  # identifiers switch class rarely and in runs: "parseHttp2Response"
-    if sum(len(w) for w in _WORDS.findall(token)) > 0.5 * n:
+    if sum(len(w) for w in _WORDS.get().findall(token)) > 0.5 * n:
         return False  # mostly words
     if is_placeholder(token) or entropy(token) < min(4.2, math.log2(n) * 0.84):
         return False
