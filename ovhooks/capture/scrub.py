@@ -175,23 +175,37 @@ def _scan_tokens(text: str, c: _Compiled, spans: list[Span]) -> None:
     for m in c.candidate.finditer(text):
         token = m.group()
         start = m.start()
-        prefix = next((p for p in c.prefixes.get(token[:2], ()) if token.startswith(p)), None)
-        if prefix is not None:
-            verdict = _prefixed(token, c.by_prefix[prefix])
-            if verdict is not None:
-                kind, end = verdict
-                if kind:
-                    spans.append((start, start + end, kind))
-                continue  # a known prefix with filler: a placeholder, not a secret
-        shaped = _shaped(token, c)
-        if shaped is not None:
-            spans.append((start, start + shaped[1], shaped[0]))
+        if _known_shape(token, start, c, spans):
             continue
+        if "/" in token:
+            # a path or URL: a credential may be one of its segments (".../bot<token>/x",
+            # a memory file named after a token); segments get the shape checks only
+            offset = 0
+            for segment in token.split("/"):
+                if len(segment) >= 12:
+                    _known_shape(segment, start + offset, c, spans)
+                offset += len(segment) + 1
         trimmed = token.rstrip(".")
-        if len(trimmed) < 20:
-            continue
-        if high_entropy(trimmed, text, start):
+        if len(trimmed) >= 20 and high_entropy(trimmed, text, start):
             spans.append((start, start + len(trimmed), "high_entropy"))
+
+
+def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> bool:
+    """Whether ``token`` starts with a known prefix or has a known shape (then it is handled:
+    a span is added for a credential, none for a prefix followed by filler)."""
+    prefix = next((p for p in c.prefixes.get(token[:2], ()) if token.startswith(p)), None)
+    if prefix is not None:
+        verdict = _prefixed(token, c.by_prefix[prefix])
+        if verdict is not None:
+            kind, end = verdict
+            if kind:
+                spans.append((start, start + end, kind))
+            return True
+    shaped = _shaped(token, c)
+    if shaped is not None:
+        spans.append((start, start + shaped[1], shaped[0]))
+        return True
+    return False
 
 
 def _prefixed(token: str, entries: list[tuple[str, LazyRe, int]]) -> tuple[str, int] | None:
