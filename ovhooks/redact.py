@@ -22,10 +22,11 @@ _known: set[str] = set()
 _compiled: list[re.Pattern[str]] = []
 
 _HEADER_SRC = (
-    r"(?i)((?:proxy-)?authorization|x-api-key|x-auth-token|api-key|apikey|api_key|"
+    r"(?i)(?<![\w-])((?:proxy-)?authorization|x-api-key|x-auth-token|api-key|"
     r"x-openviking-api-key)(\\?[\"']?\s*[:=]\s*\\?[\"']?)"
-    r"(?>(?:(bearer|basic|token|digest|apikey)\s+)?)(?!\[REDACTED:)([^\s\"'\\,;}\]]{4,})"
-    r"|(?i:\b(bearer|basic))\s+(?!\[REDACTED:)([A-Za-z0-9._~+/=-]{8,})"
+    r"(?>(?:(bearer|basic|token|digest|apikey)\s+)?)(?!\[REDACTED:|[<$%{*])([^\s\"'\\,;}\]]{4,})"
+    r"|(?i:\b(bearer|basic))\s+(?!\[REDACTED:)(?=[A-Za-z0-9._~+/=-]*\d)"
+    r"([A-Za-z0-9._~+/=-]{8,})"
 )
 
 

@@ -154,7 +154,9 @@ def _window(kind: str, hints: str) -> tuple[int, int, tuple[str, ...]]:
         return 40, 400, ("@",)
     if hints.startswith("-u|"):
         return 40, 300, (":", "%")
-    return 300, 900, ()
+    if kind == "cookie":
+        return 40, 2_100, ()
+    return 240, 420, ()
 
 
 _compiled: list[_Compiled] = []
