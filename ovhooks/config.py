@@ -63,6 +63,17 @@ def _parse_str(raw: object) -> str:
     return raw.strip()
 
 
+def _parse_header(raw: object) -> str:
+    """A value sent in an HTTP header (the API key, the tenant identity)."""
+    from ovhooks.redact import header_value_problem
+
+    text = _parse_str(raw)
+    problem = header_value_problem(text)
+    if problem:
+        raise ValueError(f"cannot be sent in an HTTP header: {problem}")
+    return text
+
+
 def _parse_list(raw: object) -> tuple[str, ...]:
     if isinstance(raw, list | tuple):
         return tuple(str(item).strip() for item in raw if str(item).strip())
@@ -86,10 +97,10 @@ def _choice(*allowed: str) -> Callable[[object], str]:
 _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] = {
     # connection
     "url": (("OPENVIKING_URL", "OPENVIKING_BASE_URL"), _parse_str, None),
-    "api_key": (("OPENVIKING_API_KEY", "OPENVIKING_BEARER_TOKEN"), _parse_str, ""),
-    "account": (("OPENVIKING_ACCOUNT",), _parse_str, ""),
-    "user": (("OPENVIKING_USER",), _parse_str, ""),
-    "actor_peer": (("OPENVIKING_ACTOR_PEER_ID", "OPENVIKING_PEER_ID"), _parse_str, ""),
+    "api_key": (("OPENVIKING_API_KEY", "OPENVIKING_BEARER_TOKEN"), _parse_header, ""),
+    "account": (("OPENVIKING_ACCOUNT",), _parse_header, ""),
+    "user": (("OPENVIKING_USER",), _parse_header, ""),
+    "actor_peer": (("OPENVIKING_ACTOR_PEER_ID", "OPENVIKING_PEER_ID"), _parse_header, ""),
     "auth_mode": (
         ("OVHOOKS_AUTH_MODE", "OPENVIKING_AUTH_MODE"),
         _choice("auto", "dev", "api_key", "trusted"),
@@ -371,6 +382,11 @@ def load_settings(
         for key in _OVCLI_KEYS.get(name, ()):
             if isinstance(ovcli.get(key), str) and str(ovcli[key]).strip():
                 candidates.append((f"ovcli:{ovcli_path}", ovcli[key]))
+        if name == "api_key":
+            from ovhooks.redact import remember_secret
+
+            for _source, raw in candidates:  # valid or not, no output may show any of them
+                remember_secret(raw)
         chosen = False
         for source, raw in candidates:
             try:

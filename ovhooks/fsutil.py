@@ -26,14 +26,18 @@ class LockTimeoutError(Exception):
     """The lock stayed busy for longer than the caller was willing to wait."""
 
 
-def ensure_dir(path: str) -> None:
+def ensure_dir(path: str, *, private: bool = True) -> None:
     """Create ``path`` if it does not exist, every new directory private to the user.
 
     ``os.makedirs(mode=...)`` applies the mode to the last directory only; the state dir
     itself (``~/.local/state/ovhooks``) would be left world-readable, and it holds queued
-    conversation text.
+    conversation text. With ``private`` (ovhooks' own directories), an existing ``path``
+    that others can read is tightened to 0700 as well: a directory made by an older version
+    or by hand under a permissive umask does not stay open.
     """
     if os.path.isdir(path):
+        if private:
+            tighten(path, 0o700)
         return
     missing = []
     probe = os.path.abspath(path)
@@ -47,21 +51,46 @@ def ensure_dir(path: str) -> None:
         try:
             os.mkdir(directory, 0o700)
         except FileExistsError:
-            pass
+            continue
+        tighten(directory, 0o700)  # mkdir's mode passes through the umask
 
 
-def write_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
+def tighten(path: str, mode: int) -> None:
+    """Set ``path``'s permission bits to ``mode`` if they differ and the file is ours."""
+    try:
+        st = os.stat(path)
+        if st.st_mode & 0o777 != mode and st.st_uid == os.getuid():
+            os.chmod(path, mode)
+    except (OSError, AttributeError):  # AttributeError: os.getuid on Windows
+        pass
+
+
+def private_file(path: str) -> None:
+    """Make sure ``path`` exists and is 0600 (created so, or tightened if it pre-existed)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.close(fd)
+    except OSError:
+        return
+    tighten(path, 0o600)
+
+
+def write_atomic(path: str, data: bytes, *, durable: bool = True, private: bool = True) -> None:
     """Write ``data`` to ``path`` so readers see the old or the new file, never a torn one.
 
     The temp file is a unique sibling (pid + time), so concurrent writers never share it
-    (the anchor's fixed ``<file>.tmp`` name let two writers clobber each other).
+    (the anchor's fixed ``<file>.tmp`` name let two writers clobber each other). The file is
+    0600 whatever the umask; ``private=False`` is for a host's own config file, whose
+    directory ovhooks does not own (the caller restores the file's mode).
     """
     directory = os.path.dirname(path) or "."
-    ensure_dir(directory)
+    ensure_dir(directory, private=private)
     tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
@@ -77,11 +106,12 @@ def write_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
 
 
 def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
-    write_atomic(
-        path,
-        json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
-        durable=durable,
-    )
+    from ovhooks.redact import redact_doc
+
+    # State at rest (sessions, queues, breaker notes, export progress) never keeps our key,
+    # even where it quotes a server's error.
+    text = json.dumps(redact_doc(doc), ensure_ascii=False, separators=(",", ":"))
+    write_atomic(path, text.encode("utf-8"), durable=durable)
 
 
 def read_json(path: str) -> object:
@@ -117,6 +147,7 @@ class FileLock:
             self._fallback = lock
             return True
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        tighten(self.path, 0o600)
         deadline = time.monotonic() + wait
         delay = 0.002
         while True:

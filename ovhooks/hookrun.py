@@ -133,7 +133,10 @@ def run_hook(
     except Exception as exc:  # pragma: no cover (render_reply only builds dicts)
         _log_crash(ctx, command, exc, environ)
         out = "{}"
-    return out, stderr
+    from ovhooks.redact import redact_known_secrets
+
+    # Whatever a server put in a message (an echoed request head...), our key stays out.
+    return redact_known_secrets(out), redact_known_secrets(stderr)
 
 
 def _arm_deadline(event_name: str, settings: object, started: float) -> Callable[[], None]:
@@ -160,21 +163,37 @@ def _arm_deadline(event_name: str, settings: object, started: float) -> Callable
     return disarm
 
 
+def describe_exception(exc: BaseException) -> str:
+    """An exception for the log: its type and message, never its ``repr``.
+
+    A ``UnicodeEncodeError``'s repr carries the whole string it failed on, which for a
+    request head includes ``Authorization: Bearer <key>``; only its reason is kept.
+    """
+    from ovhooks.redact import redact_known_secrets
+
+    if isinstance(exc, UnicodeError):
+        reason = getattr(exc, "reason", "") or "encoding failed"
+        start = getattr(exc, "start", None)
+        return f"{type(exc).__name__}: {reason}" + (f" at position {start}" if start else "")
+    return f"{type(exc).__name__}: {redact_known_secrets(str(exc))[:500]}"
+
+
 def _log_crash(
     ctx: HookContext | None, command: str, exc: BaseException, environ: Mapping[str, str]
 ) -> None:
     import traceback
 
     trace = traceback.format_exc(limit=12)
+    error = describe_exception(exc)
     try:
         if ctx is not None:
-            ctx.log.error("hook_crashed", command=command, error=repr(exc), trace=trace)
+            ctx.log.error("hook_crashed", command=command, error=error, trace=trace)
             return
         from ovhooks.config import user_dir
         from ovhooks.log import Log
 
         state_dir = environ.get("OVHOOKS_STATE_DIR") or user_dir("state", environ)
-        Log(state_dir, "error").error("hook_crashed", command=command, error=repr(exc), trace=trace)
+        Log(state_dir, "error").error("hook_crashed", command=command, error=error, trace=trace)
     except Exception:
         pass
 

@@ -44,6 +44,17 @@ class Log:
         }
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
         try:
+            from ovhooks.redact import redact_known_secrets
+
+            line = redact_known_secrets(line)
+            if any(isinstance(v, str) and len(v) > 16 for v in fields.values()):
+                # an error text may quote a server answer or a command: secrets stay out
+                from ovhooks.capture.scrub import scrub_text
+
+                line = scrub_text(line)
+        except Exception:  # pragma: no cover (redaction must never lose the record)
+            pass
+        try:
             from ovhooks.fsutil import ensure_dir
 
             ensure_dir(os.path.dirname(self.path))
@@ -54,6 +65,8 @@ class Log:
                 pass
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             try:
+                if hasattr(os, "fchmod") and os.fstat(fd).st_mode & 0o777 != 0o600:
+                    os.fchmod(fd, 0o600)  # a log left readable by an older version
                 os.write(fd, line.encode("utf-8"))
             finally:
                 os.close(fd)

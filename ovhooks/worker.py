@@ -190,7 +190,7 @@ class SessionWorker:
             if turns:
                 last = turns[-1]
                 doc["last_assistant_text"] = (
-                    _norm(last.text)[-4000:] if last.role == "assistant" else ""
+                    _fold(last.text)[-4000:] if last.role == "assistant" else ""
                 )
             doc["transcript_path"] = path
             if job.get("cwd"):
@@ -301,19 +301,21 @@ def _reconcile_last_assistant(
     out = list(fresh)
     if synthetic_tail:
         for i, turn in enumerate(out):
-            text = _norm(turn.text)
-            if turn.role != "assistant" or not text.endswith(synthetic_tail):
+            if turn.role != "assistant":
+                continue
+            text = _fold(turn.text)
+            if not text.endswith(synthetic_tail):
                 continue
             if text == synthetic_tail and not turn.tools:
                 out.pop(i)
             else:
-                cut = _strip_tail(turn.text, synthetic_tail)
+                cut = _strip_tail(text, synthetic_tail)
                 out[i] = Turn("assistant", cut, turn.tools, timestamp=turn.timestamp, uid=turn.uid)
             synthetic_tail = ""
             break
-    tail = _norm(tail_text)
+    tail = _fold(tail_text)
     if tail:
-        in_file = any(t.role == "assistant" and _norm(t.text).endswith(tail) for t in all_turns)
+        in_file = any(t.role == "assistant" and _fold(t.text).endswith(tail) for t in all_turns)
         already = bool(last_captured) and last_captured.endswith(tail)
         if not in_file and not already and tail != synthetic_tail:
             import zlib
@@ -335,6 +337,14 @@ def _strip_tail(text: str, normalized_tail: str) -> str:
 
 def _norm(text: str) -> str:
     return " ".join(text.split())
+
+
+def _fold(text: str) -> str:
+    """Whitespace-folded and scrubbed: how assistant text is kept in the session state (at
+    rest, so never with its secrets) and compared with what the transcript holds."""
+    from ovhooks.capture.scrub import scrub_text
+
+    return _norm(scrub_text(text)) if text else ""
 
 
 # A worker commits sessions left idle past the TTL at most this often, so sessions are

@@ -17,6 +17,10 @@ class BackendError(Exception):
     """
 
     def __init__(self, kind: str, message: str, status: int = 0, code: str = "") -> None:
+        # The message may quote a server's answer, which may echo our request's headers.
+        from ovhooks.redact import redact_known_secrets
+
+        message = redact_known_secrets(message)
         super().__init__(message)
         self.kind = kind
         self.status = status

@@ -347,7 +347,14 @@ class LocalBackend:
         if self._con is not None:
             return self._con
         try:
-            os.makedirs(self.data_dir, mode=0o700, exist_ok=True)
+            from ovhooks.fsutil import ensure_dir, private_file
+
+            # The database and its -wal/-shm (SQLite gives those the database's mode) hold
+            # conversations and memories: 0600 in a 0700 directory, whatever the umask.
+            ensure_dir(self.data_dir)
+            for path in (self.db_path, self.db_path + "-wal", self.db_path + "-shm"):
+                if path == self.db_path or os.path.exists(path):
+                    private_file(path)
             con = sqlite3.connect(self.db_path, timeout=5.0, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise BackendError("unreachable", f"cannot open {self.db_path}: {exc}") from None
@@ -1182,8 +1189,10 @@ class LocalBackend:
         # Write-then-rename: a crash leaves the old profile or the new one, never half of it.
         tmp = f"{self.profile_path}.{os.getpid()}.tmp"
         try:
-            os.makedirs(self.data_dir, mode=0o700, exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as handle:
+            from ovhooks.fsutil import ensure_dir
+
+            ensure_dir(self.data_dir)
+            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
                 handle.write(new)
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -6,8 +6,8 @@ One pipeline for both hosts. For each turn, in order:
 2. ``sanitize.strip_injected``: injected context, ``<private>`` spans and host boilerplate go;
 3. ``noise.is_noise``: acks, slash commands, punctuation, too-short turns are skipped (an
    assistant turn with tool calls keeps its tools even when its text is noise);
-4. long text is cut to ``max_chars`` (head and tail kept);
-5. ``scrub.scrub`` on every string that is sent: text, tool inputs, tool outputs;
+4. ``scrub.scrub`` on every string that is sent: text, tool inputs, tool outputs;
+5. long text is cut to ``max_chars`` (head and tail kept), after the scrub;
 6. tool calls become compacted tool parts after a one-line ``Tools: …`` summary
    (``tools``); results are dropped unless ``tool_results``; tool parts only ever ride on
    assistant messages, never on user ones;
@@ -201,10 +201,12 @@ def _message_for(
         return None, text
     parts: list[dict[str, Any]] = []
     if reason is None:
-        if len(text) > options.max_chars > 0:
-            _bump(stats, "truncated")
-            text = _cut_text(text, options.max_chars)
+        # Scrub, then cut: cutting first could keep the head of a token that crosses the cut
+        # while its tail, the part the rules recognise, is dropped.
         cleaned = clean(text).strip()
+        if len(cleaned) > options.max_chars > 0:
+            _bump(stats, "truncated")
+            cleaned = _cut_text(cleaned, options.max_chars)
         if cleaned:
             parts.append({"type": "text", "text": cleaned})
     elif text:

@@ -169,5 +169,5 @@ def trust_ovhooks(
     tomllib.loads(new)  # never write a file Codex could not read
     result["action"] = f"trust recorded for {len(wanted)} hook(s)"
     if not dry_run:
-        write_atomic(config_path, new.encode("utf-8"), durable=True)
+        write_atomic(config_path, new.encode("utf-8"), durable=True, private=False)
     return result

@@ -458,6 +458,11 @@ class Export:
                 code=ExitCode.ERROR,
                 slug="store_changed",
             )
+        from ovhooks.capture.scrub import clean_json
+
+        # The local store may predate today's rules (or hold remembered text): what leaves
+        # for the server passes the scrub again (idempotent on what was already scrubbed).
+        messages = [clean_json(m, self.settings) for m in messages]  # type: ignore[misc]
         state = session_progress(self.progress.doc, step.target)
         state["inflight"] = {"count": len(messages), "last_seq": step.seqs[-1], "at": time.time()}
         self.progress.save()
@@ -486,8 +491,11 @@ class Export:
         self._count(step.target, "commits", 1)
 
     def _write(self, step: Step, user: str) -> None:
-        uri = server_uri(step.target, self.local.user, user)
-        self.remote.backend(step.peer).write(uri, step.content, mode="replace")
+        from ovhooks.capture.scrub import clean_outbound
+
+        uri = clean_outbound(server_uri(step.target, self.local.user, user), self.settings)
+        content = clean_outbound(step.content, self.settings)
+        self.remote.backend(step.peer).write(uri, content, mode="replace")
         self.progress.doc["memories"][step.target] = step.digest
         # Rewriting a file is harmless, so a crash may cost a few repeats, not a save each.
         self.progress.save(throttle=True)

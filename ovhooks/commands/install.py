@@ -185,7 +185,7 @@ def _write(path: str, text: str, *, mode: int | None) -> None:
     from ovhooks.fsutil import write_atomic
 
     try:
-        write_atomic(path, text.encode("utf-8"))
+        write_atomic(path, text.encode("utf-8"), private=False)
         if mode is not None:
             os.chmod(path, mode)
     except OSError as exc:
@@ -263,7 +263,7 @@ def install_hooks_file(
         mode = _mode(path)
         if text is not None:
             backup = path + BACKUP_SUFFIX
-            _write(backup, text, mode=mode)
+            _write(backup, text, mode=0o600)  # a copy ovhooks made: private
         _write(path, render_like(new, text), mode=mode)
     return {"path": path, "action": action, "backup": backup}
 
@@ -302,7 +302,7 @@ def uninstall_hooks_file(path: str, *, dry_run: bool = False) -> dict[str, Any]:
         _write(path, restored, mode=mode)
         _unlink(backup_path)
         return {"path": path, "action": "restored", "backup": None}
-    _write(backup_path, text, mode=mode)
+    _write(backup_path, text, mode=0o600)  # a copy ovhooks made: private
     _write(path, render_like(new, text), mode=mode)
     return {"path": path, "action": "updated", "backup": backup_path}
 
@@ -333,7 +333,7 @@ def enable_codex_feature(path: str, *, dry_run: bool = False) -> dict[str, Any]:
         mode = _mode(path)
         if text is not None:
             backup = path + BACKUP_SUFFIX
-            _write(backup, text, mode=mode)
+            _write(backup, text, mode=0o600)  # a copy ovhooks made: private
         _write(path, new, mode=mode)
     return {
         "path": path,

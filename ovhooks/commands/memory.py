@@ -241,8 +241,14 @@ def register(app: typer.Typer) -> None:
                 code=ExitCode.USAGE,
                 slug="usage",
             )
-        content = _read_text_arg(text)
+        from ovhooks.capture.scrub import clean_outbound
+
         settings = settings_from()
+        # What is remembered is stored (and, with a server, sent): the text, the name and the
+        # URI slug made from them pass the same scrub as captured turns.
+        content = clean_outbound(_read_text_arg(text), settings)
+        name = clean_outbound(name, settings) if name else name
+        uri = clean_outbound(uri, settings) if uri else uri
         backend = _backend(settings)
         target = uri or memory_uri(
             resolve_user(settings, backend), content, kind=kind, name=name, now=time.time()

@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import sys
+from typing import IO, cast
 
 import typer
 
@@ -41,7 +42,7 @@ class Output:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(highlight=False, soft_wrap=True)
+            self._console = Console(file=_redacting(sys.stdout), highlight=False, soft_wrap=True)
         return self._console
 
     @property
@@ -49,7 +50,7 @@ class Output:
         if self._err is None:
             from rich.console import Console
 
-            self._err = Console(stderr=True, highlight=False, soft_wrap=True)
+            self._err = Console(file=_redacting(sys.stderr), highlight=False, soft_wrap=True)
         return self._err
 
     def emit(self, doc: dict[str, Any], render: Callable[[Console], None] | None = None) -> None:
@@ -65,8 +66,40 @@ class Output:
             self.err.print(text)
 
 
+class _Redacting:
+    """A text stream that keeps our API key and header credentials out of what it writes."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from ovhooks.redact import redact_known_secrets
+
+        return int(self._stream.write(redact_known_secrets(text)) or 0)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self._stream, "isatty", lambda: False)())
+
+    def fileno(self) -> int:
+        return int(self._stream.fileno())
+
+    @property
+    def encoding(self) -> str:
+        return str(getattr(self._stream, "encoding", "utf-8") or "utf-8")
+
+
+def _redacting(stream: Any) -> IO[str]:
+    return cast("IO[str]", _Redacting(stream))
+
+
 def print_json(doc: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n")
+    from ovhooks.redact import redact_known_secrets
+
+    text = json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write(redact_known_secrets(text) + "\n")
     sys.stdout.flush()
 
 
@@ -134,7 +167,7 @@ def report_error(command: str, as_json: bool, error: CommandError) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = Console(file=_redacting(sys.stderr), highlight=False, soft_wrap=True)
     err.print(f"[bold red]error:[/] {escape(error.message)}")
     if error.fix:
         err.print(f"[bold]fix:[/] {escape(error.fix)}")

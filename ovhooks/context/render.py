@@ -17,7 +17,7 @@ Budgets: ``session_context_tokens`` (CJK-aware) covers sections 1–3; the archi
 
 from __future__ import annotations
 
-from ovhooks.recall.text import cut, neutralize_tags, one_line, safe_attr
+from ovhooks.recall.text import cut, neutralize_tags, one_line, safe_attr, safe_uri
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def memory_files(items: Iterable[object], base_uri: str) -> list[Entry]:
 
 
 def entry_line(entry: Entry) -> str:
-    line = f"    - {neutralize_tags(entry.name)}"
+    line = f"    - {safe_uri(neutralize_tags(entry.name))}"
     abstract = one_line(neutralize_tags(entry.abstract))
     if abstract:
         line += " — " + cut(abstract, ABSTRACT_CHARS)
@@ -147,14 +147,14 @@ def listing(
     """``  <dir>/`` and one line per entry, as many as fit; then ``... +N more``."""
     if not entries:
         return []
-    header = f"  {dir_uri.rstrip('/')}/" + (f" ({label})" if label else "")
+    header = f"  {safe_uri(dir_uri.rstrip('/'))}/" + (f" ({one_line(label)})" if label else "")
     used = estimate(header + "\n")
     if used > max_tokens:
         return []
     lines = [header]
     for i, entry in enumerate(entries):
         rest = len(entries) - i
-        more = f"    ... +{rest} more: `ovhooks ls {dir_uri.rstrip('/')}/`"
+        more = f"    ... +{rest} more: `ovhooks ls {safe_uri(dir_uri.rstrip('/'))}/`"
         if i == MAX_LISTED:
             if used + estimate(more + "\n") <= max_tokens:
                 lines.append(more)

@@ -142,13 +142,17 @@ def recall_for_prompt(
         return RecallOutcome(system_message=_paused_note(server, settings), reason="breaker")
 
     from ovhooks.backend.errors import BackendError
+    from ovhooks.capture.scrub import clean_outbound
     from ovhooks.recall.query import build_query, profile_query
 
+    # The query leaves the machine: the prompt and the recent turns go through the same
+    # scrub as captured text (before build_query cuts them).
+    text = clean_outbound(text, settings)
     recent: list[str] = []
     for turn in recent_user_texts:
         cleaned = strip_injected(turn)
         if cleaned and is_noise(cleaned, "user") is None:
-            recent.append(cleaned)
+            recent.append(clean_outbound(cleaned, settings))
     query = build_query(text, recent)
     seen = injected_uris(settings.state_dir, session_key)
 

@@ -9,7 +9,7 @@ breaking it. Identical inputs give byte-identical text.
 
 from __future__ import annotations
 
-from ovhooks.recall.text import cut, neutralize_tags, one_line
+from ovhooks.recall.text import cut, neutralize_tags, one_line, safe_uri
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,12 +36,18 @@ class Rendered:
         self.hint_uris = hints
 
 
+# Every field of a line comes from the store (a server or the local database): the text is
+# one line with our tags neutralized, the URI percent-encodes "<", ">" and whitespace, and
+# the label comes from a fixed table. Nothing in a memory can end or forge the block.
 def content_line(item: Candidate, text: str) -> str:
-    return f"- [{item.label} {item.score:.2f}] {text} ({item.uri})"
+    return f"- [{one_line(item.label)} {item.score:.2f}] {text} ({safe_uri(item.uri)})"
 
 
 def hint_line(item: Candidate) -> str:
-    return f"- [{item.label} {item.score:.2f}] not shown, read if relevant: {item.uri}"
+    return (
+        f"- [{one_line(item.label)} {item.score:.2f}] not shown, read if relevant: "
+        f"{safe_uri(item.uri)}"
+    )
 
 
 def item_text(item: Candidate, max_chars: int) -> str:

@@ -30,7 +30,9 @@ _compiled: dict[str, re.Pattern[str]] = {}
 def _pattern(name: str) -> re.Pattern[str]:
     if not _compiled:
         names = "|".join(re.escape(t) for t in sorted(_TAG_NAMES, key=len, reverse=True))
-        _compiled["tag"] = re.compile(rf"<\s*(/?)\s*({names})(?=[\s>/])[^<>]*>", re.IGNORECASE)
+        # The closing ">" is optional: "</openviking-context" at a line end is read as a
+        # closing tag by a model as surely as the complete one.
+        _compiled["tag"] = re.compile(rf"<\s*(/?)\s*({names})(?![\w-])[^<>\n]*>?", re.IGNORECASE)
         _compiled["space"] = re.compile(r"\s+")
     return _compiled[name]
 
@@ -61,6 +63,17 @@ def cut(text: str, max_chars: int, marker: str = "…") -> str:
     if space >= room * 4 // 5:
         head = head[:space]
     return head.rstrip() + marker
+
+
+def safe_uri(uri: str) -> str:
+    """A URI (server- or memory-supplied) as one inert token for an injected line.
+
+    A URI never legitimately holds angle brackets or whitespace; percent-encoding them keeps
+    the URI meaningful while nothing in it can close, open or forge a block.
+    """
+    out = uri.replace("%", "%25") if ("<" in uri or ">" in uri) else uri
+    out = out.replace("<", "%3C").replace(">", "%3E")
+    return "%20".join(out.split()) if any(c.isspace() for c in out) else out
 
 
 def safe_attr(value: str) -> str:

@@ -181,3 +181,17 @@ def test_speed_100_turns() -> None:
     )
     assert len(result.messages) == 100
     assert elapsed < 500
+
+
+def test_scrub_happens_before_the_cut_so_no_token_head_survives() -> None:
+    """A token crossing the head/tail cut: cut first, its head would go out unrecognised."""
+    limit = 24000
+    head_room = limit * 2 // 3  # what _cut_text keeps of the head
+    key = "sk-ant-api03-" + "Qx7LmP2vR9tZ4wK8nB1cY6hD3jF5gS0aE" * 3
+    text = "word " * ((head_room - 20) // 5)
+    text = text[: head_room - 20] + " " + key + " " + "tail words " * 2000
+    turn = Turn("user", text, uid="u1")
+    out = build_messages([turn], CaptureOptions(max_chars=limit))
+    sent = json.dumps(out.messages)
+    assert out.stats.get("truncated") == 1
+    assert "sk-ant-api03-Qx7" not in sent and "Qx7LmP2vR9" not in sent

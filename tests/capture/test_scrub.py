@@ -53,8 +53,11 @@ def test_corpus_kinds_are_reported() -> None:
     [
         ("postgres://admin:S3cr3tP4ss@db:5432/app", "postgres://admin:[REDACTED:url_password]@db:5432/app"),
         ("password = 'hunter22'", "password = '[REDACTED:password]'"),
+        ("aws_secret_access_key = " + "qX7f2Lr9Tz0aWm4Kc8Vb1Np5Hs3Jd6Gy0Ue2Oi9Rt",
+         "aws_secret_access_key = [REDACTED:credential]"),
+        # AWS's own documentation example is a placeholder, not a secret
         ("aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-         "aws_secret_access_key = [REDACTED:aws_secret_key]"),
+         "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
         ("card 4111 1111 1111 1111 ok", "card [REDACTED:card_number] ok"),
     ],
 )  # fmt: skip
@@ -67,13 +70,13 @@ def test_counts_per_kind() -> None:
         "a sk-ant-api03-"
         + "Ab1" * 10
         + " b AKIA"
-        + "ABCDEFGHIJKLMNOP"
+        + "Q7RX2MK9PLW4ZTB8"
         + " c AKIA"
-        + "QRSTUVWXYZ234567"
+        + "N5VC1JD6GY0UE2OI"
     )
     out, counts = scrub(text)
     assert counts == {"anthropic_key": 1, "aws_access_key": 2}
-    assert "AKIAABCD" not in out
+    assert "AKIAQ7RX" not in out
 
 
 def test_emails_and_phones_only_when_asked() -> None:

@@ -60,7 +60,7 @@ def test_codex_apply_patch_in_all_forms() -> None:
 
 def test_shell_commands_kept_scrubbed_and_capped() -> None:
     out = compact_input(
-        "Bash", {"command": "curl -H 'Authorization: Bearer abcDEF123456ghiJKL789' x"}, clean
+        "Bash", {"command": "curl -H 'Authorization: Bearer q7RfX2mK9pLw4ZtB8nVc1' x"}, clean
     )
     assert out["command"] == "curl -H 'Authorization: Bearer [REDACTED:authorization]' x"
     long = compact_input("exec_command", {"cmd": "echo " + "a" * 10000, "workdir": "/w"}, clean)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -492,3 +493,18 @@ def test_a_batch_the_server_applies_late_is_not_exported_twice(
     code, doc = export(fake_ov.url)
     assert code == 0, doc
     assert_server_matches_local(fake_ov)
+
+
+def test_export_scrubs_what_the_local_store_kept(fake_ov: FakeOpenViking) -> None:
+    """Text stored before today's rules (or written around the scrubber) is scrubbed again
+    on its way to the server: messages, memory content and memory URIs."""
+    token = "hf_" + "QmXrTzVbNcLkJhGfDsAzPoIuYtReWqZxCv"
+    local = local_backend()
+    local.append_messages("cx-s", [_msg("user", f"use HF_TOKEN={token} for the download")])
+    local.write(f"{local.memories_root}/preferences/default/{token}.md", f"token {token}\n")
+    local.close()
+    code, doc = export(fake_ov.url)
+    assert code == 0, doc
+    sent = json.dumps([r["body"] for r in fake_ov.requests]) + json.dumps(fake_ov.files)
+    assert token not in sent and "QmXrTzVb" not in sent
+    assert "download" in sent

@@ -251,3 +251,15 @@ def test_flush_reports_what_stays_queued(fake_ov: FakeOpenViking, env: dict[str,
     assert code == 0 and doc["results"][0]["sent"] == 1
     code, doc = run_json("flush", env=env)
     assert code == 0 and doc["results"] == []
+
+
+def test_remember_scrubs_the_text_and_the_uri_slug(
+    fake_ov: FakeOpenViking, env: dict[str, str]
+) -> None:
+    token = "glpat-" + "Zx8Qm2Lr7Tv4Kp9Wn3Bc"
+    code, doc = run_json("remember", f"my gitlab token is {token} for the deploy job", env=env)
+    assert code == 0
+    assert token not in doc["uri"] and token.lower() not in doc["uri"]
+    assert "zx8qm2lr7tv4kp9wn3bc" not in doc["uri"]
+    assert all(token not in text for text in fake_ov.files.values())
+    assert any("[REDACTED:" in text for text in fake_ov.files.values())

@@ -506,3 +506,24 @@ def test_subagent_transcript_written_after_subagent_stop_is_still_captured(
     timer.join()
     _assert_in_order(fake_ov.texts(SUB_OV), ["SUBAGENT-PROMPT list", "The parser exposes"])
     assert len(fake_ov.texts(SUB_OV)) == 2
+
+
+def test_state_at_rest_keeps_no_secret_of_the_last_reply(
+    fake_ov: FakeOpenViking, transcript: ClaudeTranscript
+) -> None:
+    """The final reply's text rests in the session state (to capture it exactly once): it is
+    kept scrubbed, and a later read of the same reply is still recognised as sent."""
+    env = _env(fake_ov)
+    t = transcript
+    key = "sk-proj-" + "Wq3Lz8Rv2Mx7Kt4Np9Bc1Hd6Jf0Gs5Ay" * 2
+    last = f"Set OPENAI_API_KEY={key} in the CI settings and rerun the job."
+    t.prompt("how do I fix the CI job?")
+    hook("stop", t.payload("Stop", last_assistant_message=last), env)  # before the file has it
+    t.reply(last)
+    hook("stop", t.payload("Stop", last_assistant_message=last), env)
+    state_dir = Path(os.environ["OVHOOKS_STATE_DIR"])
+    for path in state_dir.rglob("*.json"):
+        assert key not in path.read_text(), path
+    texts = fake_ov.texts(OV)
+    assert sum("CI settings" in text for text in texts) == 1, texts
+    assert not any(key in text for text in texts)

@@ -186,6 +186,9 @@ class FakeOpenViking:
             return
         if delay:
             time.sleep(delay)
+        if mode.startswith("echo"):
+            self._echo(handler, mode)
+            return
         if mode == "error500":
             self._send(
                 handler, 500, {"status": "error", "error": {"code": "INTERNAL", "message": "boom"}}
@@ -210,6 +213,32 @@ class FakeOpenViking:
             self._send_chunked(handler, status, payload)
         else:
             self._send(handler, status, doc, payload)
+
+    @staticmethod
+    def _echo(handler: BaseHTTPRequestHandler, mode: str) -> None:
+        """A gateway that echoes the request head in its error (modes ``echo401``,
+        ``echo500``, ``echo_html``, ``echo_empty``): headers, API key included."""
+        head = f"{handler.command} {handler.path}\r\n" + "".join(
+            f"{k}: {v}\r\n" for k, v in handler.headers.items()
+        )
+        status = 401 if mode == "echo401" else 500
+        if mode == "echo_html":
+            payload = f"<html><body><h1>502</h1><pre>{head}</pre></body></html>".encode()
+            ctype = "text/html"
+        elif mode == "echo_empty":
+            payload, ctype = b"", "application/json"
+        else:
+            error = {"code": "UNAUTHENTICATED", "message": f"rejected request:\n{head}"}
+            payload, ctype = (
+                json.dumps({"status": "error", "error": error}).encode(),
+                "application/json",
+            )
+        handler.send_response(status)
+        handler.send_header("Content-Type", ctype)
+        handler.send_header("Content-Length", str(len(payload)))
+        handler.send_header("X-Echo-Authorization", handler.headers.get("Authorization", ""))
+        handler.end_headers()
+        handler.wfile.write(payload)
 
     @staticmethod
     def _send(

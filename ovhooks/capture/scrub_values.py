@@ -1,0 +1,373 @@
+"""What a candidate value or key name is: the judgement half of the secret scrubber.
+
+Pure functions over short strings, used by ``scrub``'s detectors to decide whether a match is a
+credential. Kept apart from the detectors so the two can be read (and tested) separately:
+
+- ``key_strength``: does a setting/field/flag name name a credential (``DB_PASSWORD``,
+  ``"SessionToken"``, ``--api-key``, ``client-key-data``) and how surely;
+- ``is_placeholder`` / ``looks_like_code``: documentation values and references that are not
+  secrets (``<your-token>``, ``${VAR}``, ``changeme``, ``os.environ[...]``, ``xxxx``, runs of
+  one character, ``abcdef…``/``12345…`` sequences, the vendors' published example keys);
+- ``public_token``: identifiers that look random but are public (API object ids such as
+  ``msg_…``/``toolu_…``/``chatcmpl-…``/Stripe ``pi_…``, publishable and public keys, image
+  and hash encodings);
+- ``randomish`` / ``high_entropy``: whether a string has the make-up of generated data.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+# fmt: off
+_NOT_SECRET_VALUES = frozenset({
+    "none", "null", "nil", "true", "false", "undefined", "empty", "string", "str", "int",
+    "bytes", "bool", "secretstr", "optional", "any", "object", "number", "password", "passwd",
+    "secret", "token", "required", "redacted", "hidden", "masked", "example", "placeholder",
+    "dummy", "sample", "changeit", "changeme", "change_me", "change-me", "todo", "tbd", "env",
+    "environ", "getenv", "input", "prompt", "default", "value", "self", "this", "replace_me",
+    "replaceme", "notset", "not-set", "unset", "secret123", "password123", "pass123",
+    "yourpassword", "mypassword", "s3cr3t", "letmein", "qwerty", "admin", "root", "user",
+    "username", "apikey", "api_key", "api-key", "xxx", "stdin", "file", "prompted", "ask",
+})
+# fmt: on
+
+# Values published in vendors' documentation as examples (AWS, Stripe, GitHub, jwt.io, Slack).
+_DOC_EXAMPLES = (
+    "AKIAIOSFODNN7EXAMPLE",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+    "pk_test_TYooMQauvdEDq54NiTphI7jx",
+    "xoxb-not-a-real-token",
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ",
+)
+
+_PLACEHOLDER_PARTS = (
+    "example", "placeholder", "xxxx", "your_", "your-", "yourtoken", "yourkey", "yoursecret",
+    "_here", "-here", "redacted", "dummy", "changeme", "change_me", "replace", "insert",
+    "<", ">", "{{", "${", "...", "…", "****", "sample", "notreal", "not-a-real", "not_a_real",
+)  # fmt: skip
+
+# fmt: off
+_EXCLUDED_LAST = frozenset({
+    "type", "types", "name", "names", "field", "fields", "path", "paths", "file", "files",
+    "filename", "env", "var", "vars", "len", "length", "count", "counts", "url", "uri", "urls",
+    "endpoint", "id", "ids", "prefix", "suffix", "kind", "mode", "label", "policy", "expiry",
+    "expires", "expiration", "ttl", "hint", "format", "limit", "limits", "size", "max", "min",
+    "timeout", "enabled", "required", "dir", "header", "param", "params", "class", "cls",
+    "regex", "pattern", "store", "manager", "provider", "service", "validator", "strength",
+    "reset", "hash", "hashed", "hasher", "input", "prompt", "placeholder", "text", "msg",
+    "message", "error", "errors", "form", "widget", "schema", "model", "column", "attr",
+    "index", "idx", "usage", "budget", "tokens", "counter", "estimator", "estimate",
+    "location", "source", "handler", "callback", "fn", "func", "rotation", "version",
+    "method", "scheme", "scope", "scopes", "changed", "set", "exists", "present", "valid",
+    "ref", "arn", "help", "description", "desc", "doc", "docs", "dialog", "button", "keys",
+    "stdin", "cmd", "command", "script", "helper", "getter", "setter", "lookup", "rules",
+    "rule", "env_var", "envvar", "flag", "option", "opts",
+    "mask", "masked", "redacted", "bits", "algorithm", "alg", "algo", "cipher", "host",
+    "hostname", "port", "user", "username", "login", "email", "region", "bucket", "at",
+    "created", "updated", "date", "time", "expired", "used", "age", "cookie_name",
+})
+_EXCLUDED_FIRST = frozenset({
+    "max", "min", "num", "n", "total", "is", "has", "use", "no", "show", "hide", "toggle",
+    "validate", "check", "verify", "get", "fetch", "load", "read", "parse", "forgot", "reset",
+    "new", "confirm", "old", "primary", "sort", "partition", "cache", "foreign", "routing",
+    "hot", "shortcut", "lookup", "dict", "map", "unique", "composite", "object", "row",
+    "record", "column", "group", "i18n", "translation", "react", "idempotency", "page",
+    "next", "prev", "continuation", "cursor", "sync", "public", "publishable", "pub", "kid",
+    "dedup", "dedupe", "hash", "cluster", "shard", "s3", "storage_key", "ssh", "gpg", "pgp",
+    "key_file", "registry", "enable", "disable", "require", "requires", "allow", "count",
+    "input", "output", "cached", "cache_creation", "completion", "prompt", "reasoning",
+})
+# fmt: on
+
+_STRONG_SUFFIXES = (
+    "password", "passwd", "passphrase", "secret", "token", "apikey", "pwd", "credential",
+    "credentials", "passwords", "secrets", "authorization",
+)  # fmt: skip
+_PAIR_SECOND = frozenset({"key", "token", "secret", "pass", "password"})
+_PAIR_FIRST = frozenset(
+    {
+        "api", "access", "secret", "private", "auth", "signing", "master", "encryption",
+        "session", "admin", "account", "shared", "client", "app", "consumer", "webhook",
+        "bearer", "refresh", "id", "sas", "license", "service", "root", "bot", "deploy",
+        "personal", "oauth", "integration", "write", "read", "management", "storage",
+        "subscription", "sendgrid", "master_key", "hmac", "jwt", "cookie", "csrf", "xsrf",
+        "db", "database", "mysql", "postgres", "pg", "redis", "smtp", "mail", "ftp", "ldap",
+    }
+)  # fmt: skip
+_WEAK_WORDS = frozenset(
+    {"key", "pat", "auth", "pass", "pw", "sig", "signature", "cookie", "sid", "hmac", "otp",
+     "dsn", "salt", "pin", "license", "licence", "authkey", "privkey", "seed", "mnemonic"}
+)  # fmt: skip
+
+
+# With a provider's name in the key, these words make ``<provider>_client_id = …`` a credential.
+class LazyRe:
+    """An expression compiled on first use: hooks import this module, most never scrub."""
+
+    __slots__ = ("_args", "_pattern")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._args = (source, flags)
+        self._pattern: re.Pattern[str] | None = None
+
+    def get(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = re.compile(*self._args)
+        return self._pattern
+
+
+PROVIDER_ID_WORDS = frozenset({"id", "key", "secret", "token", "sid", "pat", "code", "auth"})
+
+_CAMEL = LazyRe(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_SPLIT = LazyRe(r"[^A-Za-z0-9]+")
+
+
+def key_components(key: str) -> list[str]:
+    """``dbPassword`` -> ``["db", "password"]``; ``AWS_KEY`` -> ``["aws", "key"]``."""
+    parts: list[str] = []
+    for chunk in _SPLIT.get().split(key):
+        if chunk:
+            parts.extend(p.lower() for p in _CAMEL.get().findall(chunk))
+    return parts
+
+
+def key_strength(key: str) -> int:
+    """2 when ``key`` surely names a credential, 1 when it may (``*_KEY``), else 0."""
+    comps = key_components(key)
+    if not comps or comps[-1] in _EXCLUDED_LAST or comps[0] in _EXCLUDED_FIRST:
+        return 0
+    if public_key_name(comps):
+        return 0
+    weak = False
+    for i, comp in enumerate(comps):
+        if comp.endswith(_STRONG_SUFFIXES) or comp.startswith("passw"):
+            return 2
+        if comp.startswith("secret") and comp.endswith(("key", "token")):
+            return 2
+        if i + 1 < len(comps) and comps[i + 1] in _PAIR_SECOND and comp in _PAIR_FIRST:
+            return 2
+        if comp in _WEAK_WORDS or comp.endswith(("key", "pass")):
+            weak = True
+    if comps[-1] == "pat" and len(comps) > 1:
+        return 2
+    return 1 if weak else 0
+
+
+def public_key_name(comps: list[str]) -> bool:
+    """``PublicKey``, ``STRIPE_PUBLISHABLE_KEY``, ``tokenizer``: named as not secret."""
+    return any(c in ("public", "publishable", "pub", "tokenizer", "tokenize") for c in comps)
+
+
+def variable_like(value: str) -> bool:
+    """A bare word that reads as a name in code (``password``, ``apiKey``, ``db_pass``)."""
+    if value.islower() or value.isupper() or "_" in value:
+        return True
+    return sum(len(w) for w in _WORDS.get().findall(value)) >= 0.6 * len(value)
+
+
+def _sequential(value: str) -> bool:
+    """``abcdef…``, ``123456…``, ``0123456789abcdef``: a typed run, not generated data."""
+    steps = sum(1 for a, b in itertools.pairwise(value) if ord(b) - ord(a) in (1, -1))
+    return steps >= 0.8 * (len(value) - 1)
+
+
+def is_placeholder(value: str) -> bool:
+    """A documentation value, a reference or an example: never a live credential."""
+    stripped = value.strip("\"'`")
+    lowered = stripped.lower()
+    if not lowered or lowered in _NOT_SECRET_VALUES or lowered.startswith("[redacted:"):
+        return True
+    if "[redacted:" in lowered:
+        return True
+    if any(example in stripped for example in _DOC_EXAMPLES):
+        return True
+    distinct = set(lowered)
+    if len(distinct) <= 2 or (len(lowered) >= 12 and len(distinct) <= 3):
+        return True  # "****", "xxxx", "aaaa1111"
+    if len(lowered) >= 8 and _sequential(lowered):
+        return True
+    if lowered.startswith(("your", "my-", "my_", "<", "$", "%", "{", "env:", "vault:", "op://")):
+        return True
+    return any(part in lowered for part in _PLACEHOLDER_PARTS)
+
+
+def body_is_placeholder(body: str) -> bool:
+    """The variable part of a prefixed token (``ghp_xxxx…``, ``sk-...``) is filler."""
+    if len(body) < 4:
+        return True
+    lowered = body.lower()
+    if len(set(lowered)) <= 3 or _sequential(lowered):
+        return True
+    return any(part in lowered for part in _PLACEHOLDER_PARTS) or any(
+        example in body for example in _DOC_EXAMPLES
+    )
+
+
+_CODE_PREFIXES = (
+    "os.", "process.", "self.", "this.", "config.", "settings.", "env.", "import.", "request.",
+    "req.", "args.", "opts.", "options.", "ctx.", "secrets.", "vars.", "params.", "props.",
+)  # fmt: skip
+_DOTTED = LazyRe(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_PATHISH = LazyRe(
+    r"(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"
+    r"|[\w.-]+\.(?:pem|key|json|txt|env|yaml|yml|toml|cfg|conf|ini|crt|p12|pfx|jks|der|asc|gpg|pub)"
+)
+
+
+def looks_like_code(value: str) -> bool:
+    """A reference in code (``os.environ[...]``, ``getPassword()``, ``${VAR}``) or a path."""
+    if value[:1] in "$%<{([@&*!#" or value[-1:] in "(),[]{}":
+        return True
+    if "(" in value or ")" in value or "${" in value or "{{" in value:
+        return True
+    if value.lower().startswith(_CODE_PREFIXES):
+        return True
+    return bool(_DOTTED.get().fullmatch(value) or _PATHISH.get().fullmatch(value))
+
+
+# Public identifiers that look random: API object ids (Anthropic, OpenAI, Stripe, GitHub
+# GraphQL), publishable/public keys, image and hash encodings.
+_PUBLIC_PREFIXES = (
+    "msg_", "msg-", "toolu_", "srvtoolu_", "req_", "chatcmpl-", "cmpl-", "resp_", "run_",
+    "asst_", "thread_", "file-", "file_", "batch_", "call_", "step_", "vs_", "ftjob-",
+    "ft:", "org-", "proj_", "compl_", "evt_", "pi_", "ch_", "cus_", "sub_", "in_", "ii_",
+    "prod_", "price_", "acct_", "txn_", "py_", "po_", "tr_", "re_", "seti_", "pm_", "src_",
+    "card_", "cs_test_", "cs_live_", "plink_", "si_", "il_", "inv_", "cn_", "dp_", "du_",
+    "pk_live_", "pk_test_", "pk.", "age1", "npub1", "PR_kw", "I_kw", "MDQ6", "MDEw", "MDU6",
+    "R_kg", "U_kg", "O_kg", "iVBORw0KGgo", "/9j/", "R0lGOD", "UklGR", "PHN2Zy", "Qk0",
+    "AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "sha1-", "sha256-", "sha384-", "sha512-",
+    "h1:", "sha256:", "sha512:", "md5-", "blake2b-", "xpub", "tpub", "ipfs", "Qm", "bafy",
+    "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-", "sk-ssh-", "AAAAB3", "ghcr.io", "data:",
+)  # fmt: skip
+_PUBLIC_BECH32 = LazyRe(r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}")
+
+
+def public_token(token: str) -> bool:
+    """A public identifier, public key or encoded image/hash, not a credential."""
+    if token.startswith(_PUBLIC_PREFIXES):
+        return True
+    return bool(_PUBLIC_BECH32.get().fullmatch(token))
+
+
+def randomish(value: str, *, min_len: int = 10) -> bool:
+    """Mixed character classes or high entropy, as generated credentials have."""
+    if len(value) < min_len or is_placeholder(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_upper = any(c.isupper() for c in value)
+    has_lower = any(c.islower() for c in value)
+    if has_digit and (has_upper or has_lower):
+        return True
+    if has_upper and has_lower and len(value) >= 16:
+        return entropy(value) >= 3.5
+    return len(value) >= 20 and entropy(value) >= 3.8
+
+
+def password_like(value: str) -> bool:
+    """A value after "password is": has the make-up of a password, not a word of prose."""
+    if len(value) < 6 or is_placeholder(value) or looks_like_code(value):
+        return False
+    if value.isalpha() and value.islower():
+        return False
+    return not (value.isalpha() and value[:1].isupper() and value[1:].islower())
+
+
+def entropy(token: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in token:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+_HEXISH = LazyRe(r"[0-9a-fA-F-]+")
+_WORDS = LazyRe(r"[A-Z]?[a-z]{4,}")
+_PATH_SEGMENT = LazyRe(r"[a-z0-9._-]*")
+
+
+def _class_of(ch: str) -> int:
+    if ch.isdigit():
+        return 0
+    if ch.isupper():
+        return 1
+    return 2 if ch.islower() else 3
+
+
+def _in_public_block(text: str, pos: int) -> bool:
+    """Whether ``pos`` is inside a ``-----BEGIN PUBLIC KEY/CERTIFICATE-----`` block."""
+    window = text[max(0, pos - 8000) : pos]
+    begin = window.rfind("-----BEGIN ")
+    if begin < 0 or "-----END " in window[begin:]:
+        return False
+    header = window[begin : begin + 60]
+    return "PRIVATE" not in header and ("PUBLIC" in header or "CERTIFICATE" in header)
+
+
+def _decodes_to_plain(token: str) -> bool:
+    """Base64 of prose or of JSON without a random value in it: an encoding, not a key."""
+    import base64
+    import binascii
+
+    raw = token.replace("-", "+").replace("_", "/")
+    try:
+        decoded = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True)
+        plain = decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    if not plain.isprintable():
+        return False
+    if plain.startswith("{"):
+        values = re.findall(r'"([^"]{16,})"', plain)
+        return not any(randomish(v, min_len=16) for v in values)
+    return plain.count(" ") >= 2
+
+
+def high_entropy(token: str, text: str, start: int) -> bool:
+    """A free-standing token (no prefix, no key) that has the make-up of random data.
+
+    Entropy is only one signal: hashes, UUIDs and hex ids, paths, dotted names, encoded
+    images, text and JSON, identifiers made of words, public ids and public keys are all
+    excluded first.
+    """
+    n = len(token)
+    if n > 256 or n < 20 or _HEXISH.get().fullmatch(token) or public_token(token):
+        return False
+    before = text[max(0, start - 64) : start]
+    if "base64," in before or before.endswith(("/", "\\", "~", "@", ":", "#", "=sha")):
+        return False  # data: URI, the tail of a path or URL, a host, an anchor
+    near = before[-48:].lower()
+    if "public" in near or _in_public_block(text, start):
+        return False  # a public key: "PublicKey = …", a PEM public key or certificate
+    if any(w in near for w in ("sha256", "sha512", "sha1", "digest", "checksum", "hash")):
+        return False  # a digest, named as such just before it
+    if "/" in token and "+" not in token and not token.endswith("="):
+        segments = [s for s in token.split("/") if s]
+        if token.startswith("/") or not segments:
+            return False
+        wordy = sum(1 for s in segments if _PATH_SEGMENT.get().fullmatch(s))
+        if wordy * 2 >= len(segments):
+            return False  # a path such as "src/lib/python3/site-packages"
+    if "." in token and not token.endswith("="):
+        pieces = token.split(".")
+        if sum(1 for p in pieces if p.isalpha() or p.isdigit()) * 2 >= len(pieces):
+            return False  # a dotted name or version, "com.example.App.v2"
+    digits = sum(1 for c in token if c.isdigit())
+    uppers = sum(1 for c in token if c.isupper())
+    lowers = sum(1 for c in token if c.islower())
+    classes = (digits > 0) + (uppers > 0) + (lowers > 0)
+    if classes < 3 and not (classes == 2 and digits and n >= 32):
+        return False
+    classes_seq = [_class_of(c) for c in token]
+    switches = sum(1 for i in range(1, n) if classes_seq[i] != classes_seq[i - 1])
+    if switches < 0.3 * (n - 1):
+        return False  # identifiers switch class rarely and in runs: "parseHttp2Response"
+    if sum(len(w) for w in _WORDS.get().findall(token)) > 0.5 * n:
+        return False  # mostly words
+    if is_placeholder(token) or entropy(token) < min(4.2, math.log2(n) * 0.84):
+        return False
+    return not _decodes_to_plain(token)

@@ -1,0 +1,94 @@
+"""Our own credentials never leave in output: ``redact_known_secrets`` at every boundary.
+
+A server, a proxy or a gateway may echo the request in an error body (headers included); an
+exception's text may hold a request head. Whatever text reaches the user (a hook's
+``systemMessage``, ``status``/``doctor``/``search``/``flush`` output), the log, or a state
+file passes through ``redact_known_secrets`` first. It removes:
+
+- every API key value the configuration holds (all sources, valid or not), registered by
+  ``config.load_settings`` through ``remember_secret``;
+- the value of any ``Authorization``/``Proxy-Authorization``/``X-API-Key``/``X-Auth-Token``
+  header and any ``Bearer``/``Basic`` credential, whoever's it is.
+
+Import-light (``re`` only, compiled on first use): it runs on every hook path.
+"""
+
+from __future__ import annotations
+
+import re
+
+REDACTED_KEY = "[REDACTED:api_key]"
+_known: set[str] = set()
+_compiled: list[re.Pattern[str]] = []
+
+_HEADER_SRC = (
+    r"(?i)(?<![\w-])((?:proxy-)?authorization|x-api-key|x-auth-token|api-key|"
+    r"x-openviking-api-key)(\\?[\"']?\s*[:=]\s*\\?[\"']?)"
+    r"(?>(?:(bearer|basic|token|digest|apikey)\s+)?)(?!\[REDACTED:|[<$%{*])([^\s\"'\\,;}\]]{4,})"
+    r"|(?i:\b(bearer|basic))\s+(?!\[REDACTED:)(?=[A-Za-z0-9._~+/=-]*\d)"
+    r"([A-Za-z0-9._~+/=-]{8,})"
+)
+
+
+def remember_secret(value: object) -> None:
+    """Register a credential value so that no output shows it (the key, whatever its source)."""
+    if isinstance(value, str):
+        value = value.strip()
+        if len(value) >= 8:  # shorter strings would blank ordinary words in the output
+            _known.add(value)
+
+
+def _pattern() -> re.Pattern[str]:
+    if not _compiled:
+        _compiled.append(re.compile(_HEADER_SRC))
+    return _compiled[0]
+
+
+def _header_repl(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        scheme = f"{m.group(3)} " if m.group(3) else ""
+        return f"{m.group(1)}{m.group(2)}{scheme}{REDACTED_KEY}"
+    return f"{m.group(5)} {REDACTED_KEY}"
+
+
+def redact_known_secrets(text: str, settings: object | None = None) -> str:
+    """``text`` without our API key (any configured value) and without header credentials."""
+    if not text:
+        return text
+    if settings is not None:
+        remember_secret(getattr(settings, "api_key", ""))
+    for value in sorted(_known, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, REDACTED_KEY)
+    lowered = text.lower()
+    if any(w in lowered for w in ("auth", "api-key", "apikey", "api_key", "bearer", "basic")):
+        text = _pattern().sub(_header_repl, text)
+    return text
+
+
+def redact_doc(doc: object, settings: object | None = None) -> object:
+    """A JSON-shaped value with every string passed through ``redact_known_secrets``."""
+    if isinstance(doc, str):
+        return redact_known_secrets(doc, settings)
+    if isinstance(doc, dict):
+        return {k: redact_doc(v, settings) for k, v in doc.items()}
+    if isinstance(doc, list | tuple):
+        return [redact_doc(v, settings) for v in doc]
+    return doc
+
+
+def header_value_problem(value: str) -> str:
+    """Why ``value`` cannot be sent as an HTTP header value ("" when it can).
+
+    Says where and what the offending character is, never the value itself.
+    """
+    for i, ch in enumerate(value):
+        code = ord(ch)
+        if ch in "\r\n" or (code < 0x20 and ch != "\t") or code == 0x7F:
+            return f"it holds a control character (U+{code:04X}) at position {i + 1}"
+        if code > 0xFF:
+            return (
+                f"it holds {ch!r} (U+{code:04X}) at position {i + 1}, which an HTTP header "
+                "cannot carry (was it pasted with a typographic character?)"
+            )
+    return ""
