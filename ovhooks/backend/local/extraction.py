@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ovhooks.backend.local_text import has_cjk
+from ovhooks.backend.local.text import has_cjk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
