@@ -13,7 +13,7 @@ import time
 
 from ovhooks.backend.errors import BackendError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DB_NAME = "memory.db"
 PROFILE_NAME = "profile.md"
 MAX_BATCH = 100
@@ -123,6 +123,35 @@ _SCHEMA = (
     END""",
 )
 
+# Version 2: the history layer. What the user said and a commit did not promote, one
+# statement per row under its archive, so recall finds it even though it is no memory.
+_SCHEMA_V2 = (
+    """CREATE TABLE history (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        archive_no INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        scope TEXT NOT NULL,
+        terms TEXT NOT NULL
+    )""",
+    "CREATE INDEX history_by_archive ON history (session_id, archive_no)",
+    f"""CREATE VIRTUAL TABLE history_fts USING fts5(
+        scope, terms, content='history', content_rowid='id', tokenize="{_FTS_TOKENIZER}")""",
+    "CREATE VIRTUAL TABLE history_vocab USING fts5vocab(history_fts, 'row')",
+    "INSERT INTO history_fts (history_fts, rank) VALUES ('rank', 'bm25(0.0, 1.0)')",
+    """CREATE TRIGGER history_ai AFTER INSERT ON history BEGIN
+        INSERT INTO history_fts (rowid, scope, terms) VALUES (new.id, new.scope, new.terms);
+        UPDATE counters SET value = value + 1 WHERE name = 'history';
+    END""",
+    """CREATE TRIGGER history_ad AFTER DELETE ON history BEGIN
+        INSERT INTO history_fts (history_fts, rowid, scope, terms)
+            VALUES ('delete', old.id, old.scope, old.terms);
+        UPDATE counters SET value = value - 1 WHERE name = 'history';
+    END""",
+    "INSERT INTO counters VALUES ('history', 0)",
+)
+
 
 def not_found(what: str) -> BackendError:
     return BackendError("http", what, 404, "NOT_FOUND")
@@ -222,8 +251,11 @@ def open_db(path: str, data_dir: str) -> sqlite3.Connection:
 def _create_schema(con: sqlite3.Connection) -> None:
     with Transaction(con):
         # Another process may have created it while this one waited for the lock.
-        if con.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+        if version >= SCHEMA_VERSION:
             return
-        for statement in _SCHEMA:
+        # A store made by version 1 gains the history tables; its old archives have no
+        # history rows (their text is still in the messages), new commits fill it.
+        for statement in (*(_SCHEMA if version < 1 else ()), *_SCHEMA_V2):
             con.execute(statement)
         con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

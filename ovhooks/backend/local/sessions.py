@@ -117,8 +117,13 @@ def commit(store: LocalBackend, session_id: str, *, keep_recent_count: int = 0) 
 def archive_and_extract(
     store: LocalBackend, con: sqlite3.Connection, session_id: str, keep_recent: int
 ) -> JSON:
-    from ovhooks.backend.local.extraction import build_overview, memory_candidates, prose
+    from ovhooks.backend.local.extraction import (
+        history_statements,
+        memory_candidates,
+        prose,
+    )
     from ovhooks.backend.local.memories import promote
+    from ovhooks.backend.local.overview import build_overview
 
     session = con.execute(
         "SELECT peer, commit_count FROM sessions WHERE session_id = ?", (session_id,)
@@ -174,13 +179,23 @@ def archive_and_extract(
         texts = [p.get("text") for p in message["parts"] if p.get("type") == "text"]
         user_texts.append(prose("\n".join(t for t in texts if isinstance(t, str))))
     extracted = {"total": 0, "preferences": 0, "entities": 0, "events": 0, "merged": 0}
-    for candidate in memory_candidates(user_texts):
+    candidates = memory_candidates(user_texts)
+    for candidate in candidates:
         outcome = promote(store, con, candidate, peer, session_id, now)
         if outcome == "added":
             extracted["total"] += 1
             extracted[candidate.category] += 1
         elif outcome == "merged":
             extracted["merged"] += 1
+    scope = scope_token(store.user, peer)
+    con.executemany(
+        "INSERT INTO history (session_id, archive_no, text, created_at, scope, terms)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (session_id, number, text, now, scope, term_string(text))
+            for text in history_statements(user_texts, (c.text for c in candidates))
+        ],
+    )
     con.execute(
         "UPDATE sessions SET commit_count = ?, last_commit_at = ?, updated_at = ?,"
         " memories_extracted = memories_extracted + ? WHERE session_id = ?",
