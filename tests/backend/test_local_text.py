@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.local.extraction import classify, memory_candidates, sentences
+from ovhooks.backend.local.extraction import classify, memory_candidates
+from ovhooks.backend.local.messages import sentences
 from ovhooks.backend.local.overview import build_overview
 from ovhooks.backend.local.text import normalise, query_terms, stem, terms
 

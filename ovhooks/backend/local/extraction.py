@@ -20,105 +20,12 @@ from __future__ import annotations
 
 import re
 
+from ovhooks.backend.local.messages import lines, prose, sentences, split_line
 from ovhooks.backend.local.text import has_cjk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
-    from typing import Any
-
-# --- message text -------------------------------------------------------------------------
-
-# Any <tag>…</tag> block: injected context or host boilerplate that capture missed. Only used
-# to keep such blocks out of overviews and candidates, never to alter stored messages.
-_TAG_BLOCK_RE = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1\s*>", re.S)
-_CODE_FENCE_RE = re.compile(r"```.*?(?:```|\Z)", re.S)
-
-
-def message_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The message's parts, a plain ``content`` string becoming one text part."""
-    parts = message.get("parts")
-    if isinstance(parts, list) and parts:
-        return [dict(p) for p in parts if isinstance(p, dict)]
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return []
-
-
-def parts_text(parts: Iterable[Mapping[str, Any]], *, tools: bool = True) -> str:
-    """All text of the parts; tool parts as ``[tool name] input output`` when ``tools``."""
-    import json
-
-    chunks: list[str] = []
-    for part in parts:
-        kind = part.get("type")
-        if kind == "text" and isinstance(part.get("text"), str):
-            chunks.append(part["text"])
-        elif kind == "tool" and tools:
-            name = part.get("tool_name") or "tool"
-            tool_input = part.get("tool_input")
-            text_in = (
-                tool_input
-                if isinstance(tool_input, str)
-                else json.dumps(tool_input, ensure_ascii=False, sort_keys=True)
-                if tool_input
-                else ""
-            )
-            output = part.get("tool_output")
-            chunks.append(
-                f"[tool {name}] {text_in} {output if isinstance(output, str) else ''}".strip()
-            )
-    return "\n".join(chunks)
-
-
-def prose(text: str) -> str:
-    """Text without tag blocks and code fences: what a person wrote, for quoting."""
-    return _CODE_FENCE_RE.sub(" ", _TAG_BLOCK_RE.sub(" ", text)).strip()
-
-
-def one_line(text: str, limit: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-# --- sentences ----------------------------------------------------------------------------
-
-# A sentence ends at 。！？ or at . ! ? before a space; never at ; or ；: the second clause of
-# "X breaks when Y; do Z" is often the fix itself.
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+")
-_BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-# "e.g. BILL-412" must not end a sentence.
-_ABBREVIATION_RE = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.|\b[A-Za-z]\.)$", re.I)
-
-
-def _split_line(line: str) -> list[str]:
-    out: list[str] = []
-    for raw in _SENTENCE_SPLIT_RE.split(line):
-        piece = raw.strip()
-        if not piece:
-            continue
-        if out and _ABBREVIATION_RE.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
-        else:
-            out.append(piece)
-    return out
-
-
-def lines(text: str) -> list[str]:
-    """Non-empty lines of prose, bullet marks removed: the unit a statement is kept in."""
-    out = []
-    for raw in text.splitlines():
-        line = _BULLET_RE.sub("", raw).strip()
-        if line:
-            out.append(line)
-    return out
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of prose, split on line breaks and on English and Chinese end marks."""
-    return [s for line in lines(text) for s in _split_line(line)]
-
+    from collections.abc import Iterable
 
 # --- the form of a sentence ---------------------------------------------------------------
 
@@ -128,6 +35,7 @@ _LEAD = (
     r"yeah|yes|no|hey|hi|thanks|thank you|perfect|nice|good|sure)\b[\s,.!:;-]*)*"
 )
 _PATTERNS = {
+    "lead": _LEAD,
     "question_en": (
         _LEAD + r"(?:who|what|where|why|how|which|whose|is|are|was|were|do|does|did|can|could|"
         r"would|should|will|shall|may|have|has|had|isn'?t|aren'?t|doesn'?t|don'?t you)\b"
@@ -259,7 +167,27 @@ def _is_request(text: str) -> bool:
         return _is("request_zh", text) and not _is("rule_zh", text)
     if _is("rule_en", text) or _is("preference", text) or _is("decision", text):
         return False
-    return _is("request_en", text) or _is("tail_request", text)
+    return _is("request_en", text) or _is("tail_request", text) or _verb_object(text)
+
+
+_OBJECT_WORDS = frozenset(
+    "the a an this that these those it them my our your me us all some every each".split()  # noqa: SIM905
+)
+
+
+def _verb_object(text: str) -> bool:
+    """The shape of an imperative: a first word that is no function word, then an object
+    ("restore the snapshot", "bump it"), where a statement has its subject first
+    ("the importer chokes", "python is pinned")."""
+    from ovhooks.backend.local.text import ENGLISH_STOP_WORDS
+
+    words = re.sub(_PATTERNS["lead"], "", text.lower()).split()
+    return (
+        len(words) >= 2
+        and words[0].isalpha()
+        and words[0] not in ENGLISH_STOP_WORDS
+        and words[1] in _OBJECT_WORDS
+    )
 
 
 def content_size(text: str) -> int:
@@ -356,7 +284,7 @@ def statements(text: str) -> list[str]:
     """
     out: list[str] = []
     for line in lines(prose(text)):
-        parts = _split_line(line)
+        parts = split_line(line)
         kept: list[str] = []
         for part in parts:
             form = form_of(part)

@@ -8,14 +8,10 @@ import re
 from ovhooks.backend.local.extraction import (
     is_command,
     is_question,
-    message_parts,
-    one_line,
-    parts_text,
-    prose,
-    sentences,
     states_decision,
     states_preference,
 )
+from ovhooks.backend.local.messages import message_parts, one_line, parts_text, prose, sentences
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,19 +1,21 @@
-"""Recall on the local store: BM25 candidates from FTS5, scored 0..1 in Python.
+"""Recall on the local store: FTS5 finds candidates, ``evidence`` decides what they are worth.
 
-BM25 over terms segmented by ``text`` (words, CJK bigrams), restricted inside FTS5 to the
-user's global memories and the current project's (an indexed ``scope`` column), then scored in
-Python from how much of the query a hit covers, how specific the matched terms are, recency
-and a project bonus (see ``_score``).
+Two indexes answer: memories (what commits promoted and what was written) and the history
+layer (what the user said that no memory holds, one statement per row under its archive).
+Both are restricted inside FTS5 to the user's global rows and the current project's (an
+indexed ``scope`` column). Only the query's most specific terms reach FTS5 (at most ten),
+and only the best 40 hits per index are scored, so the time stays bounded whatever the store
+size or prompt length. A history hit shows the statement itself under its archive's URI.
 """
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import time
 
+from ovhooks.backend.local.evidence import evidence, score, term_weights
 from ovhooks.backend.local.schema import db_error, scope_token
-from ovhooks.backend.local.text import fts_or_query, is_cjk, query_terms
+from ovhooks.backend.local.text import fts_or_query, query_terms, terms
 from ovhooks.capture.tokens import estimate_tokens
 
 TYPE_CHECKING = False
@@ -23,50 +25,11 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import JSON
     from ovhooks.backend.local import LocalBackend
 
-# How many BM25 hits per index are rescored in Python, and how many query terms reach FTS5:
-# both bound the query time whatever the store size or prompt length.
 _CANDIDATES = 40
 _MAX_QUERY_TERMS = 10
-# A term in more than this share of a large index is a stop word for this corpus.
-_COMMON_SHARE = 0.08
-_COMMON_MIN_DOCS = 2000
-_RECENCY_HALF_LIFE_DAYS = 90.0
-_UNSEEN_CJK_PAIR_WEIGHT = 0.15
-
-
-def _idf(df: int, total: int) -> float:
-    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
-
-
-def _score(
-    query: list[str],
-    weights: dict[str, float],
-    doc_terms: set[str],
-    *,
-    bm25: float,
-    age_days: float,
-    bonus: float,
-) -> float:
-    """A 0..1 score, comparable to the server's ``(1 + cos) / 2`` range for real hits.
-
-    - coverage: the share of the query's weight the hit contains (a term's weight is its
-      IDF relative to the rarest possible, so a match on "the" counts little);
-    - evidence: saturating in the matched weight, so two specific matches beat one;
-    - BM25 breaks ties between equal coverage (term frequency, shorter entries);
-    - recency (half-life 90 days) and ``bonus`` (1 for a memory of this project, 0.5 for a
-      user-level memory, 0 for an archive overview) nudge, never dominate.
-    An unrelated text never gets here (no FTS hit); one weak word in a long prompt scores
-    about 0.5, under the default 0.55 threshold; two specific words score above it.
-    """
-    total = sum(weights[t] for t in query) or 1.0
-    matched = sum(weights[t] for t in query if t in doc_terms)
-    coverage = matched / total
-    evidence = 1.0 - math.exp(-matched / 1.5)
-    strength = -bm25 / (-bm25 + 4.0) if bm25 < 0 else 0.0
-    relevance = 0.45 * coverage + 0.45 * evidence + 0.1 * strength
-    recency = 0.5 ** (max(0.0, age_days) / _RECENCY_HALF_LIFE_DAYS)
-    score = 0.15 + 0.7 * relevance + 0.1 * recency + 0.05 * bonus
-    return float(round(min(1.0, score), 4))
+# What the user said but no commit promoted is weaker evidence than a memory: it may have
+# been a passing remark. It needs this much more to pass.
+_HISTORY_PENALTY = 0.5
 
 
 class _Hit:
@@ -99,72 +62,80 @@ def scope_tokens(store: LocalBackend, peer: str) -> list[str]:
     return scopes
 
 
-def rank_index(
-    store: LocalBackend, con: sqlite3.Connection, table: str, query: list[str], peer: str
-) -> list[tuple[int, float, dict[str, float]]]:
-    """BM25 candidates ``(rowid, bm25, term weights)`` from one index, scoped to ``peer``."""
-    vocab = f"{table}_vocab"
+def _statistics(
+    con: sqlite3.Connection, query: list[str], history: bool
+) -> tuple[dict[str, int], int]:
+    """Document frequencies of the query's terms and the number of rows, over both indexes
+    (one vocabulary: a term common in what was said is common, promoted or not)."""
     marks = ",".join("?" * len(query))
-    df = dict(
-        con.execute(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", query).fetchall()
+    df: dict[str, int] = {}
+    tables = ("memory", "history") if history else ("memory",)
+    for table in tables:
+        for term, doc in con.execute(
+            f"SELECT term, doc FROM {table}_vocab WHERE term IN ({marks})", query
+        ):
+            df[term] = df.get(term, 0) + int(doc)
+    names = ("memories", "history") if history else ("memories",)
+    total = sum(
+        int(value)
+        for (value,) in con.execute(
+            f"SELECT value FROM counters WHERE name IN ({','.join('?' * len(names))})", names
+        )
     )
-    counter = "memories" if table == "memory" else "archives"
-    total = con.execute("SELECT value FROM counters WHERE name = ?", (counter,)).fetchone()[0]
-    total = max(int(total), 1)
-    rarest = _idf(1, total) or 1.0
-    # A CJK pair found nowhere in the index is mostly a cut across two words ("件应" in
-    # "文件应该"): it says little about the question, so it barely dilutes the coverage.
-    weights = {
-        t: min(1.0, _idf(df[t], total) / rarest)
-        if t in df
-        else (_UNSEEN_CJK_PAIR_WEIGHT if is_cjk(t[0]) else 1.0)
-        for t in query
-    }
-    present = sorted((t for t in query if t in df), key=lambda t: df[t])
-    if not present:
-        return []
-    if total >= _COMMON_MIN_DOCS:
-        specific = [t for t in present if df[t] <= total * _COMMON_SHARE]
-        present = specific or present[:1]
-    chosen = present[:_MAX_QUERY_TERMS]
+    return df, max(total, 1)
+
+
+def _matches(
+    store: LocalBackend,
+    con: sqlite3.Connection,
+    table: str,
+    chosen: list[str],
+    peer: str,
+) -> list[int]:
+    """Row ids of the best BM25 hits of ``chosen`` in one index, scoped to ``peer``."""
     scopes = " OR ".join(f'"{s}"' for s in scope_tokens(store, peer))
     match = f"scope : ({scopes}) AND terms : ({fts_or_query(chosen)})"
     rows = con.execute(
-        f"SELECT rowid, rank FROM {table}_fts WHERE {table}_fts MATCH ? ORDER BY rank LIMIT ?",
+        f"SELECT rowid FROM {table}_fts WHERE {table}_fts MATCH ? ORDER BY rank LIMIT ?",
         (match, _CANDIDATES),
     ).fetchall()
-    return [(int(rowid), float(rank), weights) for rowid, rank in rows]
+    return [int(rowid) for (rowid,) in rows]
 
 
 def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> list[_Hit]:
     # Concepts are added to documents only: a question about "indentation" finds "tabs",
     # but a prompt that merely says "spaces" does not become a question about indentation.
-    terms = query_terms(query)
-    if not terms:
+    found = query_terms(query)
+    if not found:
         return []
+    order = terms(query)
     now = time.time()
-    hits: list[_Hit] = []
     con = store.db()
-    ranked = rank_index(store, con, "memory", terms, peer)
-    if ranked:
-        by_id = {rowid: (bm25, w) for rowid, bm25, w in ranked}
-        marks = ",".join("?" * len(by_id))
-        for mid, uri, peer_of, category, content, abstract, tags, updated, doc in con.execute(
-            "SELECT id, uri, peer, category, content, abstract, tags, updated_at, terms"
+    df, total = _statistics(con, found, archives)
+    present = [t for t in found if t in df]
+    if not present:
+        return []
+    weights = term_weights(found, df, total)
+    # The most specific terms reach FTS5; equal weights keep the prompt's order.
+    chosen = sorted(present, key=lambda t: -weights[t])[:_MAX_QUERY_TERMS]
+    hits: list[_Hit] = []
+
+    def rate(doc: str, content: str, age_days: float, bonus: float, penalty: float) -> float:
+        units, share = evidence(found, order, weights, doc.split(), content)
+        return score(units - penalty, share, age_days=age_days, bonus=bonus)
+
+    ids = _matches(store, con, "memory", chosen, peer)
+    if ids:
+        marks = ",".join("?" * len(ids))
+        for uri, peer_of, category, content, abstract, tags, updated, doc in con.execute(
+            "SELECT uri, peer, category, content, abstract, tags, updated_at, terms"
             f" FROM memories WHERE id IN ({marks}) AND +owner = ?",
-            [*by_id, store.user],
+            [*ids, store.user],
         ):
             if peer_of not in ("", peer):
                 continue  # a scope-token collision; never show another project's memory
-            bm25, weights = by_id[mid]
-            score = _score(
-                terms,
-                weights,
-                set(doc.split()),
-                bm25=bm25,
-                age_days=(now - updated) / 86400.0,
-                bonus=1.0 if peer and peer_of == peer else 0.5,
-            )
+            bonus = 1.0 if peer and peer_of == peer else 0.5
+            value = rate(doc, content, (now - updated) / 86400.0, bonus, 0.0)
             hits.append(
                 _Hit(
                     "memory",
@@ -173,40 +144,38 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
                     text=content,
                     abstract=abstract,
                     tags=tags,
-                    score=score,
+                    score=value,
                 )
             )
     if archives:
-        ranked = rank_index(store, con, "archive", terms, peer)
-        by_id = {rowid: (bm25, w) for rowid, bm25, w in ranked}
-        if by_id:
-            marks = ",".join("?" * len(by_id))
-            for aid, sid, number, overview, abstract, created, doc in con.execute(
-                "SELECT a.id, a.session_id, a.number, a.overview, a.abstract, a.created_at,"
-                " a.terms FROM archives a JOIN sessions s ON s.session_id = a.session_id"
-                f" WHERE a.id IN ({marks}) AND +s.owner = ? AND +s.peer = ?",
-                [*by_id, store.user, peer],
+        ids = _matches(store, con, "history", chosen, peer)
+        best: dict[str, _Hit] = {}
+        if ids:
+            marks = ",".join("?" * len(ids))
+            # ``+s.peer``: the history of this project's sessions only (and the user's own
+            # sessions outside any project), as the scope token already chose.
+            for sid, number, text, created, doc in con.execute(
+                "SELECT h.session_id, h.archive_no, h.text, h.created_at, h.terms"
+                " FROM history h JOIN sessions s ON s.session_id = h.session_id"
+                f" WHERE h.id IN ({marks}) AND +s.owner = ? AND s.peer IN ('', ?)"
+                " ORDER BY h.id",
+                [*ids, store.user, peer],
             ):
-                bm25, weights = by_id[aid]
-                score = _score(
-                    terms,
-                    weights,
-                    set(doc.split()),
-                    bm25=bm25,
-                    age_days=(now - created) / 86400.0,
-                    bonus=0.0,
-                )
-                hits.append(
-                    _Hit(
+                value = rate(doc, text, (now - created) / 86400.0, 0.0, _HISTORY_PENALTY)
+                uri = store.archive_uri(sid, number)
+                kept = best.get(uri)
+                # One statement per archive: the best, the earlier one on a tie.
+                if kept is None or value > kept.score:
+                    best[uri] = _Hit(
                         "archive",
-                        store.archive_uri(sid, number),
+                        uri,
                         category="archive",
-                        text=overview,
-                        abstract=abstract,
+                        text=text,
+                        abstract=text,
                         tags="",
-                        score=score,
+                        score=value,
                     )
-                )
+        hits.extend(best.values())
     # Highest score first; the URI breaks ties so the order is stable run to run.
     hits.sort(key=lambda h: (-h.score, h.uri))
     return hits

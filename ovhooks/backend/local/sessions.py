@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 def append_messages(
     store: LocalBackend, session_id: str, messages: Sequence[Mapping[str, Any]]
 ) -> JSON:
-    from ovhooks.backend.local.extraction import message_parts, parts_text
+    from ovhooks.backend.local.messages import message_parts, parts_text
 
     if not session_id:
         raise invalid("session id is empty")
@@ -117,12 +117,9 @@ def commit(store: LocalBackend, session_id: str, *, keep_recent_count: int = 0) 
 def archive_and_extract(
     store: LocalBackend, con: sqlite3.Connection, session_id: str, keep_recent: int
 ) -> JSON:
-    from ovhooks.backend.local.extraction import (
-        history_statements,
-        memory_candidates,
-        prose,
-    )
+    from ovhooks.backend.local.extraction import history_statements, memory_candidates
     from ovhooks.backend.local.memories import promote
+    from ovhooks.backend.local.messages import prose
     from ovhooks.backend.local.overview import build_overview
 
     session = con.execute(
