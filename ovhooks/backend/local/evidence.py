@@ -38,8 +38,10 @@ EVIDENCE_AT_THRESHOLD = 2.2
 SPECIFIC_BONUS = 1.5
 # A name alone ("sort these names: Priya, Dana") is not quite enough: one more shared word is.
 NAME_BONUS = 1.0
-PAIR_BONUS = 0.25
+PAIR_BONUS = 0.4
 MAX_PAIRS = 2
+# Each shared term beyond the second: three weak words together are a topic, two a chance.
+COUNT_BONUS = 0.3
 # CJK terms are overlapping character pairs: a three-character word is two of them, so a
 # pair that continues the previous matched pair counts this much.
 CJK_CHAIN_WEIGHT = 0.5
@@ -161,7 +163,8 @@ def evidence(
         weight = min(ratio, background_cap(term))
         total += weight * (CJK_CHAIN_WEIGHT if term in chained else 1.0)
     pairs = min(MAX_PAIRS, _pairs([t for t in query_order if t in doc_terms], doc_order))
-    total += PAIR_BONUS * pairs + bonus
+    distinct = len(matched) - len(chained)
+    total += PAIR_BONUS * pairs + bonus + COUNT_BONUS * max(0, distinct - 2)
     own = sum(min(weights.get(t, 1.0), background_cap(t)) for t in doc_terms)
     mine = sum(min(weights.get(t, 1.0), background_cap(t)) for t in matched)
     return total, (mine / own if own else 0.0)
