@@ -34,6 +34,10 @@ from ovhooks.backend.local.text import (
     with_concepts,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 EVIDENCE_AT_THRESHOLD = 2.2
 SPECIFIC_BONUS = 1.5
 # A name alone ("sort these names: Priya, Dana") is not quite enough: one more shared word is.
@@ -71,11 +75,21 @@ IDENT = -1
 NAME = -2
 
 
-def specific_terms(text: str) -> dict[str, int]:
-    """Terms ``text`` writes the way specific things are written, with their kind."""
+def specific_terms(
+    text: str, doc_terms: Collection[str] | None = None, wanted: Collection[str] | None = None
+) -> dict[str, int]:
+    """Terms ``text`` writes the way specific things are written, with their kind.
+
+    ``doc_terms`` (the text's indexed terms, if known) and ``wanted`` (the only terms asked
+    about) save work on the recall path: tokens that contain none of ``wanted`` are skipped.
+    """
     out: dict[str, int] = {}
     group = 0
     for token in _TOKEN_RE.findall(text):
+        if wanted is not None:
+            lowered = token.lower()
+            if not any(w in lowered for w in wanted):
+                continue
         found = terms(token)
         if not found:
             continue
@@ -97,11 +111,11 @@ def specific_terms(text: str) -> dict[str, int]:
             written_as_name = token[0].isupper() or any(c.isupper() for c in token[1:])
             if written_as_name and word not in ENGLISH_STOP_WORDS and background_cap(word) >= 1:
                 out.setdefault(word, NAME)
-    found = with_concepts(terms(text))
-    for term in CONCEPT_TOPICS.intersection(found):
+    indexed = doc_terms if doc_terms is not None else with_concepts(terms(text))
+    for term in CONCEPT_TOPICS.intersection(indexed):
         if background_cap(term) >= 1.0:
             out.setdefault(term, IDENT)
-    for term in CONCEPT_MEMBERS.intersection(found):
+    for term in CONCEPT_MEMBERS.intersection(indexed):
         if background_cap(term) >= 1.0:
             out.setdefault(term, NAME)
     return out
@@ -144,7 +158,7 @@ def evidence(
     matched = [t for t in query if t in doc_terms]
     if not matched:
         return 0.0, 0.0
-    specific = specific_terms(content)
+    specific = specific_terms(content, doc_terms, matched)
     groups: dict[int, int] = {}
     for term in matched:
         kind = specific.get(term)
