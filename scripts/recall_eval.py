@@ -151,6 +151,8 @@ def make_backend(url: str | None, state_dir: str) -> tuple[Any, Any]:
         "OVHOOKS_CONFIG": os.path.join(state_dir, "none.toml"),
         "OPENVIKING_CLI_CONFIG_FILE": os.path.join(state_dir, "none.conf"),
         "OPENVIKING_URL": url or "http://127.0.0.1:9",
+        # Calibration probes inline (not in a forked child), so every prompt is decided alike.
+        "OVHOOKS_DETACH": "0",
     }
     settings = load_settings(env)
     if url:

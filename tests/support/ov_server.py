@@ -36,7 +36,7 @@ from tests.support.model_stub import ModelStub
 
 OV_VERSION = "0.5.2"
 DEFAULT_CACHE_DIR = "~/.cache/ovhooks-ci"
-HEALTH_DEADLINE_S = 40.0
+HEALTH_DEADLINE_S = 90.0  # 21-40 s measured on a loaded 2-core machine
 TASK_DEADLINE_S = 60.0
 ENABLE_HINT = "run scripts/ci-setup.sh to enable real-server tests"
 
