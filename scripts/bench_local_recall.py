@@ -8,7 +8,7 @@ queries, and queries with no match. Prints median and p90 in milliseconds.
 
 ``--compare-trigram`` also builds an FTS5 ``trigram`` index over the raw texts in the same
 database and times equivalent queries on it, with both index sizes, to back the tokenizer
-choice documented in ``ovhooks/backend/local_text.py``.
+choice documented in ``ovhooks/backend/local/text.py``.
 
 Usage: python scripts/bench_local_recall.py [--memories 100000] [--queries 300] [--seed 7]
 """
@@ -27,6 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from ovhooks.backend.local import LocalBackend
+from ovhooks.backend.local.memories import insert_memory
 
 ENGLISH = """
 python rust typescript javascript golang java kotlin swift ruby shell bash zsh docker
@@ -94,7 +95,7 @@ def make_text(rng: random.Random) -> str:
 def populate(backend: LocalBackend, count: int, rng: random.Random) -> list[str]:
     peers = ["", "", "proj-a", "proj-b", "proj-c"]
     texts: list[str] = []
-    con = backend._db()
+    con = backend.db()
     now = time.time()
     con.execute("BEGIN")
     for i in range(count):
@@ -103,7 +104,8 @@ def populate(backend: LocalBackend, count: int, rng: random.Random) -> list[str]
         peer = rng.choice(peers)
         category = ("preferences", "entities", "events")[i % 3]
         root = backend.memory_root_for(peer)
-        backend._insert_memory(
+        insert_memory(
+            backend,
             con,
             uri=f"{root}/{category}/bench/m{i:06d}.md",
             peer=peer,
@@ -171,7 +173,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def bench_trigram(backend: LocalBackend, queries: list[str]) -> tuple[list[float], int]:
-    con = backend._db()
+    con = backend.db()
     con.execute(
         "CREATE VIRTUAL TABLE tri USING fts5(content, content='memories',"
         " content_rowid='id', tokenize='trigram')"
@@ -230,7 +232,7 @@ def main() -> int:
             f"median {statistics.median(times):.2f} ms, p90 {percentile(times, 0.9):.2f} ms, "
             f"max {max(times):.2f} ms; {hits} queries returned entries"
         )
-        con = backend._db()
+        con = backend.db()
         print(
             f"db size {os.path.getsize(backend.db_path) / 1e6:.1f} MB (+WAL); "
             f"memory_fts {_table_bytes(con, 'memory_fts') / 1e6:.1f} MB"

@@ -104,8 +104,25 @@ def category_of(uri: str, declared: str = "") -> str:
     return "memory"
 
 
+def is_archive(uri: str) -> bool:
+    """A session's history: ``…/sessions/<id>/history/archive_NNN`` (or a file inside it).
+
+    An archive is a node without an extension, yet it is content, not scaffolding: it holds
+    what was said in a session, the history layer recall falls back on for anything that was
+    never promoted to a memory.
+    """
+    head, sep, rest = uri.partition("/history/archive_")
+    if not sep or "/sessions/" not in head:
+        return False
+    number, _, leaf = rest.partition("/")
+    return number.isdigit() and leaf in ("", ".overview.md", ".abstract.md")
+
+
 def is_scaffold(uri: str, text: str, *, level: object = None, is_dir: object = None) -> bool:
     """Directory stubs and generated summaries: never worth injecting (OpenViking #5206)."""
+    if is_archive(uri):
+        head = text.lstrip()[:200].lower()
+        return not text.strip() or any(marker in head for marker in SCAFFOLD_MARKERS)
     base = uri.rstrip("/").rsplit("/", 1)[-1]
     if not base or base.startswith("."):
         return True  # .abstract.md, .overview.md, .meta.json, …

@@ -400,7 +400,8 @@ def test_unopenable_store_is_a_backend_error(tmp_path: Path) -> None:
 def test_import_is_light() -> None:
     code = (
         "import sys, ovhooks.backend.local;"
-        "print(sorted(m for m in ('ovhooks.backend.local_extract', 'pathlib', 'typing',"
+        "print(sorted(m for m in ('ovhooks.backend.local.extraction',"
+        " 'ovhooks.backend.local.sessions', 'pathlib', 'typing',"
         " 'dataclasses', 'logging', 'uuid', 'hashlib') if m in sys.modules))"
     )
     out = subprocess.run(

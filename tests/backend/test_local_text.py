@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.local_extract import build_overview, classify, memory_candidates, sentences
-from ovhooks.backend.local_text import normalise, query_terms, stem, terms
+from ovhooks.backend.local.extraction import classify, memory_candidates
+from ovhooks.backend.local.messages import sentences
+from ovhooks.backend.local.overview import build_overview
+from ovhooks.backend.local.text import normalise, query_terms, stem, terms
 
 
 def test_english_words_are_lowercased_stemmed_and_stop_words_dropped() -> None:

@@ -40,6 +40,27 @@ def test_memories_and_skills_are_not_scaffolding(uri: str) -> None:
     assert not is_scaffold(uri, "Uses Helix.", level=2)
 
 
+A = "viking://user/default/sessions/cx-s1/history/archive_001"
+
+
+@pytest.mark.parametrize(
+    ("uri", "level", "is_dir"),
+    [(A, None, None), (A, 1, True), (A + "/.overview.md", 1, None), (A + "/.abstract.md", 0, None)],
+)
+def test_an_archive_is_history_not_scaffolding(uri: str, level: int | None, is_dir: bool) -> None:
+    text = "The staging database listens on port 6543."
+    assert not is_scaffold(uri, text, level=level, is_dir=is_dir)
+    entry = {"uri": uri, "category": "archive", "score": 0.8, "text": text, "level": level}
+    found, dropped = from_context_entries([entry], threshold=0.55, resources=False)
+    assert [c.uri for c in found] == [uri] and dropped == 0
+
+
+def test_an_empty_or_unready_archive_is_still_dropped() -> None:
+    assert is_scaffold(A, "  ")
+    assert is_scaffold(A, "# x [Directory overview is not ready]")
+    assert is_scaffold("viking://user/default/sessions/cx-s1/history", "anything")
+
+
 def test_threshold_applies_to_the_raw_score() -> None:
     entries = [
         {"uri": f"{M}/entities/a.md", "category": "entities", "score": 0.54, "text": "a"},

@@ -129,6 +129,12 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The table's members name tools and habits (``pnpm``, ``tab``); its concepts name the topic
+# itself (``indentation``, ``缩进``): both are specific evidence in ``evidence``.
+CONCEPT_MEMBERS = frozenset(_CONCEPTS)
+CONCEPT_TOPICS = frozenset(c for v in _CONCEPTS.values() for c in v)
+
+
 def with_concepts(found: list[str]) -> list[str]:
     """``found`` plus the concept terms its members stand for (once each, at the end)."""
     extra = [c for t in found if t in _CONCEPTS for c in _CONCEPTS[t]]

@@ -1,0 +1,205 @@
+"""The embedded local store: the Backend protocol on one SQLite file, no server needed.
+
+Layout: ``<data_dir>/memory.db`` (sessions, messages, archives, memories and their FTS5
+indexes) and ``<data_dir>/profile.md`` (the user profile, a file the user may edit by hand).
+Answers have the OpenViking 0.5.2 shapes (``shared/spec/openviking-api.md`` §A), and memory
+URIs follow the server's layout, so recall, commands and a later export need not know which
+store ran:
+
+- ``viking://user/<user>/memories/{preferences,entities,events}/…``  user-level memories
+- ``viking://user/<user>/peers/<peer>/memories/…``                  project-level memories
+- ``viking://user/<user>/memories/profile.md``                      the profile file
+- ``viking://user/<user>/sessions/<id>/history/archive_NNN``        commit archives
+
+The work is split by concern, each module imported only when a call needs it (a hook process
+pays for what it uses): ``schema`` (file, schema, transactions), ``sessions`` (append, commit,
+session views), ``extraction`` (what a commit keeps), ``memories`` (promotion, writes),
+``search`` (recall scoring), ``content`` (read, ls, export) and ``text`` (search terms).
+"""
+
+from __future__ import annotations
+
+from ovhooks.backend.local.schema import DB_NAME, PROFILE_NAME, SCHEMA_VERSION
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from ovhooks.backend.base import JSON
+
+__all__ = ["DB_NAME", "PROFILE_NAME", "LocalBackend"]
+
+
+class LocalBackend:
+    """The Backend protocol on ``<data_dir>/memory.db``; ``peer`` is the project peer id."""
+
+    name = "local"
+
+    def __init__(self, data_dir: str, *, user: str = "default", peer: str = "") -> None:
+        import os
+
+        self.data_dir = data_dir
+        self.user = user or "default"
+        self.peer = peer
+        self.db_path = os.path.join(data_dir, DB_NAME)
+        self.profile_path = os.path.join(data_dir, PROFILE_NAME)
+        self._con: sqlite3.Connection | None = None
+
+    # --- URIs -----------------------------------------------------------------------------
+    @property
+    def user_root(self) -> str:
+        return f"viking://user/{self.user}"
+
+    @property
+    def memories_root(self) -> str:
+        return f"{self.user_root}/memories"
+
+    @property
+    def profile_uri(self) -> str:
+        return f"{self.memories_root}/profile.md"
+
+    def memory_root_for(self, peer: str) -> str:
+        return f"{self.user_root}/peers/{peer}/memories" if peer else self.memories_root
+
+    def archive_uri(self, session_id: str, number: int) -> str:
+        return f"{self.user_root}/sessions/{session_id}/history/archive_{number:03d}"
+
+    def expand(self, uri: str) -> str:
+        """``uri`` with ``viking://~`` resolved to this user and no trailing slash."""
+        uri = uri.strip()
+        if uri.startswith("viking://~"):
+            uri = self.user_root + uri[len("viking://~") :]
+        return uri.rstrip("/") if uri != "viking://" else uri
+
+    # --- connection -----------------------------------------------------------------------
+    def db(self) -> sqlite3.Connection:
+        """The open connection (opened, and the schema created, on first use)."""
+        if self._con is None:
+            from ovhooks.backend.local.schema import open_db
+
+            self._con = open_db(self.db_path, self.data_dir)
+        return self._con
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    # --- sessions -------------------------------------------------------------------------
+    def append_messages(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> JSON:
+        from ovhooks.backend.local import sessions
+
+        return sessions.append_messages(self, session_id, messages)
+
+    def commit(self, session_id: str, *, keep_recent_count: int = 0) -> JSON:
+        from ovhooks.backend.local import sessions
+
+        return sessions.commit(self, session_id, keep_recent_count=keep_recent_count)
+
+    def session_info(self, session_id: str) -> JSON:
+        from ovhooks.backend.local import sessions
+
+        return sessions.session_info(self, session_id)
+
+    def session_context(self, session_id: str, token_budget: int) -> JSON:
+        from ovhooks.backend.local import sessions
+
+        return sessions.session_context(self, session_id, token_budget)
+
+    # --- retrieval ------------------------------------------------------------------------
+    def search_context(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        score_threshold: float = 0.0,
+        max_tokens: int | None = None,
+        exclude_uris: Sequence[str] = (),
+    ) -> JSON:
+        from ovhooks.backend.local import search
+
+        return search.search_context(
+            self,
+            query,
+            session_id=session_id,
+            score_threshold=score_threshold,
+            max_tokens=max_tokens,
+            exclude_uris=exclude_uris,
+        )
+
+    def find(
+        self,
+        query: str,
+        *,
+        target_uri: str = "",
+        limit: int = 10,
+        score_threshold: float | None = None,
+    ) -> JSON:
+        from ovhooks.backend.local import search
+
+        return search.find(
+            self, query, target_uri=target_uri, limit=limit, score_threshold=score_threshold
+        )
+
+    # --- content --------------------------------------------------------------------------
+    def read(self, uri: str, level: str = "full") -> str:
+        from ovhooks.backend.local import content
+
+        return content.read(self, uri, level)
+
+    def ls(self, uri: str, *, recursive: bool = False, limit: int = 512) -> list[JSON]:
+        from ovhooks.backend.local import content
+
+        return content.ls(self, uri, recursive=recursive, limit=limit)
+
+    def write(self, uri: str, content: str, *, mode: str = "replace") -> JSON:
+        from ovhooks.backend.local import memories
+
+        return memories.write(self, uri, content, mode=mode)
+
+    def delete(self, uri: str) -> JSON:
+        from ovhooks.backend.local import memories
+
+        return memories.delete(self, uri)
+
+    def whoami(self) -> str:
+        return self.user
+
+    def health(self) -> JSON:
+        import sqlite3
+
+        from ovhooks.backend.local.schema import db_error
+
+        try:
+            self.db().execute("SELECT 1").fetchone()
+        except sqlite3.Error as exc:
+            raise db_error(exc) from None
+        return {
+            "status": "ok",
+            "healthy": True,
+            "version": f"local-{SCHEMA_VERSION}",
+            "backend": "local",
+            "path": self.db_path,
+        }
+
+    # --- export (read-only iteration for ``ovhooks export``) -------------------------------
+    def export_sessions(self) -> list[JSON]:
+        """This user's sessions, oldest first: ``{session_id, peer, commit_count, seqs}``,
+        ``seqs`` listing ``(seq, archive number or None while live)`` of every message."""
+        from ovhooks.backend.local import content
+
+        return content.export_sessions(self)
+
+    def export_messages(self, session_id: str, first_seq: int, last_seq: int) -> list[JSON]:
+        """Messages ``first_seq..last_seq`` of a session as they were appended, in order."""
+        from ovhooks.backend.local import content
+
+        return content.export_messages(self, session_id, first_seq, last_seq)
+
+    def export_memories(self) -> list[tuple[str, str, str]]:
+        """``(uri, peer, content)`` of every memory file of this user, the profile included."""
+        from ovhooks.backend.local import content
+
+        return content.export_memories(self)

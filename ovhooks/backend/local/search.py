@@ -1,0 +1,279 @@
+"""Recall on the local store: FTS5 finds candidates, ``evidence`` decides what they are worth.
+
+Two indexes answer: memories (what commits promoted and what was written) and the history
+layer (what the user said that no memory holds, one statement per row under its archive).
+Both are restricted inside FTS5 to the user's global rows and the current project's (an
+indexed ``scope`` column). Only the query's most specific terms reach FTS5 (at most ten),
+and only the best 40 hits per index are scored, so the time stays bounded whatever the store
+size or prompt length. A history hit shows the statement itself under its archive's URI.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from ovhooks.backend.local.evidence import evidence, score, term_weights
+from ovhooks.backend.local.schema import db_error, scope_token
+from ovhooks.backend.local.text import fts_or_query, query_terms, terms
+from ovhooks.capture.tokens import estimate_tokens
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ovhooks.backend.base import JSON
+    from ovhooks.backend.local import LocalBackend
+
+_CANDIDATES = 40
+_MAX_QUERY_TERMS = 10
+# What the user said but no commit promoted is weaker evidence than a memory: it may have
+# been a passing remark. It needs this much more to pass.
+_HISTORY_PENALTY = 0.5
+
+
+class _Hit:
+    __slots__ = ("abstract", "category", "kind", "score", "tags", "text", "uri")
+
+    def __init__(
+        self,
+        kind: str,
+        uri: str,
+        *,
+        category: str,
+        text: str,
+        abstract: str,
+        tags: str,
+        score: float,
+    ) -> None:
+        self.kind = kind
+        self.uri = uri
+        self.category = category
+        self.text = text
+        self.abstract = abstract
+        self.tags = tags
+        self.score = score
+
+
+def scope_tokens(store: LocalBackend, peer: str) -> list[str]:
+    scopes = [scope_token(store.user, "")]
+    if peer:
+        scopes.append(scope_token(store.user, peer))
+    return scopes
+
+
+def _statistics(
+    con: sqlite3.Connection, query: list[str], history: bool
+) -> tuple[dict[str, int], int]:
+    """Document frequencies of the query's terms and the number of rows, over both indexes
+    (one vocabulary: a term common in what was said is common, promoted or not)."""
+    marks = ",".join("?" * len(query))
+    df: dict[str, int] = {}
+    tables = ("memory", "history") if history else ("memory",)
+    for table in tables:
+        for term, doc in con.execute(
+            f"SELECT term, doc FROM {table}_vocab WHERE term IN ({marks})", query
+        ):
+            df[term] = df.get(term, 0) + int(doc)
+    names = ("memories", "history") if history else ("memories",)
+    total = sum(
+        int(value)
+        for (value,) in con.execute(
+            f"SELECT value FROM counters WHERE name IN ({','.join('?' * len(names))})", names
+        )
+    )
+    return df, max(total, 1)
+
+
+def _matches(
+    store: LocalBackend,
+    con: sqlite3.Connection,
+    table: str,
+    chosen: list[str],
+    peer: str,
+) -> list[int]:
+    """Row ids of the best BM25 hits of ``chosen`` in one index, scoped to ``peer``."""
+    scopes = " OR ".join(f'"{s}"' for s in scope_tokens(store, peer))
+    match = f"scope : ({scopes}) AND terms : ({fts_or_query(chosen)})"
+    rows = con.execute(
+        f"SELECT rowid FROM {table}_fts WHERE {table}_fts MATCH ? ORDER BY rank LIMIT ?",
+        (match, _CANDIDATES),
+    ).fetchall()
+    return [int(rowid) for (rowid,) in rows]
+
+
+def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> list[_Hit]:
+    # Concepts are added to documents only: a question about "indentation" finds "tabs",
+    # but a prompt that merely says "spaces" does not become a question about indentation.
+    found = query_terms(query)
+    if not found:
+        return []
+    order = terms(query)
+    now = time.time()
+    con = store.db()
+    df, total = _statistics(con, found, archives)
+    present = [t for t in found if t in df]
+    if not present:
+        return []
+    weights = term_weights(found, df, total)
+    # The most specific terms reach FTS5; equal weights keep the prompt's order.
+    chosen = sorted(present, key=lambda t: -weights[t])[:_MAX_QUERY_TERMS]
+    hits: list[_Hit] = []
+
+    def rate(doc: str, content: str, age_days: float, bonus: float, penalty: float) -> float:
+        units, share = evidence(found, order, weights, doc.split(), content)
+        return score(units - penalty, share, age_days=age_days, bonus=bonus)
+
+    ids = _matches(store, con, "memory", chosen, peer)
+    if ids:
+        marks = ",".join("?" * len(ids))
+        for uri, peer_of, category, content, abstract, tags, updated, doc in con.execute(
+            "SELECT uri, peer, category, content, abstract, tags, updated_at, terms"
+            f" FROM memories WHERE id IN ({marks}) AND +owner = ?",
+            [*ids, store.user],
+        ):
+            if peer_of not in ("", peer):
+                continue  # a scope-token collision; never show another project's memory
+            bonus = 1.0 if peer and peer_of == peer else 0.5
+            value = rate(doc, content, (now - updated) / 86400.0, bonus, 0.0)
+            hits.append(
+                _Hit(
+                    "memory",
+                    uri,
+                    category=category,
+                    text=content,
+                    abstract=abstract,
+                    tags=tags,
+                    score=value,
+                )
+            )
+    if archives:
+        ids = _matches(store, con, "history", chosen, peer)
+        best: dict[str, _Hit] = {}
+        if ids:
+            marks = ",".join("?" * len(ids))
+            # ``+s.peer``: the history of this project's sessions only (and the user's own
+            # sessions outside any project), as the scope token already chose.
+            for sid, number, text, created, doc in con.execute(
+                "SELECT h.session_id, h.archive_no, h.text, h.created_at, h.terms"
+                " FROM history h JOIN sessions s ON s.session_id = h.session_id"
+                f" WHERE h.id IN ({marks}) AND +s.owner = ? AND s.peer IN ('', ?)"
+                " ORDER BY h.id",
+                [*ids, store.user, peer],
+            ):
+                value = rate(doc, text, (now - created) / 86400.0, 0.0, _HISTORY_PENALTY)
+                uri = store.archive_uri(sid, number)
+                kept = best.get(uri)
+                # One statement per archive: the best, the earlier one on a tie.
+                if kept is None or value > kept.score:
+                    best[uri] = _Hit(
+                        "archive",
+                        uri,
+                        category="archive",
+                        text=text,
+                        abstract=text,
+                        tags="",
+                        score=value,
+                    )
+        hits.extend(best.values())
+    # Highest score first; the URI breaks ties so the order is stable run to run.
+    hits.sort(key=lambda h: (-h.score, h.uri))
+    return hits
+
+
+def search_context(
+    store: LocalBackend,
+    query: str,
+    *,
+    session_id: str | None = None,
+    score_threshold: float = 0.0,
+    max_tokens: int | None = None,
+    exclude_uris: Sequence[str] = (),
+) -> JSON:
+    # session_id is accepted for the protocol; the server uses it for LLM query planning,
+    # which a lexical store has no use for.
+    started = time.perf_counter()
+    try:
+        hits = search(store, query, store.peer, archives=True)
+    except sqlite3.Error as exc:
+        raise db_error(exc) from None
+    excluded = set(exclude_uris)
+    budget = max(64, min(32000, max_tokens)) if max_tokens else 32000
+    used = 0
+    entries: list[JSON] = []
+    rendered: list[str] = []
+    for hit in hits:
+        if hit.score < score_threshold or hit.uri in excluded:
+            continue
+        cost = estimate_tokens(hit.text)
+        if used + cost > budget:
+            continue
+        used += cost
+        entries.append(
+            {
+                "uri": hit.uri,
+                "category": hit.category,
+                "score": hit.score,
+                "detail": "full",
+                "text": hit.text,
+                "abstract": hit.abstract,
+                "origin": hit.kind,
+            }
+        )
+        uri_attr = hit.uri.replace("&", "&amp;").replace('"', "&quot;")
+        rendered.append(
+            f'<memory uri="{uri_attr}" type="{hit.category}" score="{hit.score:.2f}"'
+            f' detail="full">{hit.text}</memory>'
+        )
+        if len(entries) >= 10:
+            break
+    return {
+        "entries": entries,
+        "rendered": "\n".join(rendered),
+        "stats": {
+            "backend": "local",
+            "candidates": len(hits),
+            "returned": len(entries),
+            "used_tokens": used,
+            "max_tokens": budget,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 2),
+        },
+    }
+
+
+def find(
+    store: LocalBackend,
+    query: str,
+    *,
+    target_uri: str = "",
+    limit: int = 10,
+    score_threshold: float | None = None,
+) -> JSON:
+    target = store.expand(target_uri) if target_uri else ""
+    peer = store.peer
+    marker = f"{store.user_root}/peers/"
+    if target.startswith(marker):
+        peer = target[len(marker) :].split("/", 1)[0]
+    try:
+        hits = search(store, query, peer, archives=False)
+    except sqlite3.Error as exc:
+        raise db_error(exc) from None
+    memories: list[JSON] = []
+    for hit in hits:
+        if score_threshold is not None and hit.score < score_threshold:
+            continue
+        if target and not (hit.uri == target or hit.uri.startswith(target + "/")):
+            continue
+        memories.append(
+            {
+                "context_type": "memory",
+                "uri": hit.uri,
+                "level": 2,
+                "score": hit.score,
+                "abstract": hit.abstract,
+                "tags": hit.tags,
+            }
+        )
+        if len(memories) >= max(1, limit):
+            break
+    return {"memories": memories, "resources": [], "skills": [], "total": len(memories)}

@@ -1,0 +1,102 @@
+"""Local recall rewards evidence, not coverage: specific terms count, chance matches do not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ovhooks.backend.local import LocalBackend
+from ovhooks.backend.local.evidence import IDENT, NAME, specific_terms
+from ovhooks.backend.local.text import terms
+
+THRESHOLD = 0.55  # the default recall_score_threshold
+
+# A small store, the size a new user has after a few weeks.
+MEMORIES = [
+    "the reconciliation report compares the ledger against the processor export every night",
+    "payment retries are bounded by RETRY_BUDGET_MS, 4000 by default",
+    "Marisol owns the onboarding emails and signs off on their copy",
+    "the staging database listens on port 6543, not the default one",
+    "we went with Litestream for the SQLite backups",
+    "integration tests hit a real Postgres in docker compose, not a mock",
+    "the mobile app reads feature toggles from config/remote-toggles.json at launch",
+    "I use tmux with Ctrl-a as the prefix",
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> LocalBackend:
+    """The memories written directly, so these tests judge scoring, not extraction."""
+    backend = LocalBackend(str(tmp_path), peer="proj")
+    for i, text in enumerate(MEMORIES):
+        backend.write(f"{backend.memory_root_for('proj')}/entities/facts/m{i}.md", text)
+    return backend
+
+
+def recalled(backend: LocalBackend, prompt: str) -> list[str]:
+    result = backend.search_context(prompt, score_threshold=THRESHOLD)
+    return [entry["text"] for entry in result["entries"]]
+
+
+def test_a_commit_makes_every_statement_a_memory(tmp_path: Path) -> None:
+    backend = LocalBackend(str(tmp_path), peer="proj")
+    backend.append_messages("s1", [{"role": "user", "content": m} for m in MEMORIES])
+    backend.commit("s1")
+    stored = {text for _uri, _peer, text in backend.export_memories()}
+    assert stored == set(MEMORIES)
+
+
+def test_an_unrelated_prompt_sharing_two_rare_words_injects_nothing(
+    store: LocalBackend,
+) -> None:
+    prompt = "write a short story where a lighthouse keeper finds a ledger during a reconciliation"
+    assert recalled(store, prompt) == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "memory"),
+    [
+        ("where is RETRY_BUDGET_MS set?", 1),
+        ("what does remote-toggles.json hold?", 6),
+        ("is anything listening on 6543?", 3),
+    ],
+)
+def test_naming_the_exact_identifier_in_a_short_question_finds_it(
+    store: LocalBackend, prompt: str, memory: int
+) -> None:
+    assert recalled(store, prompt)[:1] == [MEMORIES[memory]]
+
+
+def test_a_long_task_prompt_does_not_dilute_the_memory_it_needs(store: LocalBackend) -> None:
+    prompt = (
+        "I need a small command line tool for the ops team. It should take a date range, "
+        "pull every order from the orders service for that range, group them by country and "
+        "by payment method, write a CSV next to the working directory, and print a summary "
+        "table to the terminal with totals, averages and the slowest requests. Please add "
+        "argument parsing, a progress bar, retries around the HTTP calls, unit tests for the "
+        "grouping logic, and a README section on how to run it. It must also be able to read "
+        "straight from the staging database on port 6543 when the service is down."
+    )
+    assert MEMORIES[3] in recalled(store, prompt)
+
+
+def test_a_name_alone_is_not_enough_but_a_name_and_a_topic_word_is(store: LocalBackend) -> None:
+    assert recalled(store, "sort these names: Marisol, Kwame, Ines") == []
+    assert recalled(store, "who reviews the onboarding copy? Marisol?")[:1] == [MEMORIES[2]]
+
+
+def test_words_only_common_in_general_english_are_weak_on_a_small_store(
+    store: LocalBackend,
+) -> None:
+    # each word here occurs once in this store, and is common everywhere else
+    assert recalled(store, "what is the default for every night?") == []
+
+
+def test_specific_terms_are_recognised_by_how_they_are_written() -> None:
+    found = specific_terms("Marisol set RETRY_BUDGET_MS to 4000 in config/remote-toggles.json")
+    assert found["marisol"] == NAME
+    assert found[terms("RETRY_BUDGET_MS")[0]] == IDENT and found["4000"] == IDENT
+    # a part of a file name is specific only together with another part of the same name
+    assert found["remote"] == found["toggle"] >= 0
+    assert "set" not in found and "to" not in found
