@@ -74,6 +74,8 @@ STRENGTH_WITH_WORDS = 1.0
 # costs ~40 tokens of context (target: 150 on average).
 BEST_MARGIN = 3.0
 MAX_ITEMS = 3
+# Content words of the prompt compared with a candidate: all of a long task prompt counts.
+WORDS_CONSIDERED = 40
 # The scale never falls under this share of the headroom above the location: probes that
 # happen to agree closely must not turn noise-sized differences into "strong" evidence.
 SCALE_FLOOR = 0.03
@@ -176,19 +178,25 @@ def words_in_common(profile: QueryProfile, item: Candidate) -> int:
     """How many of the prompt's content words the candidate (text or file name) contains."""
     from ovhooks.recall.query import content_tokens
 
-    wanted = profile.tokens[:12]
+    wanted = set(profile.tokens[:WORDS_CONSIDERED])
     if not wanted:
         return 0
     name = item.uri.rsplit("/", 1)[-1].replace("_", " ")
     have = set(content_tokens(name + " " + item.text))
-    return sum(1 for token in wanted if token in have)
+    return len(wanted & have)
 
 
-def admitted(item_strength: float, shared_words: int) -> bool:
+def words_needed(profile: QueryProfile) -> int:
+    """Shared words that count as agreement: two, and three from 36 content words on: a long
+    prompt shares a few words with almost any memory by chance."""
+    return max(2, len(set(profile.tokens[:WORDS_CONSIDERED])) // 12)
+
+
+def admitted(item_strength: float, shared_words: int, needed: int = 2) -> bool:
     """The agreement rule: strong semantics alone, or some semantics plus shared words."""
     if item_strength >= STRENGTH_ALONE:
         return True
-    return shared_words >= 2 and item_strength >= STRENGTH_WITH_WORDS
+    return shared_words >= needed and item_strength >= STRENGTH_WITH_WORDS
 
 
 def select(
@@ -202,6 +210,7 @@ def select(
     """The candidates worth injecting, best first (pure; same inputs, same output)."""
     from ovhooks.recall.rank import EVENT_LIKE, dedupe_key
 
+    needed = words_needed(profile)
     scored: list[tuple[float, Candidate]] = []
     for item in items:
         value = strength(item.score, calibration)
@@ -213,7 +222,7 @@ def select(
         ):
             nudge += PREFERENCE_NUDGE
         item.rank = value + nudge
-        item.supported = admitted(value, words_in_common(profile, item))
+        item.supported = admitted(value, words_in_common(profile, item), needed)
         scored.append((value, item))
     if not scored:
         return []

@@ -193,3 +193,27 @@ def test_recall_abstains_for_an_unrelated_prompt(tmp_path: Any) -> None:
     settings = make_settings(str(tmp_path))
     out = recall("how should I season a cast iron pan?", FakeBackend(SEED), settings)
     assert out.context is None
+
+
+FILLER = (
+    "please refactor the parser module so that every branch gets covered by unit tests "
+    "keep the public interface stable document each change write clear commit messages "
+    "update the changelog run formatting check types and make sure nothing regresses "
+    "also tidy the logging configuration and remove dead helpers "
+)
+
+
+def test_long_task_prompts_count_words_anywhere_but_need_more_of_them() -> None:
+    cal = calibrate.fit(COMPRESSED_PROBES)
+    assert cal is not None
+    scores = {DEPLOY: 0.905, CAT: 0.890}  # moderate strength: words must agree
+    # the memory's words come after the first dozen content words of a long prompt
+    late = FILLER + "then deploy the billing api to fly"
+    assert calibrate.words_needed(profile_query(late)) == 3
+    assert decide(late, COMPRESSED_PROBES, scores) == [DEPLOY]
+    # two chance words in common are expected in a prompt this long: not agreement
+    chance = FILLER + "then mention billing and api in passing"
+    assert calibrate.words_in_common(profile_query(chance), candidates(scores)[0]) == 2
+    assert decide(chance, COMPRESSED_PROBES, scores) == []
+    # a short prompt needs two
+    assert calibrate.words_needed(profile_query("deploy the billing api")) == 2
