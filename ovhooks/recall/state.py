@@ -1,8 +1,10 @@
 """Recall's small state files under ``<state_dir>/recall/``.
 
 - ``servers.json``: per server (backend name + URL), the circuit breaker (``open_until``,
-  ``noted``: whether the user was told) and whether context search is known to be missing
-  (``find_until``: use plain find until then). Read on every prompt, written only on change.
+  ``noted``: whether the user was told), whether context search is known to be missing
+  (``find_until``: use plain find until then) and the score calibration of the model behind
+  it (``calibration``, see ``recall/calibrate.py``). Read on every prompt, written only on
+  change.
 - ``session-<key>.json``: the URIs already injected in one host session, so a memory is not
   injected twice (Deus #993: 53 % of injections were repeats) until the host compacts.
 
@@ -126,6 +128,13 @@ class ServerState:
 
     def remember_find(self, now: float, seconds: float) -> None:
         self.entry["find_until"] = now + seconds
+        self._changed = True
+
+    def calibration(self) -> object:
+        return self.entry.get("calibration")
+
+    def set_calibration(self, doc: dict[str, Any]) -> None:
+        self.entry["calibration"] = doc
         self._changed = True
 
     def save(self) -> None:

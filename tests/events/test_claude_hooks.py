@@ -342,6 +342,7 @@ def test_subagent_start_recalls_for_the_subagents_task(
             "score": 0.9,
             "detail": "abstract",
             "text": "The user wants parser tests written with pytest parametrize.",
+            "_matches": ["parser"],
         }
     ]
     t = ClaudeTranscript(tmp_path / "cfg", SID, tmp_path)

