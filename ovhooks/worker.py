@@ -144,6 +144,10 @@ class SessionWorker:
         if read.rewritten:
             self.log.info("transcript_rewritten", session=key)
         turns = _turn_reader(str(state.get("host") or job.get("host")))(read.records)
+        if state.get("forked"):  # a Claude fork's transcript starts with its parent's turns
+            from ovhooks.transcripts.fork import copied_uuids
+
+            seen |= copied_uuids(read.records, str(state.get("host_session_id") or ""), path)
         fresh = [t for t in turns if t.uid not in seen]
         tail_text = str(job.get("last_assistant") or "")
         synthetic_tail = str(state.get("synthetic_tail") or "")

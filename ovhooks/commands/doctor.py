@@ -520,7 +520,10 @@ def run_checks(
     now: float | None = None,
 ) -> list[Check]:
     now = time.time() if now is None else now
+    from ovhooks.commands import doctor_checks as more
+
     checks = [check_config(settings), check_backend_choice(settings)]
+    checks.append(more.check_project(settings, cwd))
     backend = backend_factory()
     server, health = check_server(settings, backend)
     checks.append(server)

@@ -76,9 +76,14 @@ def server_health(settings: Settings, backend: Backend) -> dict[str, Any]:
 
 
 def build_status(
-    settings: Settings, backend: Backend | None, *, now: float, limit: int
+    settings: Settings,
+    backend: Backend | None,
+    *,
+    now: float,
+    limit: int,
+    cwd: str | None = None,
 ) -> dict[str, Any]:
-    from ovhooks.commands.common import dead_letters, outbox_backlog
+    from ovhooks.commands.common import current_identity, dead_letters, outbox_backlog
     from ovhooks.log import read_recent
 
     backlog = outbox_backlog(settings.state_dir)
@@ -90,6 +95,7 @@ def build_status(
         "state_dir": settings.state_dir,
         "config": config_rows(settings),
         "config_warnings": list(settings.warnings),
+        "project": current_identity(settings, cwd).as_dict(),
         "server": server_health(settings, backend) if backend is not None else None,
         "sessions": session_rows(settings.state_dir, now, limit),
         "queue": {
@@ -127,7 +133,12 @@ def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
             )
             where = doc["url"] if doc["backend"] == "openviking" else "local store"
             console.print(f"[bold]server[/]: {escape(where)} {state}")
-        for warning in doc["config_warnings"]:
+        project = doc["project"]
+        console.print(
+            f"[bold]project[/]: {escape(project['peer'] or '(none)')} — "
+            f"from {escape(project['source'])}"
+        )
+        for warning in [*doc["config_warnings"], *project["warnings"]]:
             console.print(f"[yellow]config warning[/]: {escape(warning)}")
         table = Table(title="configuration", title_justify="left")
         table.add_column("setting")

@@ -47,6 +47,8 @@ def handle(event: Event, ctx: HookContext) -> Reply:
             doc["peer"] = ctx.peer(event)
             doc["ended"] = False
             doc["last_source"] = source
+            if source == "fork":  # its transcript starts with the parent's turns
+                doc["forked"] = True
 
         store.update(
             key,
@@ -114,6 +116,21 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                     f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "
                     "session(s) are queued and will be retried. See `ovhooks status`."
                 )
+    identity = ctx.identity(event)
+    if identity.legacy_peer and key and not ctx.dry_run and settings.recall:
+        from ovhooks.project.legacy import refresh
+
+        try:
+            deadline = ctx.started + settings.session_start_deadline_s
+            refresh(
+                settings.state_dir,
+                identity.peer,
+                identity.legacy_peer,
+                ctx.backend(event, deadline=deadline),
+                ctx.now,
+            )
+        except Exception as exc:  # a nicety, like the context block
+            ctx.log.error("legacy_peer_check_failed", session=key, error=repr(exc))
     if commits and not notice:
         names = ", ".join(k for k, _r in commits[:3]) + ("…" if len(commits) > 3 else "")
         notice = f"ovhooks: committing {len(commits)} earlier session(s) to memory ({names})"

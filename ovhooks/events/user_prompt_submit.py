@@ -28,6 +28,12 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     from ovhooks.recall import recall_for_prompt
 
     deadline = ctx.started + settings.recall_deadline_s
+    identity = ctx.identity(event)
+    also: tuple[str, ...] = ()
+    if identity.legacy_peer:
+        from ovhooks.project.legacy import legacy_targets
+
+        also = legacy_targets(settings.state_dir, identity.peer, identity.legacy_peer)
     outcome = recall_for_prompt(
         prompt,
         recent_user_texts=recent,
@@ -36,6 +42,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         backend=ctx.backend(event, deadline=deadline),
         settings=ctx.scratch_settings(),
         now=ctx.now,
+        also_search=also,
     )
     return Reply(context=outcome.context, system_message=outcome.system_message)
 
