@@ -108,6 +108,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 ov_session_id=key,
                 include_archive=include_archive,
                 now=ctx.now,
+                host=ctx.host,
             )
         except Exception as exc:  # context is a nicety: never let it cost the session
             ctx.log.error("session_context_failed", session=key, error=repr(exc))
