@@ -278,6 +278,10 @@ class OpenVikingBackend:
     def health(self) -> JSON:
         return _as_dict(self._call("GET", "/health", what="health", enveloped=False), "health")
 
+    def ready(self) -> JSON:
+        """``GET /ready``: per-subsystem readiness (``{status, checks: {name: state}}``)."""
+        return _as_dict(self._call("GET", "/ready", what="ready", enveloped=False), "ready")
+
 
 def _as_dict(result: object, what: str) -> JSON:
     if not isinstance(result, dict):

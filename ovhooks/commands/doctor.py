@@ -551,6 +551,12 @@ def run_checks(
             )
         )
     checks.extend(host_checks)
+    if "codex" in hosts:
+        checks.append(more.check_codex_native_memories(environ))
+    if health is not None:
+        checks.append(more.check_ready(settings, backend))
+    checks.extend(more.check_capture_activity(h, settings.state_dir, environ, now) for h in hosts)
+    checks.append(more.check_double_ingestion(environ, backend if health is not None else None))
     checks.append(check_state_dir(settings.state_dir))
     checks.append(check_queue(settings.state_dir))
     checks.append(check_recent_errors(settings.state_dir, now))
