@@ -159,6 +159,8 @@ class SessionWorker:
         captured = build_messages(fresh, options, held=state.get("held") or [])
         messages = captured.messages
         peer = str(job.get("peer") or state.get("peer") or "")
+        if state.get("project_dir"):  # DirectoryAdded moved the session to another project
+            peer = str(state.get("peer") or peer)
         if peer:
             for message in messages:
                 message.setdefault("peer_id", peer)

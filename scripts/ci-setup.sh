@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install the real-world test rig outside the repository, reusing what is already there:
 #   - a venv with openviking==0.5.2 (1.3 GB, ~3 min the first time), for the real-server tests;
-#   - Codex CLI 0.169.0 and Claude Code 2.1.197 from npm (~650 MB), for the host e2e tests.
+#   - Codex CLI 0.169.0 and Claude Code 2.1.197 from npm (~650 MB), for the host e2e tests;
+#   - Claude Code 2.1.330 (the current format: fork sessions, DirectoryAdded) in its own prefix
+#     (~380 MB), so the 2.1.197 tests keep running on the version they were recorded with.
 # Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
 #
 # Environment:
@@ -15,10 +17,12 @@ set -euo pipefail
 OV_VERSION="0.5.2"
 CODEX_VERSION="0.169.0"
 CLAUDE_VERSION="2.1.197"
+CLAUDE_LATEST_VERSION="2.1.330"
 
 CACHE="${OVHOOKS_CI_CACHE:-$HOME/.cache/ovhooks-ci}"
 OV_VENV="${OVHOOKS_OV_VENV:-$CACHE/ov-$OV_VERSION}"
 HOSTCLI="${OVHOOKS_HOSTCLI_PREFIX:-$CACHE/hostcli}"
+CLAUDE_LATEST="${OVHOOKS_CLAUDE_LATEST_PREFIX:-$CACHE/hostcli-claude-$CLAUDE_LATEST_VERSION}"
 PYTHON="${OVHOOKS_OV_PYTHON:-python3}"
 # Written last by a successful install: a venv interrupted half-way has no marker.
 OV_MARKER="$OV_VENV/.ovhooks-ci-ok"
@@ -110,11 +114,39 @@ install_host_clis() {
     log "host CLIs: installed ($(elapsed "$started") s)"
 }
 
+install_claude_latest() {
+    # Claude Code >= 2.1.2xx declares node >= 22 (npm warns EBADENGINE on 20) but runs as a
+    # native binary, so Node 20 is enough to install it.
+    local started exe
+    started="$(now)"
+    exe="$CLAUDE_LATEST/node_modules/@anthropic-ai/claude-code/bin/claude.exe"
+    if [[ -x "$exe" && "$(stat -c %s "$exe")" -gt 10000000 ]] &&
+        [[ "$(node -p "require(process.argv[1]).version" \
+            "$CLAUDE_LATEST/node_modules/@anthropic-ai/claude-code/package.json" 2>/dev/null)" \
+            == "$CLAUDE_LATEST_VERSION" ]]; then
+        log "claude $CLAUDE_LATEST_VERSION: reused $CLAUDE_LATEST ($(elapsed "$started") s)"
+        return
+    fi
+    mkdir -p "$CLAUDE_LATEST"
+    [[ -f "$CLAUDE_LATEST/package.json" ]] || printf '{"private": true}\n' >"$CLAUDE_LATEST/package.json"
+    if ! npm install --prefix "$CLAUDE_LATEST" --save-exact --no-audit --no-fund --loglevel=error \
+        "@anthropic-ai/claude-code@$CLAUDE_LATEST_VERSION" >"$CLAUDE_LATEST/npm.log" 2>&1; then
+        tail -n 40 "$CLAUDE_LATEST/npm.log" >&2
+        log "npm install claude $CLAUDE_LATEST_VERSION failed (full log: $CLAUDE_LATEST/npm.log)"
+        exit 1
+    fi
+    if [[ ! -x "$exe" || "$(stat -c %s "$exe")" -le 10000000 ]]; then
+        (cd "$CLAUDE_LATEST/node_modules/@anthropic-ai/claude-code" && node install.cjs)
+    fi
+    log "claude $CLAUDE_LATEST_VERSION: installed ($(elapsed "$started") s)"
+}
+
 main() {
     local started
     started="$(now)"
     install_ov_venv
     install_host_clis
+    install_claude_latest
     log "total: $(elapsed "$started") s"
 }
 

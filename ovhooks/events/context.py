@@ -56,7 +56,9 @@ class HookContext:
 
     def identity(self, event: Event) -> ProjectIdentity:
         """The project identity of the event's folder (see :mod:`ovhooks.project`), once."""
-        cwd = event.cwd or self.environ.get("PWD", "")
+        return self.identity_of(event.cwd or self.environ.get("PWD", ""))
+
+    def identity_of(self, cwd: str) -> ProjectIdentity:
         found = self._identities.get(cwd)
         if found is None:
             from ovhooks.project import resolve
