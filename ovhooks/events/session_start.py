@@ -123,13 +123,10 @@ def handle(event: Event, ctx: HookContext) -> Reply:
 
         try:
             deadline = ctx.started + settings.session_start_deadline_s
-            refresh(
-                settings.state_dir,
-                identity.peer,
-                identity.legacy_peer,
-                ctx.backend(event, deadline=deadline),
-                ctx.now,
-            )
+            from ovhooks.backend.factory import make_backend
+
+            old = make_backend(settings, peer=identity.legacy_peer, deadline=deadline)
+            refresh(settings.state_dir, identity.peer, identity.legacy_peer, old, ctx.now)
         except Exception as exc:  # a nicety, like the context block
             ctx.log.error("legacy_peer_check_failed", session=key, error=repr(exc))
     if commits and not notice:

@@ -10,6 +10,7 @@ from ovhooks.hosts.base import Reply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ovhooks.backend.base import Backend
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
 
@@ -29,11 +30,16 @@ def handle(event: Event, ctx: HookContext) -> Reply:
 
     deadline = ctx.started + settings.recall_deadline_s
     identity = ctx.identity(event)
-    also: tuple[str, ...] = ()
+    also: list[tuple[Backend, str]] = []
     if identity.legacy_peer:
         from ovhooks.project.legacy import legacy_targets
 
-        also = legacy_targets(settings.state_dir, identity.peer, identity.legacy_peer)
+        targets = legacy_targets(settings.state_dir, identity.peer, identity.legacy_peer)
+        if targets:
+            from ovhooks.backend.factory import make_backend
+
+            old = make_backend(settings, peer=identity.legacy_peer, deadline=deadline)
+            also = [(old, target) for target in targets]
     outcome = recall_for_prompt(
         prompt,
         recent_user_texts=recent,

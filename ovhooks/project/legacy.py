@@ -3,7 +3,8 @@
 Decision: recall reads the old peer as well, rather than moving memories on the server. A
 move would need the server's ``fs/mv`` and a re-index, could half-fail mid-way, and must not
 happen behind a teammate's back on a shared server; reading is side-effect free. The cost is
-one extra ``find`` per prompt, paid only in a folder whose old peer actually holds memories:
+one extra ``find`` per prompt (acting as the old peer: OpenViking shows a peer's memories only
+to a caller acting as it), paid only in a folder whose old peer actually holds memories:
 SessionStart looks once a day (one ``ls``) and records the answer in
 ``<state>/projects/<peer>.json``; the prompt hook reads that small file.
 """
@@ -58,7 +59,7 @@ def refresh(state_dir: str, peer: str, legacy_peer: str, backend: Backend, now: 
         return
     from ovhooks.backend.errors import BackendError
 
-    try:
+    try:  # ``backend`` acts as the old peer: OpenViking filters peer memories by the actor
         found = backend.ls(memory_uri(legacy_peer), recursive=True, limit=8)
     except BackendError as exc:
         if exc.status != 404:

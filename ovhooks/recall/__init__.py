@@ -112,11 +112,12 @@ def recall_for_prompt(
     backend: Backend,
     settings: Settings,
     now: float,
-    also_search: Sequence[str] = (),
+    also_search: Sequence[tuple[Backend, str]] = (),
 ) -> RecallOutcome:
     """Search memory for ``prompt`` and build the block to inject (see the module docstring).
 
-    ``also_search``: memory folders searched besides the usual scopes (a project's old peer).
+    ``also_search``: ``(backend, memory folder)`` searched besides the usual scopes (a
+    project's old peer: OpenViking shows a peer's memories only to a caller acting as it).
 
     ``ov_session_id`` is deliberately not sent to the server: with a session id OpenViking
     runs an LLM query planner on the session's live messages, seconds the hook cannot spend.
@@ -157,8 +158,8 @@ def recall_for_prompt(
 
     try:
         candidates = _retrieve(query, backend=backend, settings=settings, server=server, now=now)
-        for target in also_search:
-            candidates += _retrieve_under(query, target, backend=backend, settings=settings)
+        for other, target in also_search:
+            candidates += _retrieve_under(query, target, backend=other, settings=settings)
     except BackendError as exc:
         tell = not server.breaker_noted()
         server.open_breaker(now, settings.recall_breaker_s, failure_reason(exc), noted=True)
