@@ -271,6 +271,10 @@ class SessionWorker:
                 doc["error_notified"] = False
 
         self.store.update(key, change)
+        if result.commits:
+            from ovhooks.commit_outcome import record
+
+            record(self.store, key, result.commits, now)
         if result.error is not None:
             self.log.error(
                 "drain_failed", session=key, error=str(result.error), queued=result.remaining
@@ -409,4 +413,8 @@ def run_jobs(
                 error=repr(exc),
                 trace=traceback.format_exc(limit=8),
             )
+    if plan is None and settings.detach:  # inline runs (tests, debugging) do not wait
+        from ovhooks.commit_outcome import poll_pending
+
+        poll_pending(worker.store, backend_for, log=log, clock=clock)
     return results

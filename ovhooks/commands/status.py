@@ -53,6 +53,9 @@ def session_rows(state_dir: str, now: float, limit: int) -> list[dict[str, Any]]
                 "queued": backlog.get(str(doc.get("key")), 0),
                 "ended": bool(doc.get("ended")),
                 "last_error": str(error.get("error")) if isinstance(error, dict) else None,
+                "last_extraction": doc.get("last_extraction")
+                if isinstance(doc.get("last_extraction"), dict)
+                else None,
             }
         )
     rows.sort(key=lambda r: (r["last_seen_s_ago"] is None, r["last_seen_s_ago"] or 0.0))
@@ -120,6 +123,7 @@ def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
     from rich.table import Table
 
     from ovhooks.commands.output import age
+    from ovhooks.commit_outcome import describe
 
     def render(console: Any) -> None:
         server = doc["server"]
@@ -159,6 +163,7 @@ def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
             "last activity",
             "commit pending",
             "queued",
+            "extraction",
             "error",
         ):
             # the session id is what people copy into `ovhooks commit`: never cut it short
@@ -175,6 +180,7 @@ def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
                 age(now - activity if activity is not None else None),
                 f"yes ({row['uncommitted']} msg)" if row["commit_pending"] else "no",
                 str(row["queued"]),
+                escape(describe(row["last_extraction"])),
                 escape((row["last_error"] or "")[:60]),
             )
         console.print(sessions if doc["sessions"] else "[dim]no sessions recorded yet[/]")

@@ -129,6 +129,12 @@ def handle(event: Event, ctx: HookContext) -> Reply:
             refresh(settings.state_dir, identity.peer, identity.legacy_peer, old, ctx.now)
         except Exception as exc:  # a nicety, like the context block
             ctx.log.error("legacy_peer_check_failed", session=key, error=repr(exc))
+    if not ctx.dry_run:
+        from ovhooks.commit_outcome import failure_notice
+
+        failed = failure_notice(store, states)
+        if failed:
+            notice = f"{notice}\n{failed}" if notice else failed
     if commits and not notice:
         names = ", ".join(k for k, _r in commits[:3]) + ("…" if len(commits) > 3 else "")
         notice = f"ovhooks: committing {len(commits)} earlier session(s) to memory ({names})"
