@@ -50,6 +50,10 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         now=ctx.now,
         also_search=also,
     )
+    if settings.usage_view == "summary" and key and not ctx.dry_run:
+        from ovhooks.recall.usage import note_supplied
+
+        note_supplied(settings.state_dir, key, outcome.injected_uris, ctx.now)
     return Reply(context=outcome.context, system_message=outcome.system_message)
 
 
