@@ -1,4 +1,9 @@
-"""Claude Code transcript records -> Turns (Claude Code 2.1.197, hosts-e2e §2.8).
+"""Claude Code transcript records -> Turns (Claude Code 2.1.197, hosts-e2e §2.8; 2.1.330).
+
+Re-verified on real 2.1.330 transcripts (tests/fixtures/claude-2.1.330): the new bookkeeping
+records (``api-request``, ``api-request-blob``, ``atis-latch``, ``cost-state``, ``tools-used``)
+are dropped by shape like the others; user and assistant records are unchanged. A fork's
+transcript starts with its parent's records (same uuids): see ``transcripts/fork.py``.
 
 Conversation lives in ``user`` and ``assistant`` records. Dropped here by record shape:
 ``attachment`` records (hook context, skill and agent listings), ``system`` records (compact
