@@ -50,11 +50,24 @@ def _inline_sidechain(record: dict[str, Any]) -> bool:
     return bool(record.get("isSidechain")) and not record.get("agentId")
 
 
+def _harness_prompt(record: dict[str, Any]) -> bool:
+    """A user-role record Claude Code wrote itself: 2.1.330 runs an Agent call in the
+    background and, when it finishes, sends a ``<task-notification>`` as a user turn marked
+    ``promptSource: "system"``, ``turnOrigin: "task_notification"`` and ``origin.kind``."""
+    origin = record.get("origin")
+    return (
+        record.get("promptSource") == "system"
+        or record.get("turnOrigin") == "task_notification"
+        or (isinstance(origin, dict) and origin.get("kind") == "task-notification")
+    )
+
+
 def _skip_user(record: dict[str, Any]) -> bool:
     return bool(
         record.get("isMeta")
         or record.get("isCompactSummary")
         or record.get("isVisibleInTranscriptOnly")
+        or _harness_prompt(record)
     )
 
 
