@@ -140,7 +140,8 @@ def normalize_remote(url: str, root: str = "") -> str:
         # scp-like ``[user@]host:path``; a colon after a slash means a local path instead.
         colon = url.find(":")
         slash = url.find("/")
-        if colon <= 0 or (0 <= slash < colon):
+        drive = colon == 1 and url[0].isalpha()  # C:\src\repo is a Windows path, like git
+        if colon <= 0 or (0 <= slash < colon) or drive:
             return "file" + _local_path(url, root).lower()
         host = url[:colon].rpartition("@")[2]
         path = url[colon + 1 :]

@@ -64,6 +64,7 @@ def test_local_paths_are_marked_local(tmp_path: Path) -> None:
     assert normalize_remote("/srv/git/widget.git").startswith("file")
     assert normalize_remote("file:///srv/git/widget.git") == normalize_remote("/srv/git/widget.git")
     assert normalize_remote("../widget.git", str(tmp_path / "a")).startswith("file")
+    assert normalize_remote("C:\\src\\widget.git").startswith("file")
     assert normalize_remote("") == ""
     assert normalize_remote("svn://host/repo") == ""
 
