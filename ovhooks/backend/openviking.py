@@ -278,6 +278,15 @@ class OpenVikingBackend:
     def health(self) -> JSON:
         return _as_dict(self._call("GET", "/health", what="health", enveloped=False), "health")
 
+    def task(self, task_id: str) -> JSON:
+        """``GET /api/v1/tasks/{id}``: a commit's extraction (status, result, error)."""
+        path = f"/api/v1/tasks/{quote(task_id, safe='')}"
+        return _as_dict(self._call("GET", path, what="task"), "task")
+
+    def ready(self) -> JSON:
+        """``GET /ready``: per-subsystem readiness (``{status, checks: {name: state}}``)."""
+        return _as_dict(self._call("GET", "/ready", what="ready", enveloped=False), "ready")
+
 
 def _as_dict(result: object, what: str) -> JSON:
     if not isinstance(result, dict):

@@ -304,6 +304,10 @@ def build_messages(
         kept_held = _bounded_held(kept_held, stats)
         stats["turns_sent"] = len(out)
         stats["held"] = len(kept_held)
+    from ovhooks.capture.caps import cap_message
+
+    out = [cap_message(m, stats) for m in out]
+    kept_held = [cap_message(m, stats) for m in kept_held]
     import json
 
     stats["bytes_out"] = len(json.dumps(out, ensure_ascii=False).encode("utf-8", "surrogatepass"))

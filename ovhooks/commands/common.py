@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.config import Settings
+    from ovhooks.project import ProjectIdentity
 
 
 def settings_from(environ: Mapping[str, str] | None = None) -> Settings:
@@ -19,13 +20,14 @@ def settings_from(environ: Mapping[str, str] | None = None) -> Settings:
 
 
 def current_peer(settings: Settings, cwd: str | None = None) -> str:
-    """The peer hooks use for this folder: explicit setting, else the git project."""
-    if settings.actor_peer:
-        return settings.actor_peer
-    from ovhooks.ids import project_peer, project_root
+    """The peer hooks use for this folder (see :mod:`ovhooks.project`)."""
+    return current_identity(settings, cwd).peer
 
-    root = project_root(cwd if cwd is not None else os.getcwd())
-    return project_peer(root) if root else ""
+
+def current_identity(settings: Settings, cwd: str | None = None) -> ProjectIdentity:
+    from ovhooks.project import resolve
+
+    return resolve(cwd if cwd is not None else os.getcwd(), actor_peer=settings.actor_peer)
 
 
 def command_backend(

@@ -550,7 +550,10 @@ def run_checks(
     now: float | None = None,
 ) -> list[Check]:
     now = time.time() if now is None else now
+    from ovhooks.commands import doctor_checks as more
+
     checks = [check_config(settings), check_backend_choice(settings)]
+    checks.append(more.check_project(settings, cwd))
     backend = backend_factory()
     if settings.backend == "openviking":
         from ovhooks.commands.doctor_net import check_network
@@ -590,6 +593,12 @@ def run_checks(
             )
         )
     checks.extend(host_checks)
+    if "codex" in hosts:
+        checks.append(more.check_codex_native_memories(environ))
+    if health is not None:
+        checks.append(more.check_ready(settings, backend))
+    checks.extend(more.check_capture_activity(h, settings.state_dir, environ, now) for h in hosts)
+    checks.append(more.check_double_ingestion(environ, backend if health is not None else None))
     checks.append(check_state_dir(settings.state_dir))
     checks.append(check_queue(settings.state_dir))
     checks.append(check_recent_errors(settings.state_dir, now))

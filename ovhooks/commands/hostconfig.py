@@ -46,6 +46,7 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
         ("PreCompact", "pre-compact", None, 30),
         ("PostCompact", "post-compact", None, 10),
         ("SessionEnd", "session-end", None, 5),
+        ("DirectoryAdded", "directory-added", None, 5),
     ),
 }
 

@@ -164,11 +164,12 @@ def parse_since(text: str, now: float) -> float:
 
 def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
     """The job a Stop hook would hand the worker for this transcript."""
-    from ovhooks.ids import ov_session_id, project_peer, project_root
+    from ovhooks.ids import ov_session_id
+    from ovhooks.project import resolve
 
     peer = settings.actor_peer
     if not peer and item.cwd:
-        peer = project_peer(project_root(item.cwd))
+        peer = resolve(item.cwd).peer
     from ovhooks.layout import new_job
 
     work: dict[str, Any] = {"capture": True}

@@ -53,6 +53,9 @@ def session_rows(state_dir: str, now: float, limit: int) -> list[dict[str, Any]]
                 "queued": backlog.get(str(doc.get("key")), 0),
                 "ended": bool(doc.get("ended")),
                 "last_error": str(error.get("error")) if isinstance(error, dict) else None,
+                "last_extraction": doc.get("last_extraction")
+                if isinstance(doc.get("last_extraction"), dict)
+                else None,
             }
         )
     rows.sort(key=lambda r: (r["last_seen_s_ago"] is None, r["last_seen_s_ago"] or 0.0))
@@ -76,9 +79,14 @@ def server_health(settings: Settings, backend: Backend) -> dict[str, Any]:
 
 
 def build_status(
-    settings: Settings, backend: Backend | None, *, now: float, limit: int
+    settings: Settings,
+    backend: Backend | None,
+    *,
+    now: float,
+    limit: int,
+    cwd: str | None = None,
 ) -> dict[str, Any]:
-    from ovhooks.commands.common import dead_letters, outbox_backlog
+    from ovhooks.commands.common import current_identity, dead_letters, outbox_backlog
     from ovhooks.log import read_recent
 
     backlog = outbox_backlog(settings.state_dir)
@@ -90,6 +98,7 @@ def build_status(
         "state_dir": settings.state_dir,
         "config": config_rows(settings),
         "config_warnings": list(settings.warnings),
+        "project": current_identity(settings, cwd).as_dict(),
         "server": server_health(settings, backend) if backend is not None else None,
         "sessions": session_rows(settings.state_dir, now, limit),
         "queue": {
@@ -114,6 +123,7 @@ def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
     from rich.table import Table
 
     from ovhooks.commands.output import age
+    from ovhooks.commit_outcome import describe
 
     def render(console: Any) -> None:
         server = doc["server"]
@@ -127,7 +137,12 @@ def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
             )
             where = doc["url"] if doc["backend"] == "openviking" else "local store"
             console.print(f"[bold]server[/]: {escape(where)} {state}")
-        for warning in doc["config_warnings"]:
+        project = doc["project"]
+        console.print(
+            f"[bold]project[/]: {escape(project['peer'] or '(none)')} — "
+            f"from {escape(project['source'])}"
+        )
+        for warning in [*doc["config_warnings"], *project["warnings"]]:
             console.print(f"[yellow]config warning[/]: {escape(warning)}")
         table = Table(title="configuration", title_justify="left")
         table.add_column("setting")
@@ -148,6 +163,7 @@ def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
             "last activity",
             "commit pending",
             "queued",
+            "extraction",
             "error",
         ):
             # the session id is what people copy into `ovhooks commit`: never cut it short
@@ -164,6 +180,7 @@ def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
                 age(now - activity if activity is not None else None),
                 f"yes ({row['uncommitted']} msg)" if row["commit_pending"] else "no",
                 str(row["queued"]),
+                escape(describe(row["last_extraction"])),
                 escape((row["last_error"] or "")[:60]),
             )
         console.print(sessions if doc["sessions"] else "[dim]no sessions recorded yet[/]")

@@ -44,6 +44,7 @@ def build_session_start(
     ov_session_id: str,
     include_archive: bool,
     now: float,
+    host: str = "codex",
 ) -> str | None:
     """The complete ``<openviking-context source="session-start">`` block, or ``None``.
 
@@ -72,10 +73,11 @@ def build_session_start(
         server.save()
         return None
     from ovhooks.capture.tokens import estimate_tokens
-    from ovhooks.context.render import compose
+    from ovhooks.context.render import compose_for_host
 
-    return compose(
+    return compose_for_host(
         sources,
+        host,
         max_tokens=settings.session_context_tokens,
         archive_max_chars=settings.resume_archive_max_chars,
         estimate=estimate_tokens,
@@ -163,18 +165,17 @@ def _gather(
 
     files += _deep_events(backend, memories, root, files)
     groups = index_groups(files, memories, skip=("preferences", "entities", "profile.md"))
-    labels: dict[str, str] = {}
     peer = getattr(backend, "peer", "")
     if isinstance(peer, str) and peer:
         peer_uri = f"viking://user/{user}/peers/{peer}/memories"
         peer_items = _ask(backend.ls, peer_uri, recursive=True, limit=LIST_LIMIT) or []
         peer_files = memory_files(peer_items, peer_uri)
         if peer_files:
-            # This project's memories first: they matter most in this working directory.
+            # This project's memories first: they matter most in this working directory, so
+            # they are listed before the preferences and keep their place in a tight budget.
             peer_files.sort(key=lambda e: (e.mod_time, e.name), reverse=True)
-            groups.insert(0, (peer_uri, peer_files))
-            labels[peer_uri] = f"this project, {len(peer_files)} memories"
-    sources.index = group_index(groups, labels)
+            sources.project = (peer_uri, peer_files, f"this project, {len(peer_files)} memories")
+    sources.index = group_index(groups)
 
     if include_archive and ov_session_id:
         budget = max(1000, settings.resume_archive_max_chars)

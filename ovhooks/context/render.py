@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 OPEN = '<openviking-context source="session-start">'
 CLOSE = "</openviking-context>"
 MAX_BLOCK_CHARS = 9500  # under the hosts' 10,000-character additionalContext limit
+# What each host takes whole, as ``(limit, unit)``. Codex previews hook output over ~10,000
+# *bytes* (the anchor caps at 9,500 bytes): a CJK block of 9,500 characters is ~27 KB there.
+# Claude Code took 10,000 *characters* whole (a 50,000-character one became a preview).
+HOST_LIMITS = {"codex": (9500, "bytes"), "claude": (9500, "chars")}
 HEAD_LINES = 8
 MIN_TAIL_CHARS = 200
 ABSTRACT_CHARS = 200
@@ -219,7 +223,7 @@ def archive_section(overview: str, max_chars: int) -> str:
 class Sources:
     """What the store returned; any part may be empty."""
 
-    __slots__ = ("archive", "index", "listings", "profile", "profile_uri")
+    __slots__ = ("archive", "index", "listings", "profile", "profile_uri", "project")
 
     def __init__(self) -> None:
         self.profile = ""
@@ -229,6 +233,8 @@ class Sources:
         # (directory URI, entries, label) for the memory index
         self.index: list[tuple[str, list[Entry], str]] = []
         self.archive = ""
+        # (directory URI, entries, label): this project's memories, listed before the rest
+        self.project: tuple[str, list[Entry], str] | None = None
 
 
 def compose(
@@ -237,15 +243,16 @@ def compose(
     max_tokens: int,
     archive_max_chars: int,
     estimate: Estimate,
+    max_block_chars: int = MAX_BLOCK_CHARS,
 ) -> str | None:
     """The whole block, or ``None`` when memory has nothing to show."""
     frame_chars = len(OPEN) + len(CLOSE) + len(GUIDE) + 8
     archive = ""
     if sources.archive:
         archive = archive_section(
-            sources.archive, min(archive_max_chars, (MAX_BLOCK_CHARS - frame_chars) // 2)
+            sources.archive, min(archive_max_chars, (max_block_chars - frame_chars) // 2)
         )
-    chars_left = MAX_BLOCK_CHARS - frame_chars - len(archive)
+    chars_left = max_block_chars - frame_chars - len(archive)
     tokens_left = max_tokens
     parts: list[str] = []
 
@@ -255,7 +262,9 @@ def compose(
         body = elide_profile(
             neutralize_tags(sources.profile),
             share - estimate(wrap),
-            chars_left - len(wrap),
+            # a share of the characters too: a raised token budget must not let the profile
+            # crowd this project's memories out of the host's limit
+            int(chars_left * PROFILE_SHARE) - len(wrap),
             estimate,
         )
         if body:
@@ -266,9 +275,10 @@ def compose(
 
     # The listings must leave room for the index when there is one.
     has_index = any(entries for _uri, entries, _label in sources.index)
+    project = [sources.project] if sources.project else []
     available = _lines_section(
         "available-memories",
-        [(uri, entries, "") for uri, entries in sources.listings],
+        project + [(uri, entries, "") for uri, entries in sources.listings],
         int(tokens_left * LISTING_SHARE) if has_index else tokens_left,
         chars_left,
         estimate,
@@ -335,3 +345,41 @@ def group_index(
     """Index groups with their labels (``3 memories``, or a caller's ``extra`` label)."""
     extra = extra or {}
     return [(uri, entries, extra.get(uri, index_label(len(entries)))) for uri, entries in groups]
+
+
+def block_size(text: str, host: str) -> int:
+    """The block's size in the unit the host limits (bytes unless the host counts chars)."""
+    _limit, unit = HOST_LIMITS.get(host, HOST_LIMITS["codex"])
+    return len(text) if unit == "chars" else len(text.encode("utf-8"))
+
+
+def compose_for_host(
+    sources: Sources,
+    host: str,
+    *,
+    max_tokens: int,
+    archive_max_chars: int,
+    estimate: Estimate,
+) -> str | None:
+    """:func:`compose` within ``host``'s limit: the character budget shrinks by the measured
+    bytes-per-character until the block fits (CJK text needs two or three rounds)."""
+    limit, _unit = HOST_LIMITS.get(host, HOST_LIMITS["codex"])
+    chars = min(MAX_BLOCK_CHARS, limit)
+    text: str | None = None
+    for _round in range(8):
+        text = compose(
+            sources,
+            max_tokens=max_tokens,
+            archive_max_chars=archive_max_chars,
+            estimate=estimate,
+            max_block_chars=chars,
+        )
+        if text is None:
+            return None
+        size = block_size(text, host)
+        if size <= limit:
+            return text
+        chars = int(chars * limit / size * 0.97)
+        if chars < len(OPEN) + len(CLOSE) + len(GUIDE) + 200:
+            break
+    return None  # nothing sensible fits: no block is better than a host-made preview

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ovhooks.ids import ov_session_id, project_peer, project_root
+from ovhooks.ids import ov_session_id, project_root
 from ovhooks.log import Log
 
 TYPE_CHECKING = False
@@ -17,10 +17,11 @@ if TYPE_CHECKING:
     from ovhooks.hosts.base import Event
     from ovhooks.layout import Job
     from ovhooks.plan import Plan
+    from ovhooks.project import ProjectIdentity
 
 
 class HookContext:
-    __slots__ = ("environ", "host", "log", "now", "plan", "settings", "started")
+    __slots__ = ("_identities", "environ", "host", "log", "now", "plan", "settings", "started")
 
     def __init__(
         self,
@@ -42,6 +43,7 @@ class HookContext:
         # A dry run leaves the state directory untouched, the log included.
         level = "silent" if plan is not None else settings.log_level
         self.log = log or Log(settings.state_dir, level, component=host)
+        self._identities: dict[str, ProjectIdentity] = {}
 
     @property
     def dry_run(self) -> bool:
@@ -53,11 +55,23 @@ class HookContext:
     def project_dir(self, event: Event) -> str:
         return project_root(event.cwd or self.environ.get("PWD", ""))
 
+    def identity(self, event: Event) -> ProjectIdentity:
+        """The project identity of the event's folder (see :mod:`ovhooks.project`), once."""
+        return self.identity_of(event.cwd or self.environ.get("PWD", ""))
+
+    def identity_of(self, cwd: str) -> ProjectIdentity:
+        found = self._identities.get(cwd)
+        if found is None:
+            from ovhooks.project import resolve
+
+            found = resolve(cwd, actor_peer=self.settings.actor_peer)
+            for warning in found.warnings:
+                self.log.error("project_config", detail=warning)
+            self._identities[cwd] = found
+        return found
+
     def peer(self, event: Event) -> str:
-        if self.settings.actor_peer:
-            return self.settings.actor_peer
-        project = self.project_dir(event)
-        return project_peer(project) if project else ""
+        return self.identity(event).peer
 
     def bypassed(self, event: Event) -> bool:
         if not self.settings.bypass:

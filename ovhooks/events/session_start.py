@@ -46,6 +46,8 @@ def handle(event: Event, ctx: HookContext) -> Reply:
             doc["peer"] = ctx.peer(event)
             doc["ended"] = False
             doc["last_source"] = source
+            if source == "fork":  # its transcript starts with the parent's turns
+                doc["forked"] = True
 
         store.update(
             key,
@@ -105,6 +107,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 ov_session_id=key,
                 include_archive=include_archive,
                 now=ctx.now,
+                host=ctx.host,
             )
         except Exception as exc:  # context is a nicety: never let it cost the session
             ctx.log.error("session_context_failed", session=key, error=repr(exc))
@@ -113,6 +116,24 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                     f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "
                     "session(s) are queued and will be retried. See `ovhooks status`."
                 )
+    identity = ctx.identity(event)
+    if identity.legacy_peer and key and not ctx.dry_run and settings.recall:
+        from ovhooks.project.legacy import refresh
+
+        try:
+            deadline = ctx.started + settings.session_start_deadline_s
+            from ovhooks.backend.factory import make_backend
+
+            old = make_backend(settings, peer=identity.legacy_peer, deadline=deadline)
+            refresh(settings.state_dir, identity.peer, identity.legacy_peer, old, ctx.now)
+        except Exception as exc:  # a nicety, like the context block
+            ctx.log.error("legacy_peer_check_failed", session=key, error=repr(exc))
+    if not ctx.dry_run:
+        from ovhooks.commit_outcome import failure_notice
+
+        failed = failure_notice(store, states)
+        if failed:
+            notice = f"{notice}\n{failed}" if notice else failed
     if commits and not notice:
         names = ", ".join(k for k, _r in commits[:3]) + ("…" if len(commits) > 3 else "")
         # handed to a detached worker: queued, not done (the worker may still fail to send)

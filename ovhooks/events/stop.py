@@ -27,6 +27,12 @@ def handle(event: Event, ctx: HookContext) -> Reply:
             )
         ]
     )
+    if ctx.settings.usage_view == "summary" and not ctx.dry_run:
+        from ovhooks.recall.usage import take_summary
+
+        usage = take_summary(ctx.settings.state_dir, ctx.session_key(event))
+        if usage:
+            message = f"{message}\n{usage}" if message else usage
     return Reply(system_message=message)
 
 

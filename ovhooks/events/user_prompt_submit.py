@@ -10,6 +10,7 @@ from ovhooks.hosts.base import Reply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ovhooks.backend.base import Backend
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
 
@@ -28,6 +29,17 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     from ovhooks.recall import recall_for_prompt
 
     deadline = ctx.started + settings.recall_deadline_s
+    identity = ctx.identity(event)
+    also: list[tuple[Backend, str]] = []
+    if identity.legacy_peer:
+        from ovhooks.project.legacy import legacy_targets
+
+        targets = legacy_targets(settings.state_dir, identity.peer, identity.legacy_peer)
+        if targets:
+            from ovhooks.backend.factory import make_backend
+
+            old = make_backend(settings, peer=identity.legacy_peer, deadline=deadline)
+            also = [(old, target) for target in targets]
     outcome = recall_for_prompt(
         prompt,
         recent_user_texts=recent,
@@ -36,7 +48,12 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         backend=ctx.backend(event, deadline=deadline),
         settings=ctx.scratch_settings(),
         now=ctx.now,
+        also_search=also,
     )
+    if settings.usage_view == "summary" and key and not ctx.dry_run:
+        from ovhooks.recall.usage import note_supplied
+
+        note_supplied(settings.state_dir, key, outcome.injected_uris, ctx.now)
     return Reply(context=outcome.context, system_message=outcome.system_message)
 
 

@@ -19,7 +19,9 @@ MAX_CONTEXT_CHARS = 9500
 _TRUNCATED = "\n[ovhooks: context truncated]"
 
 # Codex validates strictly: these events accept only the common fields (interface §1).
-_COMMON_ONLY = frozenset({"Stop", "PreCompact", "PostCompact", "SessionEnd", "SubagentStop"})
+_COMMON_ONLY = frozenset(
+    {"Stop", "PreCompact", "PostCompact", "SessionEnd", "SubagentStop", "DirectoryAdded"}
+)
 _CODEX_SPECIFIC = frozenset({"SessionStart", "UserPromptSubmit"})
 _CLAUDE_SPECIFIC = frozenset(
     {"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"}
@@ -36,6 +38,7 @@ EVENT_NAMES = {
     "subagent-stop": "SubagentStop",
     "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse",
+    "directory-added": "DirectoryAdded",
 }
 
 
@@ -74,6 +77,7 @@ class Event:
         "agent_transcript_path",
         "agent_type",
         "cwd",
+        "directory",
         "host",
         "last_assistant_message",
         "name",
@@ -96,6 +100,7 @@ class Event:
         self.session_id = _str(payload, "session_id").strip()
         self.transcript_path = _str(payload, "transcript_path")
         self.cwd = _str(payload, "cwd")
+        self.directory = _str(payload, "directory")  # DirectoryAdded (Claude Code 2.1.219+)
         self.source = _str(payload, "source")
         self.prompt = _str(payload, "prompt")
         self.trigger = _str(payload, "trigger")

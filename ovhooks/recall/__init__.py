@@ -118,8 +118,12 @@ def recall_for_prompt(
     backend: Backend,
     settings: Settings,
     now: float,
+    also_search: Sequence[tuple[Backend, str]] = (),
 ) -> RecallOutcome:
     """Search memory for ``prompt`` and build the block to inject (see the module docstring).
+
+    ``also_search``: ``(backend, memory folder)`` searched besides the usual scopes (a
+    project's old peer: OpenViking shows a peer's memories only to a caller acting as it).
 
     ``ov_session_id`` is deliberately not sent to the server: with a session id OpenViking
     runs an LLM query planner on the session's live messages, seconds the hook cannot spend.
@@ -164,6 +168,8 @@ def recall_for_prompt(
 
     try:
         candidates = _retrieve(query, backend=backend, settings=settings, server=server, now=now)
+        for other, target in also_search:
+            candidates += _retrieve_under(query, target, backend=other, settings=settings)
     except BackendError as exc:
         tell = not server.breaker_noted()
         server.open_breaker(now, settings.recall_breaker_s, failure_reason(exc), noted=True)
@@ -345,6 +351,22 @@ def _retrieve(
         query,
         limit=max(10, 2 * settings.recall_max_items),
         score_threshold=threshold,
+    )
+    found, _scaffolds = from_find_result(
+        result, threshold=threshold, resources=settings.recall_resources
+    )
+    return found
+
+
+def _retrieve_under(
+    query: str, target_uri: str, *, backend: Backend, settings: Settings
+) -> list[Candidate]:
+    """Candidates from one memory folder (plain find scoped to ``target_uri``)."""
+    from ovhooks.recall.rank import from_find_result
+
+    threshold = settings.recall_score_threshold
+    result = backend.find(
+        query, target_uri=target_uri, limit=settings.recall_max_items, score_threshold=threshold
     )
     found, _scaffolds = from_find_result(
         result, threshold=threshold, resources=settings.recall_resources

@@ -1,4 +1,9 @@
-"""Claude Code transcript records -> Turns (Claude Code 2.1.197, hosts-e2e §2.8).
+"""Claude Code transcript records -> Turns (Claude Code 2.1.197, hosts-e2e §2.8; 2.1.330).
+
+Re-verified on real 2.1.330 transcripts (tests/fixtures/claude-2.1.330): the new bookkeeping
+records (``api-request``, ``api-request-blob``, ``atis-latch``, ``cost-state``, ``tools-used``)
+are dropped by shape like the others; user and assistant records are unchanged. A fork's
+transcript starts with its parent's records (same uuids): see ``transcripts/fork.py``.
 
 Conversation lives in ``user`` and ``assistant`` records. Dropped here by record shape:
 ``attachment`` records (hook context, skill and agent listings), ``system`` records (compact
@@ -45,11 +50,24 @@ def _inline_sidechain(record: dict[str, Any]) -> bool:
     return bool(record.get("isSidechain")) and not record.get("agentId")
 
 
+def _harness_prompt(record: dict[str, Any]) -> bool:
+    """A user-role record Claude Code wrote itself: 2.1.330 runs an Agent call in the
+    background and, when it finishes, sends a ``<task-notification>`` as a user turn marked
+    ``promptSource: "system"``, ``turnOrigin: "task_notification"`` and ``origin.kind``."""
+    origin = record.get("origin")
+    return (
+        record.get("promptSource") == "system"
+        or record.get("turnOrigin") == "task_notification"
+        or (isinstance(origin, dict) and origin.get("kind") == "task-notification")
+    )
+
+
 def _skip_user(record: dict[str, Any]) -> bool:
     return bool(
         record.get("isMeta")
         or record.get("isCompactSummary")
         or record.get("isVisibleInTranscriptOnly")
+        or _harness_prompt(record)
     )
 
 

