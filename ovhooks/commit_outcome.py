@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
+    from ovhooks.layout import State
     from ovhooks.log import Log
     from ovhooks.state import StateStore
 
@@ -67,7 +68,11 @@ def record(store: StateStore, key: str, commits: Sequence[Mapping[str, Any]], no
     """Keep the newest commit's outcome in the session state (called by the worker's drain)."""
     outcomes = [o for o in (from_commit(c, now) for c in commits) if o is not None]
     if outcomes:
-        store.update(key, lambda doc: doc.update(last_extraction=outcomes[-1]))
+
+        def keep(doc: State) -> None:
+            doc["last_extraction"] = outcomes[-1]
+
+        store.update(key, keep)
 
 
 def pending(states: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, str]]:
@@ -122,7 +127,7 @@ def poll_pending(
 def _save(store: StateStore, key: str, task_id: str, task: Mapping[str, Any], now: float) -> str:
     status = str(task.get("status") or "unknown")
 
-    def change(doc: dict[str, Any]) -> None:
+    def change(doc: State) -> None:
         previous = doc.get("last_extraction")
         if isinstance(previous, dict) and previous.get("task_id") == task_id:
             doc["last_extraction"] = from_task(task, previous, now)
@@ -161,7 +166,7 @@ def failure_notice(store: StateStore, states: Iterable[Mapping[str, Any]]) -> st
         return None
     for key, _error in failed:
 
-        def mark(doc: dict[str, Any]) -> None:
+        def mark(doc: State) -> None:
             outcome = doc.get("last_extraction")
             if isinstance(outcome, dict):
                 outcome["reported"] = True

@@ -94,6 +94,9 @@ if TYPE_CHECKING:
         agent_id: str
         agent_type: str
         last_source: str
+        forked: bool  # a Claude fork: its transcript starts with the parent's turns
+        project_dir: str  # DirectoryAdded: the project new turns belong to
+        last_extraction: dict[str, Any]  # the newest commit's extraction outcome
 
     class Job(TypedDict, total=False):
         key: str

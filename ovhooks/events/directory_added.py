@@ -15,10 +15,9 @@ from ovhooks.hosts.base import Reply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
+    from ovhooks.layout import State
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
@@ -32,7 +31,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         return Reply()
     from ovhooks.state import StateStore, new_state
 
-    def follow(doc: dict[str, Any]) -> None:
+    def follow(doc: State) -> None:
         doc["project_dir"] = event.directory
         doc["peer"] = identity.peer
 

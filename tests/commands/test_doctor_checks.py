@@ -14,6 +14,10 @@ from ovhooks.commands import doctor_checks as dc
 from ovhooks.config import load_settings
 from ovhooks.state import StateStore, new_state
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.layout import State
+
 NOW = 1_800_000_000.0
 DAY = 86400.0
 
@@ -76,7 +80,7 @@ def _capture(state_dir: Path, host: str, at: float) -> None:
     store = StateStore(str(state_dir))
     key = f"{'cx' if host == 'codex' else 'cc'}-s{at}"
 
-    def touch(doc: dict[str, Any]) -> None:
+    def touch(doc: State) -> None:
         doc["last_activity_at"] = at
 
     store.update(key, touch, create=lambda: new_state(key, host, "s", at))
