@@ -64,14 +64,28 @@ def _parse_str(raw: object) -> str:
 
 
 def _parse_header(raw: object) -> str:
-    """A value sent in an HTTP header (the API key, the tenant identity)."""
+    """A value sent in an HTTP header (the API key, the tenant identity).
+
+    A value that cannot be sent (CR/LF, a character outside latin-1) is kept, not dropped:
+    the transport then refuses every request naming the header (never its value), so nothing
+    goes out without the credential the user configured. ``header_warnings`` reports it.
+    """
+    return _parse_str(raw)
+
+
+def header_warnings(values: dict[str, object], sources: dict[str, str]) -> list[str]:
+    """Configuration errors for header values that no request can carry."""
     from ovhooks.redact import header_value_problem
 
-    text = _parse_str(raw)
-    problem = header_value_problem(text)
-    if problem:
-        raise ValueError(f"cannot be sent in an HTTP header: {problem}")
-    return text
+    out = []
+    for name in ("api_key", "account", "user", "actor_peer"):
+        problem = header_value_problem(str(values.get(name) or ""))
+        if problem:
+            out.append(
+                f"{name} from {sources.get(name, '?')} cannot be sent in an HTTP header: "
+                f"{problem}; every request is refused until it is fixed"
+            )
+    return out
 
 
 def _parse_list(raw: object) -> tuple[str, ...]:
@@ -403,6 +417,7 @@ def load_settings(
             values[name] = default
             sources[name] = "default"
 
+    warnings.extend(header_warnings(values, sources))
     server_configured = sources["url"] != "default"
     if values["url"] is None:
         values["url"] = DEFAULT_URL

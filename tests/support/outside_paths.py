@@ -64,6 +64,24 @@ def _as_dir(path: str) -> str:
     return os.path.join(os.path.abspath(path), "")
 
 
+def _git_dirs(repo: str) -> list[str]:
+    """The repository's own git dir(s) when ``.git`` is a worktree link file."""
+    link = os.path.join(repo, ".git")
+    if not os.path.isfile(link):
+        return []
+    try:
+        with open(link, encoding="utf-8") as handle:
+            first = handle.readline().strip()
+    except OSError:
+        return []
+    if not first.startswith("gitdir:"):
+        return []
+    gitdir = os.path.normpath(os.path.join(repo, first[len("gitdir:") :].strip()))
+    # .../.git/worktrees/<name> -> the common dir .../.git holds config and objects
+    common = os.path.dirname(os.path.dirname(gitdir))
+    return [gitdir, common]
+
+
 def allowed_roots(environ: dict[str, str] | None = None) -> tuple[str, ...]:
     env = dict(os.environ) if environ is None else environ
     home = env.get("HOME") or _real_home()
@@ -75,6 +93,9 @@ def allowed_roots(environ: dict[str, str] | None = None) -> tuple[str, ...]:
         *(_as_dir(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)),
         *(_as_dir(p) for p in sysconfig.get_paths().values()),
     }
+    # A linked worktree's `.git` is a file naming the main checkout's git dir: that is still
+    # this repository (code that reads the cwd's git config goes there).
+    roots.update(_as_dir(p) for p in _git_dirs(REPO))
     for variable in ("OVHOOKS_OV_VENV", "OVHOOKS_HOSTCLI_DIR", "PYTEST_DEBUG_TEMPROOT"):
         if env.get(variable):
             roots.add(_as_dir(env[variable]))
