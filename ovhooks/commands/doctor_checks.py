@@ -72,6 +72,21 @@ def check_codex_native_memories(environ: Mapping[str, str]) -> Check:
     return check("codex-memories", "ok", "Codex's native memories are off", enabled=False)
 
 
+def _state(value: object) -> str:
+    if isinstance(value, dict):
+        return str(value.get("status") or value.get("error") or "unknown")
+    return str(value)
+
+
+def _healthy(value: object) -> bool:
+    """A subsystem's answer: ``"ok"``, or (0.5.2's agfs) ``{"status": "ok", "checks": {...}}``."""
+    if isinstance(value, dict):
+        inner = value.get("checks")
+        nested_ok = all(_healthy(v) for v in inner.values()) if isinstance(inner, dict) else True
+        return value.get("status") in ("ok", "ready") and nested_ok
+    return value in ("ok", "not_configured", "disabled")
+
+
 def check_ready(settings: Settings, backend: Backend) -> Check:
     """The server's ``/ready``: every subsystem it reports (storage, vectors, embedding)."""
     if settings.backend != "openviking":
@@ -90,7 +105,7 @@ def check_ready(settings: Settings, backend: Backend) -> Check:
             "ready", "fail", f"server not ready: {exc}", "see the server's log", error=str(exc)
         )
     checks = doc.get("checks") if isinstance(doc.get("checks"), dict) else {}
-    bad = {k: v for k, v in (checks or {}).items() if v not in ("ok", "not_configured")}
+    bad = {k: _state(v) for k, v in (checks or {}).items() if not _healthy(v)}
     if doc.get("status") != "ready" or bad:
         names = ", ".join(f"{k}={v}" for k, v in sorted(bad.items())) or str(doc.get("status"))
         return check(

@@ -64,6 +64,14 @@ class _Ready:
     [
         ({"status": "ready", "checks": {"agfs": "ok", "ollama": "not_configured"}}, "ok"),
         ({"status": "ready", "checks": {"vectordb": "error: locked"}}, "fail"),
+        (
+            {"status": "ready", "checks": {"agfs": {"status": "ok", "checks": {"fs": "ok"}}}},
+            "ok",
+        ),
+        (
+            {"status": "ready", "checks": {"agfs": {"status": "ok", "checks": {"fs": "down"}}}},
+            "fail",
+        ),
         ({"status": "not_ready", "checks": {}}, "fail"),
         (BackendError("http", "ready: HTTP 503", 503), "fail"),
         (BackendError("http", "ready: HTTP 404", 404), "skip"),
