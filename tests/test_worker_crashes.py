@@ -24,6 +24,8 @@ from tests.support.fake_openviking import FakeOpenViking
 
 FULL = os.environ.get("OVHOOKS_FULL_CAMPAIGN") == "1"
 COMBOS = [(h, b) for h in ("codex", "claude") for b in ("openviking", "local")]
+# The full matrix runs for many minutes per test: no per-test timeout then.
+CAMPAIGN_TIMEOUT = pytest.mark.timeout(0 if FULL else 300)
 
 
 def report(name: str, **figures: object) -> None:
@@ -50,6 +52,7 @@ def _scenario(root: Path, host: str, backend: str, fake: FakeOpenViking, turns: 
     return s
 
 
+@CAMPAIGN_TIMEOUT
 @pytest.mark.parametrize(("host", "backend"), COMBOS)
 @pytest.mark.parametrize("turns", [3, 60] if FULL else [3])
 def test_kill_before_every_operation_then_recover(
@@ -94,6 +97,7 @@ def test_the_injector_really_kills(fake_ov: FakeOpenViking, tmp_path: Path) -> N
     assert s.verdict() == (0, 0, 0) and s.received() == s.expected()
 
 
+@CAMPAIGN_TIMEOUT
 @pytest.mark.parametrize("backend", ["openviking", "local"])
 def test_random_external_kills(fake_ov: FakeOpenViking, tmp_path: Path, backend: str) -> None:
     import random

@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.campaign import Scenario
 from tests.support.fake_openviking import FakeOpenViking
-from tests.test_worker_crashes import FULL, report
+from tests.test_worker_crashes import CAMPAIGN_TIMEOUT, FULL, report
 
 NOTICE = "memory writes are failing"
 
@@ -31,6 +31,7 @@ def _stops(s: Scenario, n: int) -> int:
     return notices
 
 
+@CAMPAIGN_TIMEOUT
 @pytest.mark.parametrize("host", ["codex", "claude"])
 def test_a_refusal_is_told_once_and_loses_nothing(
     fake_ov: FakeOpenViking, tmp_path: Path, host: str
@@ -49,6 +50,7 @@ def test_a_refusal_is_told_once_and_loses_nothing(
     assert s.verdict() == (0, 0, 0)
 
 
+@CAMPAIGN_TIMEOUT
 def test_intermittent_5xx_loses_nothing_and_is_one_outage(
     fake_ov: FakeOpenViking, tmp_path: Path
 ) -> None:
@@ -66,6 +68,7 @@ def test_intermittent_5xx_loses_nothing_and_is_one_outage(
     assert s.verdict() == (0, 0, 0)
 
 
+@CAMPAIGN_TIMEOUT
 @pytest.mark.parametrize("applied", ["late", "never"])
 def test_a_hanging_write_is_never_sent_twice(
     fake_ov: FakeOpenViking, tmp_path: Path, applied: str
@@ -149,6 +152,7 @@ def _workers_of(s: Scenario) -> int:
     return count
 
 
+@CAMPAIGN_TIMEOUT
 @pytest.mark.parametrize("backend", ["openviking", "local"])
 @pytest.mark.parametrize("effect", ["enospc", "erofs"])
 def test_full_disk_and_read_only_state_lose_and_repeat_nothing(
