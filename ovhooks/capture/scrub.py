@@ -352,8 +352,8 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
 def _scan_cards(text: str, c: _Compiled, spans: list[Span]) -> None:
     for m in c.card.finditer(text):
         start, end = m.span()
-        if start > 0 and text[start - 1] in "0123456789.,/:-":
-            continue  # part of a longer number, a version, a date or a path
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_+.,/:-"):
+            continue  # part of a longer number or token, a version, a date or a path
         if end < len(text) and (
             text[end].isdigit() or (text[end : end + 2][-1:].isdigit() and text[end] in ".,/:-")
         ):
@@ -473,8 +473,13 @@ def scrub(text: str, *, emails: bool = False, phones: bool = False) -> tuple[str
     if not text:
         return text, counts
     text = _private_sub(text, counts)
-    spans = _collect(text, emails, phones)
-    if spans:
+    # A replaced span can change how its neighbours read (the rest of a token a card number
+    # was glued to); repeat until stable. Text without secrets costs one pass, and each
+    # further pass only turns secret text into inert markers, so this ends quickly.
+    for _ in range(4):
+        spans = _collect(text, emails, phones)
+        if not spans:
+            break
         text = _replace(text, spans, counts)
     return text, counts
 
