@@ -253,6 +253,8 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
     if "://" in value or public_token(value):
         return ""  # an endpoint or a public key (passwords in URLs have their own rule)
     kind = "password" if any(w in key.lower() for w in ("pass", "pwd")) else "credential"
+    if kind == "credential" and len(value) < 8 and not randomish(value, min_len=6):
+        return ""  # "token: abc": keys and tokens are long; short passwords are not rare
     if strength == 1:
         ok = randomish(value, min_len=8) or bool(
             _BASE64ISH.get().fullmatch(value) and len(value) >= 12

@@ -30,6 +30,8 @@ _NOT_SECRET_VALUES = frozenset({
     "replaceme", "notset", "not-set", "unset", "secret123", "password123", "pass123",
     "yourpassword", "mypassword", "s3cr3t", "letmein", "qwerty", "admin", "root", "user",
     "username", "apikey", "api_key", "api-key", "xxx", "stdin", "file", "prompted", "ask",
+    "test", "testing", "foo", "bar", "foobar", "baz", "hello", "demo", "keyboard", "abc",
+    "abc123", "123456", "12345678", "pass", "pwd", "key", "mykey", "mysecret", "mytoken",
 })
 # fmt: on
 
