@@ -163,27 +163,14 @@ def _arm_deadline(event_name: str, settings: object, started: float) -> Callable
     return disarm
 
 
-def describe_exception(exc: BaseException) -> str:
-    """An exception for the log: its type and message, never its ``repr``.
-
-    A ``UnicodeEncodeError``'s repr carries the whole string it failed on, which for a
-    request head includes ``Authorization: Bearer <key>``; only its reason is kept.
-    """
-    from ovhooks.redact import redact_known_secrets
-
-    if isinstance(exc, UnicodeError):
-        reason = getattr(exc, "reason", "") or "encoding failed"
-        start = getattr(exc, "start", None)
-        return f"{type(exc).__name__}: {reason}" + (f" at position {start}" if start else "")
-    return f"{type(exc).__name__}: {redact_known_secrets(str(exc))[:500]}"
-
-
 def _log_crash(
     ctx: HookContext | None, command: str, exc: BaseException, environ: Mapping[str, str]
 ) -> None:
     import traceback
 
     trace = traceback.format_exc(limit=12)
+    from ovhooks.redact import describe_exception
+
     error = describe_exception(exc)
     try:
         if ctx is not None:

@@ -92,3 +92,16 @@ def header_value_problem(value: str) -> str:
                 "cannot carry (was it pasted with a typographic character?)"
             )
     return ""
+
+
+def describe_exception(exc: BaseException) -> str:
+    """An exception for the log: its type and message, never its ``repr``.
+
+    A ``UnicodeEncodeError``'s repr carries the whole string it failed on, which for a
+    request head includes ``Authorization: Bearer <key>``; only its reason is kept.
+    """
+    if isinstance(exc, UnicodeError):
+        reason = getattr(exc, "reason", "") or "encoding failed"
+        start = getattr(exc, "start", None)
+        return f"{type(exc).__name__}: {reason}" + (f" at position {start}" if start else "")
+    return f"{type(exc).__name__}: {redact_known_secrets(str(exc))[:500]}"

@@ -432,10 +432,12 @@ def run_jobs(
         except Exception as exc:
             import traceback
 
+            from ovhooks.redact import describe_exception
+
             log.error(
                 "worker_crashed",
                 session=job.get("key"),
-                error=repr(exc),
+                error=describe_exception(exc),
                 trace=traceback.format_exc(limit=8),
             )
     if plan is None and settings.detach:  # inline runs (tests, debugging) do not wait

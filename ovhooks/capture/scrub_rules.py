@@ -67,7 +67,7 @@ PREFIXED: tuple[tuple[str, str, str], ...] = (
     ("AIza", "google_api_key", f"[{_W}]{{35}}"),
     ("ya29.", "google_oauth", f"[{_W}.]{{20,}}"),
     ("GOCSPX-", "google_oauth", f"[{_W}]{{20,}}"),
-    ("1//0", "google_refresh_token", f"[{_W}]{{30,}}"),
+    ("1//", "google_refresh_token", f"[{_W}]{{30,}}"),
     ("sk_live_", "stripe_key", f"[{_A}]{{16,}}"),
     ("sk_test_", "stripe_key", f"[{_A}]{{16,}}"),
     ("rk_live_", "stripe_key", f"[{_A}]{{16,}}"),
@@ -290,9 +290,9 @@ CONTEXT: tuple[tuple[str, str, str], ...] = (
     ("cookie",
      r"(?i:\bcookie|set-cookie)\s*:\s*(?P<v>[^\n\r\"']{8,2000})", "cookie"),
     ("password",
-     r"\bmachine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*?\s+(?:password|passwd)\s+"
+     r"\b(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*?\s+(?:password|passwd)\s+"
      r"(?P<v>\S+)",
-     "machine"),
+     "machine|default"),
     ("password",
      r"(?m)^[ \t]*[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s]+)[ \t]*$",
      "re::(?:\\d{1,5}|\\*):"),

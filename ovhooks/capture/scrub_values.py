@@ -30,6 +30,8 @@ _NOT_SECRET_VALUES = frozenset({
     "replaceme", "notset", "not-set", "unset", "secret123", "password123", "pass123",
     "yourpassword", "mypassword", "s3cr3t", "letmein", "qwerty", "admin", "root", "user",
     "username", "apikey", "api_key", "api-key", "xxx", "stdin", "file", "prompted", "ask",
+    "test", "testing", "foo", "bar", "foobar", "baz", "hello", "demo", "keyboard", "abc",
+    "abc123", "123456", "12345678", "pass", "pwd", "key", "mykey", "mysecret", "mytoken",
 })
 # fmt: on
 
@@ -243,6 +245,7 @@ _PUBLIC_PREFIXES = (
     "AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "sha1-", "sha256-", "sha384-", "sha512-",
     "h1:", "sha256:", "sha512:", "md5-", "blake2b-", "xpub", "tpub", "ipfs", "Qm", "bafy",
     "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-", "sk-ssh-", "AAAAB3", "ghcr.io", "data:",
+    "msgbatch_", "fc_", "rs_", "user-", "user_", "sess_", "dpl_", "prj_", "team_", "ba_",
 )  # fmt: skip
 _PUBLIC_BECH32 = LazyRe(r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}")
 

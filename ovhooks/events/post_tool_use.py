@@ -31,7 +31,9 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     try:
         text, experiences = skills.lookup(backend, name)
     except Exception as exc:  # a nicety: never let it cost the agent its Read
-        ctx.log.info("skill_memory_failed", skill=name, error=repr(exc))
+        from ovhooks.redact import describe_exception
+
+        ctx.log.info("skill_memory_failed", skill=name, error=describe_exception(exc))
         return Reply()
     block = skills.render(name, text, experiences)
     ctx.log.info("skill_memory", skill=name, chars=len(block), experiences=len(experiences))

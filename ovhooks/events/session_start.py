@@ -110,7 +110,9 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 host=ctx.host,
             )
         except Exception as exc:  # context is a nicety: never let it cost the session
-            ctx.log.error("session_context_failed", session=key, error=repr(exc))
+            from ovhooks.redact import describe_exception
+
+            ctx.log.error("session_context_failed", session=key, error=describe_exception(exc))
             if queued_keys:
                 notice = (
                     f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "

@@ -65,7 +65,9 @@ def test_every_secret_is_counted_under_its_marker() -> None:
 
 
 def test_scrubbing_a_64k_turn_is_cheap() -> None:
-    """The hook-path budget is 5 ms for a 64 kB turn; on a shared CI runner allow 4x."""
+    """The hook-path budget is 5 ms for a 64 kB turn (docs/PRIVACY.md has the measured
+    figures). Shared runners are slow and noisy, so this only guards against a regression to
+    the old cost (60-120 ms on this text on the shared 2-core machine): 50 ms of CPU."""
     rows = load("negatives.jsonl") + load("secrets.jsonl")[:8]
     prose = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     parts: list[str] = []
@@ -75,7 +77,7 @@ def test_scrubbing_a_64k_turn_is_cheap() -> None:
     text = "\n".join(parts)[:65_536]
     scrub(text)
     best = min(_cpu(text) for _ in range(5))
-    assert best < 0.020, f"{best * 1000:.1f} ms for 64 kB"
+    assert best < 0.050, f"{best * 1000:.1f} ms for 64 kB"
 
 
 def _cpu(text: str) -> float:
