@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 import recall_eval_data as dataset  # noqa: E402
 
 RELEVANT = ("direct", "paraphrase", "long", "crosslingual")
+REMEMBER_WORKERS = 4
 _URI = re.compile(r"\(?(viking://\S+?)\)?$")
 
 
@@ -149,11 +150,17 @@ def load_by_capture(runner: Runner, root: str, data: dict[str, Any]) -> dict[str
 
 def load_by_remember(runner: Runner, root: str, data: dict[str, Any]) -> dict[str, str]:
     """``ovhooks remember STATEMENT`` per memory; returns the URI each one was written to."""
-    uris: dict[str, str] = {}
-    for memory in data["memories"]["memories"]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def remember(memory: dict[str, Any]) -> tuple[str, str]:
         out = json.loads(runner.command("remember", memory["statement"], "--json"))
-        uris[out["uri"]] = memory["id"]
-    return uris
+        return str(out["uri"]), str(memory["id"])
+
+    # A server write waits for its embedding, mostly queued inside OpenViking: a few writes
+    # at a time keep the model busy. The local store gets one writer, as a user would.
+    workers = REMEMBER_WORKERS if runner.env.get("OVHOOKS_BACKEND") == "openviking" else 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return dict(pool.map(remember, data["memories"]["memories"]))
 
 
 def parse_block(context: str) -> list[dict[str, Any]]:
@@ -320,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH", help="write the figures and every row here")
     parser.add_argument("--title", default="", help="heading of the markdown table")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--workdir", help="make the temporary directory under this one")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every block")
     add_server_options(parser)
     args = parser.parse_args(argv)
@@ -329,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
         print("the labelled set is broken:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 2
     splits = ("dev", "heldout") if args.split == "all" else (args.split,)
-    root = tempfile.mkdtemp(prefix="ovhooks-recall-eval-")
+    if args.workdir:
+        os.makedirs(args.workdir, exist_ok=True)
+    root = tempfile.mkdtemp(prefix="ovhooks-recall-eval-", dir=args.workdir)
     server = None
     try:
         backend_env: dict[str, str] = {"OVHOOKS_BACKEND": "local"}
@@ -370,10 +380,12 @@ def main(argv: list[str] | None = None) -> int:
             "prompt_seconds": round(prompts_s, 1),
             "bare_python_ms_p50": round(bare_ms, 1),
             "summary": table,
-            "rows": [{k: v for k, v in r.items() if k != "context" or v} for r in rows],
         }
+        # One row per line: results stay diffable between runs.
+        head = json.dumps(result, ensure_ascii=False, indent=1)[:-2]
+        lines = [json.dumps(r, ensure_ascii=False) for r in rows]
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, ensure_ascii=False, indent=1)
+            fh.write(head + ',\n "rows": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n")
     return 0
 
 
