@@ -46,6 +46,7 @@ PAIR_BONUS = 0.4
 MAX_PAIRS = 2
 # Each shared term beyond the second: three weak words together are a topic, two a chance.
 COUNT_BONUS = 0.3
+TOPICAL_WEIGHT = 0.5
 # CJK terms are overlapping character pairs: a three-character word is two of them, so a
 # pair that continues the previous matched pair counts this much.
 CJK_CHAIN_WEIGHT = 0.5
@@ -167,18 +168,22 @@ def evidence(
     chained = _chained(query_order, doc_terms)
     total = 0.0
     bonus = 0.0
+    # Terms that count towards a topic: general words occur together by chance in any
+    # long prompt, so they do not.
+    topical = 0
     for term in matched:
         ratio = weights.get(term, 1.0)
         kind = specific.get(term)
         if kind is not None and ratio >= SPECIFIC_MIN_IDF and (kind < 0 or groups[kind] > 1):
             bonus = max(bonus, NAME_BONUS if kind == NAME else SPECIFIC_BONUS)
             total += ratio
+            topical += 1
             continue
         weight = min(ratio, background_cap(term))
         total += weight * (CJK_CHAIN_WEIGHT if term in chained else 1.0)
+        topical += weight >= TOPICAL_WEIGHT and term not in chained
     pairs = min(MAX_PAIRS, _pairs([t for t in query_order if t in doc_terms], doc_order))
-    distinct = len(matched) - len(chained)
-    total += PAIR_BONUS * pairs + bonus + COUNT_BONUS * max(0, distinct - 2)
+    total += PAIR_BONUS * pairs + bonus + COUNT_BONUS * max(0, topical - 2)
     own = sum(min(weights.get(t, 1.0), background_cap(t)) for t in doc_terms)
     mine = sum(min(weights.get(t, 1.0), background_cap(t)) for t in matched)
     return total, (mine / own if own else 0.0)
