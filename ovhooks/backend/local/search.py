@@ -29,7 +29,7 @@ _CANDIDATES = 40
 _MAX_QUERY_TERMS = 10
 # What the user said but no commit promoted is weaker evidence than a memory: it may have
 # been a passing remark. It needs this much more to pass.
-_HISTORY_PENALTY = 0.5
+_HISTORY_PENALTY = 0.25
 
 
 class _Hit:
