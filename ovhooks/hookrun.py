@@ -39,6 +39,7 @@ HOST_TIMEOUT_DEADLINES_S = {
     "SessionEnd": 2.0,
     "PreToolUse": 4.0,
     "PostToolUse": 4.0,
+    "DirectoryAdded": 4.0,
 }
 
 HOOK_COMMANDS = frozenset(EVENT_NAMES)

@@ -159,7 +159,7 @@ class StateStore:
     def keys(self) -> list[str]:
         try:
             names = os.listdir(self.sessions_dir)
-        except OSError:  # missing, or not a directory: no sessions to list
+        except FileNotFoundError:  # nothing captured yet; an unusable directory is an error
             names = []
         keys = {n[: -len(".json")] for n in names if n.endswith(".json") and not n.startswith(".")}
         for key, doc in self._overlay.items():

@@ -36,6 +36,9 @@ def _payloads() -> list[tuple[str, str, dict[str, Any]]]:
         for path in sorted((SAMPLES / host / "hook-payloads").glob("*.json")):
             payload = json.loads(path.read_text())
             out.append((host, str(payload["hook_event_name"]), payload))
+    # DirectoryAdded exists since Claude Code 2.1.219: its sample was recorded with 2.1.330.
+    added = SAMPLES.parent / "claude-2.1.330" / "directory-added.json"
+    out.append(("claude", "DirectoryAdded", json.loads(added.read_text())))
     return out
 
 
