@@ -327,15 +327,19 @@ def memory_candidates(user_texts: Iterable[str]) -> list[Candidate]:
 def history_statements(user_texts: Iterable[str], promoted: Iterable[str]) -> list[str]:
     """What else the user said, sentence by sentence, for the archive's history index.
 
-    Everything with some content except slash commands, filler and what was promoted.
+    Everything with some content except slash commands, filler, and what was promoted
+    (whole, or as one sentence of a promoted statement).
     """
-    done = {" ".join(t.lower().split()) for t in promoted}
+    done: set[str] = set()
+    for text in promoted:
+        done.add(" ".join(text.lower().split()))
+        done.update(" ".join(s.lower().split()) for s in split_line(text))
     out: list[str] = []
     seen: set[str] = set()
     for text in user_texts:
         for sentence in sentences(prose(text)):
             key = " ".join(sentence.lower().split())
-            if key in seen or any(key in d for d in done):
+            if key in seen or key in done:
                 continue
             seen.add(key)
             if form_of(sentence) in ("command", "filler") or not _substantive(sentence):

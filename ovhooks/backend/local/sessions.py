@@ -20,6 +20,8 @@ from ovhooks.backend.local.schema import (
 from ovhooks.backend.local.text import term_string
 from ovhooks.capture.tokens import estimate_tokens
 
+MAX_PROMOTED = 200
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -176,7 +178,9 @@ def archive_and_extract(
         texts = [p.get("text") for p in message["parts"] if p.get("type") == "text"]
         user_texts.append(prose("\n".join(t for t in texts if isinstance(t, str))))
     extracted = {"total": 0, "preferences": 0, "entities": 0, "events": 0, "merged": 0}
-    candidates = memory_candidates(user_texts)
+    # A commit of a huge backlog (an import, a 20,000-turn rollout) promotes its first
+    # statements; the rest stay findable in the history layer, so the commit stays bounded.
+    candidates = memory_candidates(user_texts)[:MAX_PROMOTED]
     for candidate in candidates:
         outcome = promote(store, con, candidate, peer, session_id, now)
         if outcome == "added":
