@@ -106,11 +106,11 @@ def write_atomic(path: str, data: bytes, *, durable: bool = True, private: bool 
 
 
 def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
-    from ovhooks.redact import redact_doc
+    from ovhooks.redact import redact_json_text
 
     # State at rest (sessions, queues, breaker notes, export progress) never keeps our key,
     # even where it quotes a server's error.
-    text = json.dumps(redact_doc(doc), ensure_ascii=False, separators=(",", ":"))
+    text = redact_json_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
     write_atomic(path, text.encode("utf-8"), durable=durable)
 
 

@@ -20,6 +20,11 @@ import re
 REDACTED_KEY = "[REDACTED:api_key]"
 _known: set[str] = set()
 _compiled: list[re.Pattern[str]] = []
+# Large texts already redacted (a queued capture's blob is saved again with every batch's
+# progress): str hashes are cached on the object, so a repeat costs a dict look-up instead of
+# another pass over megabytes. Cleared whenever a new secret is registered.
+_MEMO_MIN_CHARS = 65_536
+_memo: dict[str, str] = {}
 
 _HEADER_SRC = (
     r"(?i)(?<![\w-])((?:proxy-)?authorization|x-api-key|x-auth-token|api-key|"
@@ -34,8 +39,9 @@ def remember_secret(value: object) -> None:
     """Register a credential value so that no output shows it (the key, whatever its source)."""
     if isinstance(value, str):
         value = value.strip()
-        if len(value) >= 8:  # shorter strings would blank ordinary words in the output
+        if len(value) >= 8 and value not in _known:  # shorter ones would blank ordinary words
             _known.add(value)
+            _memo.clear()
 
 
 def _pattern() -> re.Pattern[str]:
@@ -57,9 +63,39 @@ def redact_known_secrets(text: str, settings: object | None = None) -> str:
         return text
     if settings is not None:
         remember_secret(getattr(settings, "api_key", ""))
+    if len(text) < _MEMO_MIN_CHARS:
+        return _redact(text)
+    done = _memo.get(text)
+    if done is None:
+        if len(_memo) >= 8:
+            _memo.clear()
+        done = _memo[text] = _redact(text)
+    return done
+
+
+def _redact(text: str) -> str:
     for value in sorted(_known, key=len, reverse=True):
         if value in text:
             text = text.replace(value, REDACTED_KEY)
+    lowered = text.lower()
+    if any(w in lowered for w in ("auth", "api-key", "apikey", "api_key", "bearer", "basic")):
+        text = _pattern().sub(_header_repl, text)
+    return text
+
+
+def redact_json_text(text: str) -> str:
+    """Serialized JSON without our key or header credentials, in one pass over the text.
+
+    Saving a session document walks no tree: a value is found in its JSON-escaped form, and
+    the header pattern cannot cross a string's closing quote (its value excludes ``"`` and
+    ``\\``), so the result stays the same valid JSON with the secrets replaced.
+    """
+    import json
+
+    for value in sorted(_known, key=len, reverse=True):
+        escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+        if escaped in text:
+            text = text.replace(escaped, REDACTED_KEY)
     lowered = text.lower()
     if any(w in lowered for w in ("auth", "api-key", "apikey", "api_key", "bearer", "basic")):
         text = _pattern().sub(_header_repl, text)
