@@ -115,7 +115,7 @@ def run_hook(
         if not payload:
             ctx.log.info("hook_empty_payload", command=command, stdin_bytes=len(stdin))
         event = Event(host, event_name, payload)
-        disarm = _arm_deadline(event_name, settings, started)
+        disarm = _arm_deadline(event_name, settings, started, environ)
         try:
             reply = _handler(command)(event, ctx)
         finally:
@@ -140,12 +140,22 @@ def run_hook(
     return redact_known_secrets(out), redact_known_secrets(stderr)
 
 
-def _arm_deadline(event_name: str, settings: object, started: float) -> Callable[[], None]:
+def _arm_deadline(
+    event_name: str, settings: object, started: float, environ: Mapping[str, str]
+) -> Callable[[], None]:
     field = _DEADLINE_EVENTS.get(event_name)
     if field is not None:
         seconds = float(getattr(settings, field)) + _DEADLINE_SLACK_S
     else:
         seconds = HOST_TIMEOUT_DEADLINES_S.get(event_name, 0.0)
+        # A longer budget for debugging with OVHOOKS_DETACH=0 against hosts given longer
+        # timeouts (or none, by hand): the inline worker then gets that long.
+        try:
+            override = float(environ.get("OVHOOKS_HOOK_DEADLINE_S") or 0)
+        except ValueError:
+            override = 0.0
+        if 0 < override < float("inf"):  # NaN compares false
+            seconds = override
     if not seconds or not hasattr(os, "fork"):  # SIGALRM: POSIX only
         return lambda: None
     import signal

@@ -181,3 +181,22 @@ def test_every_event_has_a_deadline_a_second_inside_the_host_timeout() -> None:
     timeouts = _registered_timeouts()
     for event, seconds in fixed.items():
         assert seconds <= timeouts[event] - 1.0, event
+
+
+def test_the_inline_deadline_can_be_raised_for_debugging(
+    fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    """OVHOOKS_HOOK_DEADLINE_S gives an inline (OVHOOKS_DETACH=0) hook a longer budget."""
+    from ovhooks.hookrun import _arm_deadline
+
+    disarm = _arm_deadline("SessionEnd", object(), 0.0, {"OVHOOKS_HOOK_DEADLINE_S": "nan"})
+    disarm()
+    import signal
+
+    started = __import__("time").monotonic()
+    disarm = _arm_deadline("SessionEnd", object(), started, {"OVHOOKS_HOOK_DEADLINE_S": "60"})
+    try:
+        remaining, _interval = signal.getitimer(signal.ITIMER_REAL)
+    finally:
+        disarm()
+    assert 50 < remaining <= 60
