@@ -10,7 +10,14 @@ queries, and queries with no match. Prints median and p90 in milliseconds.
 database and times equivalent queries on it, with both index sizes, to back the tokenizer
 choice documented in ``ovhooks/backend/local/text.py``.
 
+Then the figure the issue sets a budget for (UserPromptSubmit with 100,000 memories: p50 at
+most 5x ``python -c pass`` in the same run, peak RSS at most 60 MiB): the real hook,
+``python -m ovhooks user-prompt-submit --host codex``, as fresh processes on that store (half
+of the memories belong to the hook's own user and project), each under GNU time for its peak
+RSS, interleaved with ``python -c pass`` runs.
+
 Usage: python scripts/bench_local_recall.py [--memories 100000] [--queries 300] [--seed 7]
+           [--hook-runs 30]
 """
 
 from __future__ import annotations
@@ -92,8 +99,10 @@ def make_text(rng: random.Random) -> str:
     return rng.choice(SENTENCES).format(**words)
 
 
-def populate(backend: LocalBackend, count: int, rng: random.Random) -> list[str]:
-    peers = ["", "", "proj-a", "proj-b", "proj-c"]
+def populate(
+    backend: LocalBackend, count: int, rng: random.Random, peers: list[str] | None = None
+) -> list[str]:
+    peers = peers or ["", "", "proj-a", "proj-b", "proj-c"]
     texts: list[str] = []
     con = backend.db()
     now = time.time()
@@ -141,7 +150,7 @@ FRESH = """
 import sys, time
 started = time.perf_counter()
 from ovhooks.backend.local import LocalBackend
-LocalBackend(sys.argv[1], user="bench", peer="proj-a").search_context(
+LocalBackend(sys.argv[1], user="default", peer="proj-b").search_context(
     sys.argv[2], score_threshold=0.55, max_tokens=1200
 )
 print((time.perf_counter() - started) * 1000)
@@ -165,6 +174,70 @@ def fresh_process_times(data_dir: str, queries: list[str]) -> list[float]:
         ).stdout
         times.append(float(out.strip()))
     return times
+
+
+def _timed(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """(ms, peak RSS MiB) of one process, RSS from GNU time (it execs the command itself)."""
+    import shutil
+    import subprocess
+
+    gnu_time = shutil.which("time") or "/usr/bin/time"
+    wrapped = [gnu_time, "-f", "%M", *argv] if os.path.exists(gnu_time) else argv
+    started = time.perf_counter()
+    proc = subprocess.run(wrapped, input=stdin, capture_output=True, env=env, check=False)
+    elapsed = (time.perf_counter() - started) * 1000
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} exited {proc.returncode}: {proc.stderr[-400:]!r}")
+    last = proc.stderr.decode(errors="replace").strip().splitlines()[-1:]
+    peak = int(last[0]) / 1024 if wrapped is not argv and last and last[0].isdigit() else 0.0
+    return elapsed, peak
+
+
+def hook_figures(
+    data_dir: str, cwd: str, queries: list[str], runs: int
+) -> tuple[list[float], list[float], list[float], int]:
+    """UserPromptSubmit as the host runs it: (hook ms, hook peak MiB, ``python -c pass`` ms,
+    prompts that got context)."""
+    import json
+
+    state = tempfile.mkdtemp(prefix="ovhooks-bench-state-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OVHOOKS_", "OPENVIKING_"))}
+    env.update(
+        OVHOOKS_BACKEND="local",
+        OVHOOKS_DATA_DIR=data_dir,
+        OVHOOKS_STATE_DIR=state,
+        HOME=state,
+        XDG_CONFIG_HOME=os.path.join(state, "config"),
+    )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    hook = [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"]
+    times: list[float] = []
+    peaks: list[float] = []
+    bare: list[float] = []
+    injected = 0
+    try:
+        for i in range(runs):
+            query = queries[i % len(queries)]
+            payload = {"session_id": f"bench-{i}", "cwd": cwd, "prompt": query}
+            stdin = json.dumps(payload).encode()
+            ms, peak = _timed(hook, stdin, env)
+            times.append(ms)
+            peaks.append(peak)
+            bare.append(_timed([sys.executable, "-c", "pass"], b"", env)[0])
+        for query in queries[:runs]:
+            import subprocess
+
+            out = subprocess.run(
+                hook,
+                input=json.dumps({"session_id": "x", "cwd": cwd, "prompt": query}).encode(),
+                capture_output=True,
+                env=env,
+                check=False,
+            ).stdout
+            injected += b"additionalContext" in out
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+    return times, peaks, bare, injected
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -209,13 +282,20 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--compare-trigram", action="store_true")
+    parser.add_argument("--hook-runs", type=int, default=30)
     args = parser.parse_args()
     rng = random.Random(args.seed)
     tmp = tempfile.mkdtemp(prefix="ovhooks-bench-")
     try:
-        backend = LocalBackend(tmp, user="bench", peer="proj-a")
+        from ovhooks.ids import project_peer
+
+        work = os.path.join(tmp, "work")
+        os.makedirs(work)
+        peer = project_peer(work)
+        # The hook's own user, its project and three others: what one person's store holds.
+        backend = LocalBackend(tmp, user="default", peer=peer)
         started = time.perf_counter()
-        texts = populate(backend, args.memories, rng)
+        texts = populate(backend, args.memories, rng, ["", "", peer, "proj-b", "proj-c"])
         print(f"populated {args.memories} memories in {time.perf_counter() - started:.1f} s")
         queries = make_queries(texts, rng, args.queries)
         for query in queries[:20]:  # warm the page cache, as a long-lived store would be
@@ -243,6 +323,15 @@ def main() -> int:
             f"fresh process (import + open + one recall), {len(cold)} runs: "
             f"median {statistics.median(cold):.1f} ms, max {max(cold):.1f} ms"
         )
+        if args.hook_runs:
+            hook_ms, hook_mib, bare_ms, injected = hook_figures(tmp, work, queries, args.hook_runs)
+            p50, bare50 = statistics.median(hook_ms), statistics.median(bare_ms)
+            print(
+                f"UserPromptSubmit hook process, {len(hook_ms)} runs: p50 {p50:.1f} ms, "
+                f"p90 {percentile(hook_ms, 0.9):.1f} ms; `python -c pass` p50 {bare50:.1f} ms; "
+                f"ratio {p50 / bare50:.2f}x (budget 5x); peak RSS max {max(hook_mib):.1f} MiB "
+                f"(budget 60); {injected} of {len(hook_ms)} prompts got context"
+            )
         if args.compare_trigram:
             tri_times, size = bench_trigram(backend, queries)
             print(

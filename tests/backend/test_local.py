@@ -420,3 +420,29 @@ def test_satisfies_the_backend_protocol(tmp_path: Path) -> None:
 
     backend: Backend = LocalBackend(str(tmp_path))  # mypy checks the structural match
     assert backend.name == "local"
+
+
+def test_a_version_1_store_gains_the_history_layer(tmp_path: Path) -> None:
+    backend = LocalBackend(str(tmp_path))
+    backend.append_messages("s1", [user("the build cache lives on ci-cache-02")])
+    backend.commit("s1")
+    con = backend.db()
+    # what a store made before the history layer looks like
+    for statement in (
+        "DROP TRIGGER history_ai",
+        "DROP TRIGGER history_ad",
+        "DROP TABLE history_vocab",
+        "DROP TABLE history_fts",
+        "DROP TABLE history",
+        "DELETE FROM counters WHERE name = 'history'",
+        "PRAGMA user_version = 1",
+    ):
+        con.execute(statement)
+    backend.close()
+    reopened = LocalBackend(str(tmp_path))
+    reopened.append_messages("s2", [user("the nightly_sync job failed again last night")])
+    reopened.commit("s2")
+    assert reopened.health()["version"] == "local-2"
+    assert recalled(reopened, "is ci-cache-02 up?")[:1] == ["the build cache lives on ci-cache-02"]
+    hits = reopened.search_context("did nightly_sync fail?", score_threshold=THRESHOLD)
+    assert [e["uri"].rsplit("/", 2)[-2:] for e in hits["entries"]] == [["history", "archive_001"]]

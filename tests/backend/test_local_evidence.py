@@ -100,3 +100,23 @@ def test_specific_terms_are_recognised_by_how_they_are_written() -> None:
     # a part of a file name is specific only together with another part of the same name
     assert found["remote"] == found["toggle"] >= 0
     assert "set" not in found and "to" not in found
+
+
+@pytest.mark.parametrize(
+    ("memory", "prompt"),
+    [
+        (
+            "the staging database listens on port 6543, not the default one",
+            "预发数据库用哪个端口？",
+        ),
+        ("日志统一写到 /var/log/ledger 目录，按天切分", "where do the logs go, which directory?"),
+    ],
+)
+def test_a_question_in_the_other_language_meets_the_memory(
+    tmp_path: Path, memory: str, prompt: str
+) -> None:
+    backend = LocalBackend(str(tmp_path), peer="proj")
+    for i, text in enumerate([memory, *MEMORIES[:3]]):
+        backend.write(f"{backend.memory_root_for('proj')}/entities/facts/m{i}.md", text)
+    assert recalled(backend, prompt)[:1] == [memory]
+    assert recalled(backend, "今天天气怎么样？") == []

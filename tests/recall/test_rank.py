@@ -164,3 +164,12 @@ def test_weak_scores_need_a_word_in_common_with_the_prompt() -> None:
 
 def test_stemming_matches_inflections() -> None:
     assert set(content_tokens("migrated tests")) == set(content_tokens("migration test"))
+
+
+def test_words_of_a_uri_slug_are_no_evidence() -> None:
+    items = [
+        Candidate(f"{M}/entities/facts/redis_cache_eviction_policy.md", "entities", 0.70, "x"),
+        Candidate(f"{M}/entities/facts/b.md", "entities", 0.70, "the redis cache evicts lru"),
+    ]
+    ranked = rank(items, profile_query("redis cache eviction"), strong_score=0.80)
+    assert [c.uri for c in ranked] == [f"{M}/entities/facts/b.md"]

@@ -78,7 +78,7 @@ CJK_COMMON = frozenset(
 )
 
 GENERAL_CAP = 0.3
-SOFTWARE_CAP = 0.5
+SOFTWARE_CAP = 0.6
 
 
 def background_cap(term: str) -> float:

@@ -34,12 +34,21 @@ from ovhooks.backend.local.text import (
     with_concepts,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 EVIDENCE_AT_THRESHOLD = 2.2
 SPECIFIC_BONUS = 1.5
 # A name alone ("sort these names: Priya, Dana") is not quite enough: one more shared word is.
 NAME_BONUS = 1.0
-PAIR_BONUS = 0.25
+PAIR_BONUS = 0.4
 MAX_PAIRS = 2
+# Each shared term beyond the second: three weak words together are a topic, two a chance.
+COUNT_BONUS = 0.3
+TOPICAL_WEIGHT = 0.5
+# A glossary translation is a general work word: never specific, at most this much.
+TRANSLATED_CAP = 0.7
 # CJK terms are overlapping character pairs: a three-character word is two of them, so a
 # pair that continues the previous matched pair counts this much.
 CJK_CHAIN_WEIGHT = 0.5
@@ -69,11 +78,21 @@ IDENT = -1
 NAME = -2
 
 
-def specific_terms(text: str) -> dict[str, int]:
-    """Terms ``text`` writes the way specific things are written, with their kind."""
+def specific_terms(
+    text: str, doc_terms: Collection[str] | None = None, wanted: Collection[str] | None = None
+) -> dict[str, int]:
+    """Terms ``text`` writes the way specific things are written, with their kind.
+
+    ``doc_terms`` (the text's indexed terms, if known) and ``wanted`` (the only terms asked
+    about) save work on the recall path: tokens that contain none of ``wanted`` are skipped.
+    """
     out: dict[str, int] = {}
     group = 0
     for token in _TOKEN_RE.findall(text):
+        if wanted is not None:
+            lowered = token.lower()
+            if not any(w in lowered for w in wanted):
+                continue
         found = terms(token)
         if not found:
             continue
@@ -95,11 +114,11 @@ def specific_terms(text: str) -> dict[str, int]:
             written_as_name = token[0].isupper() or any(c.isupper() for c in token[1:])
             if written_as_name and word not in ENGLISH_STOP_WORDS and background_cap(word) >= 1:
                 out.setdefault(word, NAME)
-    found = with_concepts(terms(text))
-    for term in CONCEPT_TOPICS.intersection(found):
+    indexed = doc_terms if doc_terms is not None else with_concepts(terms(text))
+    for term in CONCEPT_TOPICS.intersection(indexed):
         if background_cap(term) >= 1.0:
             out.setdefault(term, IDENT)
-    for term in CONCEPT_MEMBERS.intersection(found):
+    for term in CONCEPT_MEMBERS.intersection(indexed):
         if background_cap(term) >= 1.0:
             out.setdefault(term, NAME)
     return out
@@ -136,32 +155,45 @@ def evidence(
     weights: dict[str, float],
     doc_order: list[str],
     content: str,
+    translated: Collection[str] = (),
 ) -> tuple[float, float]:
-    """``(evidence, share of the text's own weight matched)`` for one stored text."""
+    """``(evidence, share of the text's own weight matched)`` for one stored text.
+
+    ``translated``: query terms added by the glossary (the other language's word for a term
+    of the prompt): never specific, and weighed at most ``TRANSLATED_CAP``.
+    """
     doc_terms = set(doc_order)
     matched = [t for t in query if t in doc_terms]
     if not matched:
         return 0.0, 0.0
-    specific = specific_terms(content)
+    specific = specific_terms(content, doc_terms, matched)
     groups: dict[int, int] = {}
     for term in matched:
         kind = specific.get(term)
         if kind is not None and kind >= 0:
             groups[kind] = groups.get(kind, 0) + 1
-    chained = _chained(query_order, doc_terms)
+    chained = _chained([*query_order, *translated], doc_terms)
     total = 0.0
     bonus = 0.0
+    # Terms that count towards a topic: general words occur together by chance in any
+    # long prompt, so they do not.
+    topical = 0
     for term in matched:
         ratio = weights.get(term, 1.0)
-        kind = specific.get(term)
+        kind = None if term in translated else specific.get(term)
         if kind is not None and ratio >= SPECIFIC_MIN_IDF and (kind < 0 or groups[kind] > 1):
             bonus = max(bonus, NAME_BONUS if kind == NAME else SPECIFIC_BONUS)
             total += ratio
+            topical += 1
             continue
         weight = min(ratio, background_cap(term))
+        if term in translated:
+            weight = min(weight, TRANSLATED_CAP)
         total += weight * (CJK_CHAIN_WEIGHT if term in chained else 1.0)
-    pairs = min(MAX_PAIRS, _pairs([t for t in query_order if t in doc_terms], doc_order))
-    total += PAIR_BONUS * pairs + bonus
+        topical += weight >= TOPICAL_WEIGHT and term not in chained
+    pairs = _pairs([t for t in query_order if t in doc_terms], doc_order)
+    pairs = min(MAX_PAIRS, pairs + _pairs([t for t in translated if t in doc_terms], doc_order))
+    total += PAIR_BONUS * pairs + bonus + COUNT_BONUS * max(0, topical - 2)
     own = sum(min(weights.get(t, 1.0), background_cap(t)) for t in doc_terms)
     mine = sum(min(weights.get(t, 1.0), background_cap(t)) for t in matched)
     return total, (mine / own if own else 0.0)

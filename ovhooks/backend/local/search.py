@@ -29,7 +29,7 @@ _CANDIDATES = 40
 _MAX_QUERY_TERMS = 10
 # What the user said but no commit promoted is weaker evidence than a memory: it may have
 # been a passing remark. It needs this much more to pass.
-_HISTORY_PENALTY = 0.5
+_HISTORY_PENALTY = 0.25
 
 
 class _Hit:
@@ -105,10 +105,14 @@ def _matches(
 def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> list[_Hit]:
     # Concepts are added to documents only: a question about "indentation" finds "tabs",
     # but a prompt that merely says "spaces" does not become a question about indentation.
+    from ovhooks.backend.local.glossary import expand
+
     found = query_terms(query)
     if not found:
         return []
     order = terms(query)
+    translated = expand(query, found)
+    found = found + translated
     now = time.time()
     con = store.db()
     df, total = _statistics(con, found, archives)
@@ -121,7 +125,7 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
     hits: list[_Hit] = []
 
     def rate(doc: str, content: str, age_days: float, bonus: float, penalty: float) -> float:
-        units, share = evidence(found, order, weights, doc.split(), content)
+        units, share = evidence(found, order, weights, doc.split(), content, translated)
         return score(units - penalty, share, age_days=age_days, bonus=bonus)
 
     ids = _matches(store, con, "memory", chosen, peer)

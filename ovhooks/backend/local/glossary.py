@@ -1,0 +1,148 @@
+"""Everyday software words in English and Chinese, so a question in one language meets a
+memory stated in the other (a store without embeddings has no other bridge).
+
+Applied to the query only (``expand``): an English prompt also asks for the Chinese terms,
+a Chinese prompt for the English ones. Nothing is re-indexed, so a store written before this
+list benefits too. The words are general vocabulary of work talk, not words of any memory;
+most are capped as common words by ``common.background_cap``, so a translation is evidence
+only beside others, never a match on its own.
+"""
+
+from __future__ import annotations
+
+# English word(s) = Chinese word(s); "|" separates synonyms on either side.
+_PAIRS = """
+port = 端口
+version = 版本
+database|db = 数据库
+table = 数据表|建表
+field|column = 字段
+index = 索引
+query = 查询
+read-only|readonly = 只读
+migration = 迁移
+cluster = 集群
+server = 服务器
+service = 服务
+production|prod = 生产|线上
+staging = 预发|测试环境
+environment|env = 环境
+variable = 变量
+config|configuration|setting = 配置
+deploy|deployment|release = 部署|发布|上线
+rollback = 回滚
+branch = 分支
+commit = 提交
+merge = 合并
+review = 评审|审查
+test = 测试
+log|logging = 日志
+error = 错误|报错
+timeout = 超时
+slow = 慢
+cache = 缓存
+queue = 队列
+job|task = 任务
+schedule|scheduler|cron = 定时|调度
+password = 密码
+secret|key = 密钥
+token = 令牌
+certificate|cert = 证书
+permission = 权限
+user = 用户
+order = 订单
+payment|pay = 支付
+refund = 退款
+invoice = 发票
+report = 报表|报告
+chart = 图表
+component = 组件
+page = 页面
+frontend = 前端
+backend = 后端
+api|endpoint|interface = 接口
+request = 请求
+response = 响应|返回
+library = 库
+dependency|dependencies = 依赖
+package = 包
+build = 构建
+script = 脚本
+command = 命令
+terminal|shell = 终端
+editor = 编辑器
+indentation = 缩进
+format|formatting = 格式
+lint|linter = 检查
+comment = 注释
+document|docs|documentation = 文档
+file = 文件
+directory|folder = 目录
+path = 路径
+image = 镜像|图片
+container = 容器
+memory|ram = 内存
+disk = 磁盘
+laptop = 笔记本
+timezone = 时区
+timestamp = 时间戳
+date = 日期
+friday = 周五
+monday = 周一
+night|nightly = 夜间|晚上
+morning = 早上
+emoji = 表情
+chinese = 中文
+english = 英文
+alert|alerting = 告警
+monitor|monitoring = 监控
+trace|tracing = 链路|调用链
+owner = 负责人
+approve|approval|sign-off = 审批
+naming|name = 命名|名字
+upload = 上传
+download = 下载
+export = 导出
+import = 导入
+backup = 备份
+restore = 恢复
+flag = 开关
+feature = 功能
+bug = 缺陷|问题
+fix = 修复
+"""
+
+_compiled: list[tuple[list[str], list[str]]] = []
+
+
+def _pairs() -> list[tuple[list[str], list[str]]]:
+    """``(English terms, Chinese words)`` per entry, parsed on first use."""
+    if not _compiled:
+        from ovhooks.backend.local.text import terms
+
+        for line in _PAIRS.strip().splitlines():
+            english, _, chinese = line.partition("=")
+            en = [t for word in english.split("|") for t in terms(word.strip())]
+            zh = [w.strip() for w in chinese.split("|") if w.strip()]
+            _compiled.append((list(dict.fromkeys(en)), zh))
+    return _compiled
+
+
+def expand(text: str, found: list[str]) -> list[str]:
+    """Terms to add to the query ``found`` (terms of ``text``): the other language's words,
+    in the order their sources appear in the prompt (so neighbours stay neighbours)."""
+    from ovhooks.backend.local.text import terms
+
+    have = set(found)
+    position = {t: i for i, t in enumerate(found)}
+    extra: list[tuple[int, int, str]] = []
+    for english, chinese in _pairs():
+        at = min((position[t] for t in english if t in position), default=-1)
+        if at >= 0:
+            extra.extend((at, n, t) for n, t in enumerate(t for w in chinese for t in terms(w)))
+            continue
+        at = min((text.find(w) for w in chinese if w in text), default=-1)
+        if at >= 0:
+            extra.extend((at, n, t) for n, t in enumerate(english))
+    ordered = [t for _at, _n, t in sorted(extra)]
+    return [t for t in dict.fromkeys(ordered) if t not in have]
