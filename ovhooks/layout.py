@@ -166,6 +166,10 @@ def sweep_stamp_path(state_dir: str) -> str:
     return os.path.join(state_dir, "last-sweep")
 
 
+def recall_dir(state_dir: str) -> str:
+    return os.path.join(state_dir, "recall")
+
+
 def export_progress_path(state_dir: str, name: str) -> str:
     return os.path.join(state_dir, "export", name + ".json")
 

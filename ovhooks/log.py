@@ -18,7 +18,9 @@ _MAX_BYTES = 5 * 1024 * 1024
 
 class Log:
     def __init__(self, state_dir: str, level: str = "error", *, component: str = "") -> None:
-        self.path = os.path.join(state_dir, "logs", "ovhooks.log")
+        from ovhooks.layout import log_path
+
+        self.path = log_path(state_dir)
         self.threshold = _LEVELS.get(level, 1)
         self.component = component
 
@@ -79,7 +81,9 @@ def read_recent(
 ) -> list[dict[str, object]]:
     """The last ``limit`` records at ``level`` (for ``status`` and ``doctor``)."""
     records: list[dict[str, object]] = []
-    base = os.path.join(state_dir, "logs", "ovhooks.log")
+    from ovhooks.layout import log_path
+
+    base = log_path(state_dir)
     for path in (base + ".1", base):
         try:
             with open(path, "rb") as fh:

@@ -22,16 +22,17 @@ import pytest
 from tests.support.campaign import KINDS, RECOVERIES, Scenario
 from tests.support.fake_openviking import FakeOpenViking
 
+# Read at import: the isolation fixtures clear OVHOOKS_* from the environment of each test.
 FULL = os.environ.get("OVHOOKS_FULL_CAMPAIGN") == "1"
+REPORT = os.environ.get("OVHOOKS_CAMPAIGN_REPORT", "")
 COMBOS = [(h, b) for h in ("codex", "claude") for b in ("openviking", "local")]
 # The full matrix runs for many minutes per test: no per-test timeout then.
 CAMPAIGN_TIMEOUT = pytest.mark.timeout(0 if FULL else 300)
 
 
 def report(name: str, **figures: object) -> None:
-    path = os.environ.get("OVHOOKS_CAMPAIGN_REPORT")
-    if path:
-        with open(path, "a", encoding="utf-8") as fh:
+    if REPORT:
+        with open(REPORT, "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"test": name, **figures}) + "\n")
 
 

@@ -478,6 +478,7 @@ def check_state_dir(state_dir: str) -> Check:
 
 def check_queue(state_dir: str) -> Check:
     from ovhooks.commands.common import dead_letters, outbox_backlog
+    from ovhooks.layout import dead_root
 
     backlog = outbox_backlog(state_dir)
     dead = dead_letters(state_dir)
@@ -495,8 +496,7 @@ def check_queue(state_dir: str) -> Check:
         return check(
             "queue",
             "warn",
-            f"{dead} write(s) the server refused are kept in "
-            f"{os.path.join(state_dir, 'outbox', 'dead')}",
+            f"{dead} write(s) the server refused are kept in {dead_root(state_dir)}",
             "inspect them; delete the folder when done",
             **details,
         )
@@ -522,7 +522,9 @@ def check_recent_errors(state_dir: str, now: float) -> Check:
         + ", ".join(f"{k} ×{v}" for k, v in sorted(events.items()))
         + ")"
     )
-    log_path = os.path.join(state_dir, "logs", "ovhooks.log")
+    from ovhooks.layout import log_path as layout_log_path
+
+    log_path = layout_log_path(state_dir)
     return check(
         "errors",
         "warn",

@@ -591,7 +591,9 @@ def register(app: typer.Typer) -> None:
         settings = settings_from()
         target = (url or settings.url).rstrip("/")
         local = open_local(settings)
-        path = os.path.join(settings.state_dir, "export", progress_key(settings, target) + ".json")
+        from ovhooks.layout import export_progress_path
+
+        path = export_progress_path(settings.state_dir, progress_key(settings, target))
         lock = FileLock(path + ".lock", timeout_s=0)
         if not dry_run and not lock.acquire():
             raise CommandError(

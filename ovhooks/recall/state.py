@@ -28,7 +28,9 @@ NO_SESSION = "no-session"
 
 
 def recall_dir(state_dir: str) -> str:
-    return os.path.join(state_dir, "recall")
+    from ovhooks.layout import recall_dir as layout_recall_dir
+
+    return layout_recall_dir(state_dir)
 
 
 def _safe_name(key: str) -> str:
