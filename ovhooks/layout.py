@@ -170,6 +170,16 @@ def recall_dir(state_dir: str) -> str:
     return os.path.join(state_dir, "recall")
 
 
+def project_marker_path(state_dir: str, peer: str) -> str:
+    """What recall knows of a project's old path-based peer (``project/legacy.py``)."""
+    return os.path.join(state_dir, "projects", f"{peer}.json")
+
+
+def usage_note_path(state_dir: str, session_key: str) -> str:
+    """The memories supplied during a session's last turn (``recall/usage.py``)."""
+    return os.path.join(state_dir, "usage", f"{session_key}.json")
+
+
 def export_progress_path(state_dir: str, name: str) -> str:
     return os.path.join(state_dir, "export", name + ".json")
 

@@ -480,7 +480,10 @@ def check_queue(state_dir: str) -> Check:
     from ovhooks.commands.common import dead_letters, outbox_backlog
     from ovhooks.layout import dead_root
 
-    backlog = outbox_backlog(state_dir)
+    try:
+        backlog = outbox_backlog(state_dir)
+    except OSError:  # an unusable state directory: the state_dir check says how to fix it
+        return check("queue", "skip", "skipped: the state directory is unusable")
     dead = dead_letters(state_dir)
     queued = sum(backlog.values())
     details = {"queued": queued, "sessions": len(backlog), "dead": dead}

@@ -26,7 +26,9 @@ def memory_uri(peer: str) -> str:
 
 
 def _marker(state_dir: str, peer: str) -> str:
-    return os.path.join(state_dir, "projects", f"{peer}.json")
+    from ovhooks.layout import project_marker_path
+
+    return project_marker_path(state_dir, peer)
 
 
 def _read(state_dir: str, peer: str) -> dict[str, object]:

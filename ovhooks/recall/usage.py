@@ -27,7 +27,9 @@ KINDS = (
 
 
 def _path(state_dir: str, session_key: str) -> str:
-    return os.path.join(state_dir, "usage", f"{session_key}.json")
+    from ovhooks.layout import usage_note_path
+
+    return usage_note_path(state_dir, session_key)
 
 
 def note_supplied(state_dir: str, session_key: str, uris: Sequence[str], now: float) -> None:

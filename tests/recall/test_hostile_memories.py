@@ -63,6 +63,7 @@ def _plant(store: Any) -> None:
             "score": 0.9,
             "abstract": HOSTILE_TEXT,
             "text": HOSTILE_TEXT,
+            "_matches": ["tabs"],  # unrelated for recall's calibration probes
         }
         for uri in HOSTILE_URIS
     ]
