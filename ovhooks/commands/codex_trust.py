@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ovhooks.commands import hostconfig
@@ -95,9 +96,9 @@ def is_ours(hook: dict[str, Any]) -> bool:
     )
 
 
-def with_trust(text: str, records: dict[str, str]) -> str:
-    """``config.toml`` text with a trust record per key (old records for those keys replaced)."""
-    headers = {f"[hooks.state.{json.dumps(key)}]" for key in records}
+def _drop_records(text: str, keys: Iterable[str]) -> str:
+    """``config.toml`` text without the ``[hooks.state."<key>"]`` tables of ``keys``."""
+    headers = {f"[hooks.state.{json.dumps(key)}]" for key in keys}
     kept: list[str] = []
     skipping = False
     for line in text.splitlines(keepends=True):
@@ -106,7 +107,12 @@ def with_trust(text: str, records: dict[str, str]) -> str:
             skipping = stripped in headers
         if not skipping:
             kept.append(line)
-    out = "".join(kept)
+    return "".join(kept)
+
+
+def with_trust(text: str, records: dict[str, str]) -> str:
+    """``config.toml`` text with a trust record per key (old records for those keys replaced)."""
+    out = _drop_records(text, records)
     if out and not out.endswith("\n"):
         out += "\n"
     for key, digest in sorted(records.items()):
@@ -123,16 +129,7 @@ def trust_key(hooks_path: str, event: str, group: int, handler: int) -> str:
 
 def without_trust(text: str, keys: set[str]) -> str:
     """``config.toml`` text without the trust records of ``keys`` (what ``with_trust`` added)."""
-    headers = {f"[hooks.state.{json.dumps(key)}]" for key in keys}
-    kept: list[str] = []
-    skipping = False
-    for line in text.splitlines(keepends=True):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            skipping = stripped in headers
-        if not skipping:
-            kept.append(line)
-    out = "".join(kept)
+    out = _drop_records(text, keys)
     return out.rstrip("\n") + "\n" if out.strip() else ""
 
 
