@@ -63,6 +63,10 @@ class FakeOpenViking:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # The handler writes an answer in several small sends; with Nagle on, each one
+            # after the first waits for the client's delayed ACK on a kept-alive connection
+            # (~40 ms a request), which real servers do not make clients wait.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: object) -> None:
                 return
