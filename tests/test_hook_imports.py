@@ -1,0 +1,114 @@
+"""Hooks import only what their event needs (docs/ARCHITECTURE.md, "Start-up cost").
+
+Every hook of both hosts runs as a real process against a fake server, detached as users run
+it, and reports the modules it loaded beyond what the interpreter had at start. None may be
+one of the heavy or human-command-only packages below: each costs a hook 6–55 ms of start-up
+(typer, rich, httpx ...), or belongs to another path (sqlite3 is the local store's, ssl is
+only for https:// servers, numpy never).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fake_openviking import FakeOpenViking
+from tests.support.hooks import HOOKS, hook_env
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "tests" / "fixtures" / "host-samples"
+FORBIDDEN = frozenset(
+    {
+        "typer",
+        "click",
+        "rich",
+        "httpx",
+        "httpcore",
+        "filelock",
+        "pathlib",
+        "dataclasses",
+        # not "typing": tomllib imports it when a config.toml exists (8.6 ms measured here)
+        "asyncio",
+        "sqlite3",
+        "ssl",
+        "numpy",
+        "http",  # http.client: the transport speaks HTTP/1.1 itself
+    }
+)
+# Runs a hook's real entry point, then lists the modules it loaded (in the hook process only:
+# a detached worker is a fork and writes nothing). The baseline is taken before ovhooks is
+# imported, so whatever site or an editable install's finder loaded does not count.
+DRIVER = """
+import atexit, json, os, sys
+baseline = set(sys.modules)
+parent = os.getpid()
+out = sys.argv[1]
+def dump():
+    if os.getpid() == parent:
+        with open(out, "w") as fh:
+            json.dump(sorted(set(sys.modules) - baseline), fh)
+atexit.register(dump)
+sys.argv = ["ovhooks", *sys.argv[2:]]
+from ovhooks.__main__ import main
+main()
+"""
+
+
+def _samples() -> list[tuple[str, str, dict[str, Any]]]:
+    """One recorded payload per host and event (the other host's where one has none)."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for host in ("codex", "claude"):
+        for path in sorted((SAMPLES / host / "hook-payloads").glob("*.json")):
+            payload = json.loads(path.read_text())
+            found.setdefault((host, str(payload["hook_event_name"])), payload)
+    added = REPO / "tests" / "fixtures" / "claude-2.1.330" / "directory-added.json"
+    found.setdefault(("claude", "DirectoryAdded"), json.loads(added.read_text()))
+    out = []
+    for host in ("codex", "claude"):
+        for event in sorted(HOOKS):
+            payload = found.get((host, event)) or next(
+                p for (_h, e), p in found.items() if e == event
+            )
+            out.append((host, event, payload))
+    return out
+
+
+@pytest.fixture(scope="module")
+def server() -> Any:
+    fake = FakeOpenViking().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.mark.parametrize(("host", "event", "payload"), _samples(), ids=lambda v: str(v)[:24])
+def test_hook_loads_no_heavy_module(
+    host: str, event: str, payload: dict[str, Any], server: FakeOpenViking, tmp_path: Path
+) -> None:
+    listing = tmp_path / "modules.json"
+    payload = {**payload, "cwd": str(tmp_path), "transcript_path": str(tmp_path / "t.jsonl")}
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(listing), HOOKS[event], "--host", host],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=hook_env(server.url, OVHOOKS_DETACH="1"),
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-500:]
+    loaded = json.loads(listing.read_text())
+    heavy = sorted(m for m in loaded if m.split(".")[0] in FORBIDDEN)
+    assert heavy == [], f"{host} {event} loaded {heavy}"
+    assert any(m.startswith("ovhooks.") for m in loaded)  # the listing saw the hook's imports
+
+
+def test_the_guard_sees_a_heavy_import(tmp_path: Path) -> None:
+    """The driver reports what a hook imports: a module that pulls in dataclasses is caught."""
+    listing = tmp_path / "modules.json"
+    script = DRIVER.replace("from ovhooks.__main__ import main\nmain()", "import dataclasses")
+    subprocess.run([sys.executable, "-c", script, str(listing)], check=True, timeout=30)
+    assert "dataclasses" in json.loads(listing.read_text())
