@@ -1,1 +1,1 @@
-"""backend."""
+"""Memory stores behind one protocol: OpenViking over HTTP, or the embedded local store."""

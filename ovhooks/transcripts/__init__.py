@@ -1,1 +1,1 @@
-"""transcripts."""
+"""Reading host transcripts incrementally and turning their records into Turns."""
