@@ -119,6 +119,16 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK_RUN.search(text))
 
 
+def dev_only_memories(data: dict[str, Any]) -> set[str]:
+    """Memories of sessions added later for tuning only (``"dev_only": true``).
+
+    The dev/held-out split was made once, stratified, over the other sessions; these extra
+    sessions only grow ``dev``, so they stay out of the balance between the two parts.
+    """
+    sessions = {s["id"] for s in data["memories"]["sessions"] if s.get("dev_only")}
+    return {m["id"] for m in data["memories"]["memories"] if m["session"] in sessions}
+
+
 def load(data_dir: str = DATA_DIR) -> dict[str, Any]:
     with open(os.path.join(data_dir, "memories.json"), encoding="utf-8") as fh:
         memories = json.load(fh)
@@ -154,6 +164,8 @@ def problems(data: dict[str, Any]) -> list[str]:
                 stated.append(turn["memory"])
                 if by_id.get(turn["memory"], {}).get("session") != session["id"]:
                     out.append(f"{turn['memory']} stated in {session['id']}, listed elsewhere")
+                if session.get("dev_only") and by_id.get(turn["memory"], {}).get("split") != "dev":
+                    out.append(f"{turn['memory']} is in dev-only session {session['id']}")
     if sorted(stated) != sorted(by_id):
         out.append("every memory must be stated exactly once in the sessions")
     seen_prompts: set[str] = set()

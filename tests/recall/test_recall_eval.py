@@ -49,16 +49,24 @@ def test_the_set_has_the_size_and_mix_the_issue_asks_for() -> None:
 
 def test_the_split_is_by_memory_about_half_and_stratified() -> None:
     splits = {m["id"]: m["split"] for m in MEMORIES}
-    held = sum(1 for s in splits.values() if s == "heldout")
-    assert 0.4 <= held / len(splits) <= 0.6
     for prompt in PROMPTS:
         named = prompt.get("expected") or prompt["decoy_of"]
         assert {splits[m] for m in named} == {prompt["split"]}, prompt["id"]
+    # Sessions added later for tuning only grow dev; the balance is that of the one split.
+    extra = data_module.dev_only_memories(DATA)
+    assert {splits[m] for m in extra} <= {"dev"}
+    split_once = [m for m in MEMORIES if m["id"] not in extra]
+    held = sum(1 for m in split_once if m["split"] == "heldout")
+    assert 0.4 <= held / len(split_once) <= 0.6
     for cls in data_module.CLASSES:
-        per_split = Counter(p["split"] for p in PROMPTS if p["class"] == cls)
+        per_split = Counter(
+            p["split"]
+            for p in PROMPTS
+            if p["class"] == cls and not set(p.get("expected") or p["decoy_of"]) & extra
+        )
         assert min(per_split["dev"], per_split["heldout"]) >= 0.4 * sum(per_split.values()), cls
     for lang in ("en", "zh"):
-        per_split = Counter(m["split"] for m in MEMORIES if m["lang"] == lang)
+        per_split = Counter(m["split"] for m in split_once if m["lang"] == lang)
         assert abs(per_split["dev"] - per_split["heldout"]) <= 2, lang
 
 
@@ -106,7 +114,26 @@ def test_integrity_check_rejects_broken_sets() -> None:
     def short_long_prompt(memories: list[dict[str, Any]], prompts: list[dict[str, Any]]) -> None:
         first(prompts, "long")["text"] = "deploy the billing api to staging"
 
-    for change in (leaky_paraphrase, unknown_memory, crossed_split, duplicate_id):
+    def held_out_in_dev_session(
+        memories: list[dict[str, Any]], prompts: list[dict[str, Any]]
+    ) -> None:
+        # Moved together with its prompts, so only the dev-only rule can see it.
+        named = [p.get("expected", []) + p.get("decoy_of", []) for p in prompts]
+        shared = {m for ids in named if len(ids) > 1 for m in ids}
+        extra = data_module.dev_only_memories(DATA)
+        moved = next(m for m in memories if m["id"] in extra - shared)
+        moved["split"] = "heldout"
+        for prompt, ids in zip(prompts, named, strict=True):
+            if moved["id"] in ids:
+                prompt["split"] = "heldout"
+
+    for change in (
+        leaky_paraphrase,
+        unknown_memory,
+        crossed_split,
+        duplicate_id,
+        held_out_in_dev_session,
+    ):
         assert corrupted(change), change.__name__
     assert corrupted(short_long_prompt)
 
