@@ -120,3 +120,62 @@ def test_a_question_in_the_other_language_meets_the_memory(
         backend.write(f"{backend.memory_root_for('proj')}/entities/facts/m{i}.md", text)
     assert recalled(backend, prompt)[:1] == [memory]
     assert recalled(backend, "今天天气怎么样？") == []
+
+
+def test_identifier_words_are_stored_terms_but_a_prompt_keeps_its_identifiers_whole() -> None:
+    assert terms("set AMAP_DEBUG_KEY", identifier_parts=True) == [
+        "set",
+        "amap_debug_key",
+        "amap",
+        "debug",
+        "key",
+    ]
+    assert terms("TenantMiddleware", identifier_parts=True) == [
+        "tenantmiddleware",
+        "tenant",
+        "middleware",
+    ]
+    # Short mixed-case words are names, not compounds; a prompt's terms have no parts.
+    assert terms("iOS macOS GitHub NumPy", identifier_parts=True) == terms("iOS macOS GitHub NumPy")
+    assert terms("my MacBook battery") == ["macbook", "battery"]
+
+
+@pytest.mark.parametrize(
+    ("memory", "prompt"),
+    [
+        (
+            "the debug build reads its map key from MAPBOX_DEBUG_TOKEN in local.properties",
+            "where is the mapbox debug token for the app configured?",
+        ),
+        (
+            "every queryset has to go through Ticket.objects.for_tenant(), the TenantMiddleware "
+            "resolves it from the subdomain",
+            "which middleware resolves the tenant?",
+        ),
+    ],
+)
+def test_a_prompt_that_names_an_identifier_by_its_words_finds_it(
+    tmp_path: Path, memory: str, prompt: str
+) -> None:
+    backend = LocalBackend(str(tmp_path), peer="proj")
+    for i, text in enumerate([memory, *MEMORIES]):
+        backend.write(f"{backend.memory_root_for('proj')}/entities/facts/m{i}.md", text)
+    assert recalled(backend, prompt)[:1] == [memory]
+
+
+def test_common_words_of_an_identifier_are_no_evidence_together(tmp_path: Path) -> None:
+    backend = LocalBackend(str(tmp_path), peer="proj")
+    memory = "the debug build reads its map key from MAPBOX_DEBUG_KEY in local.properties"
+    for i, text in enumerate([memory, *MEMORIES]):
+        backend.write(f"{backend.memory_root_for('proj')}/entities/facts/m{i}.md", text)
+    assert recalled(backend, "how do I debug a key error in a python dict?") == []
+
+
+def test_latin_names_in_a_chinese_prompt_are_names(tmp_path: Path) -> None:
+    backend = LocalBackend(str(tmp_path), peer="proj")
+    memory = "celery's broker is redis on redis-queue.internal:6380; 6379 is the cache"
+    for i, text in enumerate([memory, *MEMORIES]):
+        backend.write(f"{backend.memory_root_for('proj')}/entities/facts/m{i}.md", text)
+    assert recalled(backend, "celery 连的 redis 是哪个？")[:1] == [memory]
+    # one shared name is still not enough on its own
+    assert recalled(backend, "redis 和 memcached 有什么区别？") == []

@@ -11,6 +11,11 @@ must not dilute the one memory it needs). Each shared term weighs its specificit
   four digits or more (a port, a year), two parts of one file name, path or hyphenated name
   (``colors.json``, ``eks-prod-euw1``), or a word the stored text writes as a name or an
   acronym (``Priya``, ``SkyWalking``) — a name a little less, as names also occur by chance;
+- a Latin word in a prompt or text otherwise written in Chinese counts as a name: a
+  Chinese speaker switches script for the names of tools and systems ("celery 的 redis");
+- the words of a stored identifier (``amap``, ``debug``, ``key`` of ``AMAP_DEBUG_KEY``) are
+  indexed beside it, so a prompt may name it by its words; like the parts of a file name,
+  they are specific only when two are shared and one of them is a rare word;
 - words the prompt and the text share side by side ("billing service") add a little.
 
 A text passes the recall threshold (0.55) with about 2.5 units of evidence: one specific
@@ -32,6 +37,7 @@ from ovhooks.backend.local.text import (
     is_cjk,
     terms,
     with_concepts,
+    written_in_cjk,
 )
 
 TYPE_CHECKING = False
@@ -93,7 +99,7 @@ def specific_terms(
             lowered = token.lower()
             if not any(w in lowered for w in wanted):
                 continue
-        found = terms(token)
+        found = terms(token, identifier_parts=True)
         if not found:
             continue
         parts: list[str] = []
@@ -114,7 +120,16 @@ def specific_terms(
             written_as_name = token[0].isupper() or any(c.isupper() for c in token[1:])
             if written_as_name and word not in ENGLISH_STOP_WORDS and background_cap(word) >= 1:
                 out.setdefault(word, NAME)
-    indexed = doc_terms if doc_terms is not None else with_concepts(terms(text))
+    if written_in_cjk(text):
+        # Latin words in Chinese prose are names of tools, services and systems ("celery 的
+        # redis"): a Chinese speaker switches script exactly for those.
+        for term in terms(" ".join(_TOKEN_RE.findall(text))):
+            wanted_here = wanted is None or term in wanted
+            if wanted_here and term not in out and term.isascii() and background_cap(term) >= 1:
+                out[term] = NAME
+    indexed = (
+        doc_terms if doc_terms is not None else with_concepts(terms(text, identifier_parts=True))
+    )
     for term in CONCEPT_TOPICS.intersection(indexed):
         if background_cap(term) >= 1.0:
             out.setdefault(term, IDENT)
@@ -122,6 +137,18 @@ def specific_terms(
         if background_cap(term) >= 1.0:
             out.setdefault(term, NAME)
     return out
+
+
+def identifier_words(text: str) -> set[str]:
+    """Terms ``text`` has only as words of its identifiers (``add`` of ``AddIndex``)."""
+    return set(terms(text, identifier_parts=True)) - set(terms(text))
+
+
+def query_names(text: str) -> frozenset[str]:
+    """The Latin terms of a prompt written in Chinese: the names it switches script for."""
+    if not written_in_cjk(text):
+        return frozenset()
+    return frozenset(t for t in terms(" ".join(_TOKEN_RE.findall(text))) if t.isascii())
 
 
 def _chained(query_order: list[str], doc_terms: set[str]) -> set[str]:
@@ -156,22 +183,32 @@ def evidence(
     doc_order: list[str],
     content: str,
     translated: Collection[str] = (),
+    named: Collection[str] = (),
 ) -> tuple[float, float]:
     """``(evidence, share of the text's own weight matched)`` for one stored text.
 
     ``translated``: query terms added by the glossary (the other language's word for a term
-    of the prompt): never specific, and weighed at most ``TRANSLATED_CAP``.
+    of the prompt): never specific, and weighed at most ``TRANSLATED_CAP``. ``named``: terms
+    the prompt writes as names (Latin words in a Chinese prompt, ``query_names``).
     """
     doc_terms = set(doc_order)
     matched = [t for t in query if t in doc_terms]
     if not matched:
         return 0.0, 0.0
     specific = specific_terms(content, doc_terms, matched)
+    for term in named:
+        if term in doc_terms and term not in specific and background_cap(term) >= 1.0:
+            specific[term] = NAME
     groups: dict[int, int] = {}
+    # A group counts only when one of its shared parts is a rare word: "debug" and "key" of
+    # AMAP_DEBUG_KEY are shared by any question about debugging a key error.
+    rare_groups: set[int] = set()
     for term in matched:
         kind = specific.get(term)
         if kind is not None and kind >= 0:
             groups[kind] = groups.get(kind, 0) + 1
+            if background_cap(term) >= 1.0:
+                rare_groups.add(kind)
     chained = _chained([*query_order, *translated], doc_terms)
     total = 0.0
     bonus = 0.0
@@ -181,7 +218,11 @@ def evidence(
     for term in matched:
         ratio = weights.get(term, 1.0)
         kind = None if term in translated else specific.get(term)
-        if kind is not None and ratio >= SPECIFIC_MIN_IDF and (kind < 0 or groups[kind] > 1):
+        if (
+            kind is not None
+            and ratio >= SPECIFIC_MIN_IDF
+            and (kind < 0 or (groups[kind] > 1 and kind in rare_groups))
+        ):
             bonus = max(bonus, NAME_BONUS if kind == NAME else SPECIFIC_BONUS)
             total += ratio
             topical += 1
@@ -194,7 +235,14 @@ def evidence(
     pairs = _pairs([t for t in query_order if t in doc_terms], doc_order)
     pairs = min(MAX_PAIRS, pairs + _pairs([t for t in translated if t in doc_terms], doc_order))
     total += PAIR_BONUS * pairs + bonus + COUNT_BONUS * max(0, topical - 2)
-    own = sum(min(weights.get(t, 1.0), background_cap(t)) for t in doc_terms)
+    # The share is of what the text says: the words of its identifiers, indexed so a prompt
+    # can name them, are not more of it.
+    said = (
+        doc_terms - identifier_words(content)
+        if "_" in content or not content.islower()
+        else doc_terms
+    )
+    own = sum(min(weights.get(t, 1.0), background_cap(t)) for t in said)
     mine = sum(min(weights.get(t, 1.0), background_cap(t)) for t in matched)
     return total, (mine / own if own else 0.0)
 

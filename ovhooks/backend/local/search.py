@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from ovhooks.backend.local.evidence import evidence, score, term_weights
+from ovhooks.backend.local.evidence import evidence, query_names, score, term_weights
 from ovhooks.backend.local.schema import db_error, scope_token
 from ovhooks.backend.local.text import fts_or_query, query_terms, terms
 from ovhooks.capture.tokens import estimate_tokens
@@ -112,6 +112,7 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
         return []
     order = terms(query)
     translated = expand(query, found)
+    named = query_names(query)
     found = found + translated
     now = time.time()
     con = store.db()
@@ -125,7 +126,7 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
     hits: list[_Hit] = []
 
     def rate(doc: str, content: str, age_days: float, bonus: float, penalty: float) -> float:
-        units, share = evidence(found, order, weights, doc.split(), content, translated)
+        units, share = evidence(found, order, weights, doc.split(), content, translated, named)
         return score(units - penalty, share, age_days=age_days, bonus=bonus)
 
     ids = _matches(store, con, "memory", chosen, peer)

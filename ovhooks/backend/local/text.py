@@ -26,6 +26,10 @@ import re
 
 _WORD_RE = re.compile(r"\w+")
 _NORM_RE = re.compile(r"[^\W_]+")
+# The words of a camelCase name: an upper-case run not followed by lower case (an acronym,
+# "HTTP" in "HTTPServer"), or an optional capital with its lower-case letters.
+_MIN_COMPOUND = 7
+_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def is_cjk(char: str) -> bool:
@@ -67,6 +71,16 @@ CJK_STOP_CHARS = frozenset("的了吗呢吧啊呀哦嗯么们这那是在我你�
 
 def has_cjk(text: str) -> bool:
     return not text.isascii() and any(is_cjk(c) for c in text)
+
+
+def written_in_cjk(text: str) -> bool:
+    """Whether ``text`` is prose in Chinese (or another CJK script) with Latin words mixed in:
+    more CJK characters than Latin words."""
+    if text.isascii():
+        return False
+    cjk = sum(1 for c in text if is_cjk(c))
+    latin = sum(1 for w in _WORD_RE.findall(text) if w.isascii())
+    return cjk > latin
 
 
 def stem(word: str) -> str:
@@ -144,12 +158,39 @@ def with_concepts(found: list[str]) -> list[str]:
     return found + [c for c in dict.fromkeys(extra) if c not in present]
 
 
-def terms(text: str) -> list[str]:
-    """The search terms of ``text`` in order, duplicates kept (BM25 counts them)."""
+def _identifier_parts(token: str) -> list[str]:
+    """The words of a snake_case or camelCase identifier (``AMAP_DEBUG_KEY`` -> amap, debug,
+    key; ``TenantMiddleware`` -> tenant, middleware), or ``[]`` for a plain word.
+
+    People name an identifier by its words ("the amap debug key", "tenant middleware") far
+    more often than they spell it, so its words are search terms beside the whole.
+    """
+    if "_" in token:
+        return [p.lower() for p in token.split("_") if p]
+    # Short mixed-case words are names, not compounds: iOS, macOS, GitHub, NumPy.
+    if len(token) < _MIN_COMPOUND or token.islower() or token.isupper() or not token.isalpha():
+        return []
+    parts = _CAMEL_RE.findall(token)
+    if len(parts) < 2 or any(len(p) < 3 for p in parts):
+        return []
+    return [p.lower() for p in parts]
+
+
+def terms(text: str, *, identifier_parts: bool = False) -> list[str]:
+    """The search terms of ``text`` in order, duplicates kept (BM25 counts them).
+
+    With ``identifier_parts`` (stored texts), an identifier gives its whole
+    (``amap_debug_key``) and then each of its words. A prompt's identifiers stay whole: a
+    prompt that names ``MacBook`` must not also match on "mac" and "book".
+    """
     out: list[str] = []
-    for token in _WORD_RE.findall(text.lower()):
+    for raw in _WORD_RE.findall(text):
+        token = raw.lower()
         if token.isascii():
             _add_word(out, token)
+            if identifier_parts:
+                for part in _identifier_parts(raw):
+                    _add_word(out, part)
             continue
         for cjk, run in _runs(token):
             if cjk:
@@ -161,7 +202,7 @@ def terms(text: str) -> list[str]:
 
 def term_string(text: str) -> str:
     """``terms(text)`` with concept terms, joined for the FTS5 column."""
-    return " ".join(with_concepts(terms(text)))
+    return " ".join(with_concepts(terms(text, identifier_parts=True)))
 
 
 def query_terms(text: str, limit: int = 64) -> list[str]:
