@@ -11,7 +11,7 @@ import functools
 import json
 import os
 import sys
-from typing import IO, cast
+from typing import IO, Annotated, cast
 
 import typer
 
@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 JSON_HELP = "Print one JSON document on stdout (stable keys; for scripts and agents)."
-JsonOption = typer.Option(False, "--json", help=JSON_HELP)
+# Every command's ``--json`` flag: ``as_json: JsonFlag = False``. ``boundary`` reads it by name.
+JsonFlag = Annotated[bool, typer.Option("--json", help=JSON_HELP)]
+JsonOption = typer.Option(False, "--json", help=JSON_HELP)  # doctor/install's older spelling
 
 
 class Output:
