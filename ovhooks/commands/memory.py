@@ -1,9 +1,8 @@
-"""Memory verbs for people and agents: search, read, ls, remember (``forget`` has its own
-module).
+"""Memory verbs for people and agents: search, read, ls, remember.
 
 Written so a model can drive them through its shell tool: short verbs, help that says what
 comes back, ``--json`` documents with stable keys, and exit codes that mean one thing each
-(see ``errors.ExitCode``). Destructive verbs need a URI, or a confident match plus ``--yes``.
+(see ``errors.ExitCode``). The one destructive verb, ``forget``, has its own module.
 """
 
 from __future__ import annotations
