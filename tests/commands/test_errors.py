@@ -8,6 +8,7 @@ failures users actually meet, not hand-picked attributes.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -190,3 +191,26 @@ def test_usage_error_is_exit_code_2() -> None:
         "usage",
         "use abstract, overview or full",
     )
+
+
+def test_every_failure_of_a_command_becomes_one_command_error(tmp_path: Path) -> None:
+    import os
+
+    from ovhooks.commands.errors import CommandError
+    from ovhooks.commands.output import command_failure
+
+    own = CommandError("no session 'x' is known here", code=ExitCode.NOT_FOUND, slug="not_found")
+    assert command_failure("commit", own) is own
+    server = command_failure("search", BackendError("unreachable", "refused"))
+    assert (server.slug, server.code) == ("server_unreachable", ExitCode.SERVER)
+    state_dir = os.environ["OVHOOKS_STATE_DIR"]
+    denied = PermissionError(13, "Permission denied", os.path.join(state_dir, "sessions"))
+    unusable = command_failure("status", denied)
+    assert (unusable.slug, unusable.code) == ("state_dir", ExitCode.ERROR)
+    elsewhere = PermissionError(13, "Permission denied", str(tmp_path / "other"))
+    try:
+        raise elsewhere
+    except PermissionError as exc:
+        bug = command_failure("status", exc)
+    assert (bug.slug, bug.code) == ("internal", ExitCode.INTERNAL)
+    assert "PermissionError" in bug.message and "ovhooks.log" in bug.message
