@@ -1,4 +1,4 @@
-"""The Typer app: wiring only. Each command's logic lives in ``ovhooks/commands/``.
+"""The Typer app: wiring only. Each command is a function in ``ovhooks/commands/``.
 
 Hook commands are registered here for ``--help`` and discoverability, but the console script
 routes them around Typer (see ``__main__.py``) because a hook must start fast.
@@ -10,7 +10,17 @@ import sys
 
 import typer
 
-from ovhooks import __version__
+from ovhooks.commands import (
+    doctor,
+    export,
+    forget,
+    hook,
+    importer,
+    install,
+    memory,
+    sessions,
+    status,
+)
 from ovhooks.hosts.base import EVENT_NAMES
 
 app = typer.Typer(
@@ -24,47 +34,35 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-HostOption = typer.Option(None, "--host", help="Payload dialect: codex or claude.")
-DryRunOption = typer.Option(False, "--dry-run", help="Read-only: print the plan on stderr.")
-
-
-def _hook_command(command: str, event_name: str) -> None:
-    def hook(host: str | None = HostOption, dry_run: bool = DryRunOption) -> None:
-        from ovhooks.hookrun import main as hook_main
-
-        argv = (["--host", host] if host else []) + (["--dry-run"] if dry_run else [])
-        raise typer.Exit(hook_main(command, argv))
-
-    hook.__doc__ = (
-        f"Hook for the host's {event_name} event: reads the payload on stdin, prints one JSON "
-        "reply on stdout, always exits 0."
-    )
-    app.command(command, rich_help_panel="Hook commands (run by the host)")(hook)
-
+HOOKS = "Hook commands (run by the host)"
+SETUP = "Set-up"
+MEMORY = "Memory (for people and agents)"
+LIFECYCLE = "Lifecycle"
 
 for _command, _event in EVENT_NAMES.items():
-    _hook_command(_command, _event)
+    app.command(_command, help=hook.HELP.format(event=_event), rich_help_panel=HOOKS)(hook.hook)
+app.command("version", rich_help_panel="Help")(hook.version)
 
+install.register(app)
+doctor.register(app)
+app.command("status", rich_help_panel=SETUP)(status.status)
 
-@app.command(rich_help_panel="Help")
-def version() -> None:
-    """Print the ovhooks version."""
-    typer.echo(__version__)
+app.command("search", rich_help_panel=MEMORY)(memory.search)
+app.command("read", rich_help_panel=MEMORY)(memory.read)
+app.command("ls", rich_help_panel=MEMORY)(memory.ls)
+app.command("remember", rich_help_panel=MEMORY)(memory.remember)
+app.command("forget", rich_help_panel=MEMORY)(forget.forget)
 
-
-def _register_human_commands() -> None:
-    try:
-        from ovhooks.commands import register
-    except ImportError:
-        return
-    register(app)
-
-
-_register_human_commands()
+app.command("commit", rich_help_panel=LIFECYCLE)(sessions.commit)
+app.command("sweep", rich_help_panel=LIFECYCLE)(sessions.sweep)
+app.command("flush", rich_help_panel=LIFECYCLE)(sessions.flush)
+app.command("import", rich_help_panel=LIFECYCLE)(importer.import_)
+app.command("export", rich_help_panel=LIFECYCLE)(export.export)
 
 
 def run() -> None:
-    """Run the app, turning a user-facing error into one clear line (never a traceback)."""
+    """Run the app; Ctrl-C exits 130. Each command's own boundary (``commands/output.py``)
+    turns its failures into one clear line, never a traceback."""
     try:
         app()
     except KeyboardInterrupt:

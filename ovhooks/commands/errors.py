@@ -1,4 +1,7 @@
-"""Exit codes and the one error type human commands raise.
+"""Exit codes, the error type human commands raise, and backend failures worded for people.
+
+``failure_kind`` and ``backend_failure`` are the one mapping from a ``BackendError`` to what
+the user is told.
 
 Every command ends through ``output.boundary``: a ``CommandError`` becomes one line (or a JSON
 error document) and its exit code; anything unexpected becomes one line plus the log path,
@@ -8,6 +11,10 @@ never a traceback (a traceback can carry an API key in its frame locals).
 from __future__ import annotations
 
 from enum import IntEnum
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.backend.errors import BackendError
 
 
 class ExitCode(IntEnum):
@@ -43,54 +50,135 @@ class CommandError(Exception):
         self.slug = slug
 
 
+def usage_error(message: str, fix: str) -> CommandError:
+    """Bad arguments: exit code 2, JSON error code ``usage``."""
+    return CommandError(message, fix=fix, code=ExitCode.USAGE, slug="usage")
+
+
+# --- the one mapping from backend failures to what the user is told -------------------------
+# ``failure_kind`` sorts a BackendError into what the user must look at; every place that
+# words a failure for people (this module's ``backend_failure`` for commands, doctor's checks,
+# recall's note) branches on it instead of re-reading ``kind``/``status``/``code`` itself.
+
+NETWORK_KINDS = ("tls", "config", "too_large", "redirect")
+
+
+def failure_kind(exc: BackendError) -> str:
+    """What went wrong, for people: ``unreachable``, ``timeout``, a network set-up problem
+    (``tls``, ``config``, ``too_large``, ``redirect``), ``unauthenticated`` (401),
+    ``permission_denied`` (403), ``tenant_missing`` (trusted mode without the tenant
+    headers), ``not_found``, or ``server_error`` (anything else the server answered)."""
+    if exc.kind in ("unreachable", "timeout"):
+        return exc.kind
+    if exc.code == "REDIRECT":
+        return "redirect"
+    if exc.kind in ("tls", "config", "too_large"):
+        return exc.kind
+    if exc.status == 401:
+        return "unauthenticated"
+    if exc.status == 403:
+        return "permission_denied"
+    if exc.not_found:
+        return "not_found"
+    if exc.status == 400 and "trusted" in exc.message.lower():
+        return "tenant_missing"
+    return "server_error"
+
+
+def not_an_openviking_answer(exc: BackendError) -> bool:
+    """The URL answers, but not as an OpenViking server: HTML or other non-JSON, or no such
+    route (404/405). Asked where any server would answer (``/health``), this means a wrong URL.
+    """
+    return (
+        exc.kind == "bad_response"
+        or exc.status in (404, 405)
+        or (exc.kind == "http" and "non-JSON" in exc.message)
+    )
+
+
+_SERVER_FIX = (
+    "start the OpenViking server, or set OPENVIKING_URL to where it runs "
+    "(`ovhooks doctor` checks the whole set-up)"
+)
+_NETWORK_FIX = "`ovhooks doctor` names the route, the CAs and the setting to correct"
+# failure kind -> (message, fix, exit code, JSON error code). ``{where}`` is " at URL" when
+# the URL is known; ``{message}`` the server's words, ``{exc}`` the whole error.
+_COMMAND_MESSAGES: dict[str, tuple[str, str, ExitCode, str]] = {
+    "unreachable": (
+        "memory server unreachable{where}: {message}",
+        _SERVER_FIX,
+        ExitCode.SERVER,
+        "server_unreachable",
+    ),
+    "timeout": (
+        "memory server unreachable{where}: {message}",
+        _SERVER_FIX,
+        ExitCode.SERVER,
+        "server_unreachable",
+    ),
+    "tls": (
+        "cannot talk to the memory server{where}: {message}",
+        _NETWORK_FIX,
+        ExitCode.SERVER,
+        "server_tls",
+    ),
+    "config": (
+        "cannot talk to the memory server{where}: {message}",
+        _NETWORK_FIX,
+        ExitCode.SERVER,
+        "server_config",
+    ),
+    "too_large": (
+        "cannot talk to the memory server{where}: {message}",
+        _NETWORK_FIX,
+        ExitCode.SERVER,
+        "server_too_large",
+    ),
+    "redirect": (
+        "cannot talk to the memory server{where}: {message}",
+        _NETWORK_FIX,
+        ExitCode.SERVER,
+        "server_redirect",
+    ),
+    "unauthenticated": (
+        "the server rejected the API key{where}",
+        "check OPENVIKING_API_KEY (or api_key in ovcli.conf); `ovhooks status` shows "
+        "where the key comes from",
+        ExitCode.SERVER,
+        "unauthenticated",
+    ),
+    "permission_denied": (
+        "permission denied{where}: {message}",
+        "use a user key (a root key cannot read tenant data in api_key mode), "
+        "or run `ovhooks doctor`",
+        ExitCode.SERVER,
+        "permission_denied",
+    ),
+    "not_found": (
+        "not found: {message}",
+        "check the URI with `ovhooks ls`",
+        ExitCode.NOT_FOUND,
+        "not_found",
+    ),
+    "server_error": (
+        "the memory server failed: {exc}",
+        "run `ovhooks doctor`",
+        ExitCode.SERVER,
+        "server_error",
+    ),
+}
+# A command that meets a trusted-mode server without tenant headers reports it as the
+# server's failure, with doctor to name the fix (doctor's identity check words it itself).
+_COMMAND_MESSAGES["tenant_missing"] = _COMMAND_MESSAGES["server_error"]
+
+
 def backend_failure(exc: Exception, *, url: str = "") -> CommandError:
     """Turn a ``BackendError`` into a message a person can act on."""
     from ovhooks.backend.errors import BackendError
 
     if not isinstance(exc, BackendError):  # pragma: no cover (callers pass BackendErrors)
         return CommandError(str(exc), code=ExitCode.ERROR)
+    template, fix, code, slug = _COMMAND_MESSAGES[failure_kind(exc)]
     where = f" at {url}" if url else ""
-    if exc.kind in ("unreachable", "timeout"):
-        return CommandError(
-            f"memory server unreachable{where}: {exc.message}",
-            fix="start the OpenViking server, or set OPENVIKING_URL to where it runs "
-            "(`ovhooks doctor` checks the whole set-up)",
-            code=ExitCode.SERVER,
-            slug="server_unreachable",
-        )
-    if exc.kind in ("tls", "config", "too_large") or exc.code == "REDIRECT":
-        return CommandError(
-            f"cannot talk to the memory server{where}: {exc.message}",
-            fix="`ovhooks doctor` names the route, the CAs and the setting to correct",
-            code=ExitCode.SERVER,
-            slug="server_" + (exc.code.lower() if exc.code == "REDIRECT" else exc.kind),
-        )
-    if exc.status == 401:
-        return CommandError(
-            f"the server rejected the API key{where}",
-            fix="check OPENVIKING_API_KEY (or api_key in ovcli.conf); `ovhooks status` shows "
-            "where the key comes from",
-            code=ExitCode.SERVER,
-            slug="unauthenticated",
-        )
-    if exc.status == 403:
-        return CommandError(
-            f"permission denied{where}: {exc.message}",
-            fix="use a user key (a root key cannot read tenant data in api_key mode), "
-            "or run `ovhooks doctor`",
-            code=ExitCode.SERVER,
-            slug="permission_denied",
-        )
-    if exc.not_found:
-        return CommandError(
-            f"not found: {exc.message}",
-            fix="check the URI with `ovhooks ls`",
-            code=ExitCode.NOT_FOUND,
-            slug="not_found",
-        )
-    return CommandError(
-        f"the memory server failed: {exc}",
-        fix="run `ovhooks doctor`",
-        code=ExitCode.SERVER,
-        slug="server_error",
-    )
+    message = template.format(where=where, message=exc.message, exc=exc)
+    return CommandError(message, fix=fix, code=code, slug=slug)

@@ -11,7 +11,7 @@ import functools
 import json
 import os
 import sys
-from typing import IO, cast
+from typing import IO, Annotated, cast
 
 import typer
 
@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 JSON_HELP = "Print one JSON document on stdout (stable keys; for scripts and agents)."
-JsonOption = typer.Option(False, "--json", help=JSON_HELP)
+# Every command's ``--json`` flag: ``as_json: JsonFlag = False``. ``boundary`` reads it by name.
+JsonFlag = Annotated[bool, typer.Option("--json", help=JSON_HELP)]
+JsonOption = typer.Option(False, "--json", help=JSON_HELP)  # doctor/install's older spelling
 
 
 class Output:
@@ -173,6 +175,28 @@ def report_error(command: str, as_json: bool, error: CommandError) -> None:
         err.print(f"[bold]fix:[/] {escape(error.fix)}")
 
 
+def command_failure(command: str, exc: Exception) -> CommandError:
+    """What any failure of a command tells the user: its own ``CommandError``, a backend
+    failure worded by ``errors.backend_failure``, an unusable state directory, or else a bug
+    (the traceback goes to the log, never to the screen). Call it inside the ``except``."""
+    if isinstance(exc, CommandError):
+        return exc
+    from ovhooks.backend.errors import BackendError
+
+    if isinstance(exc, BackendError):
+        return backend_failure(exc)
+    unusable = state_dir_failure(exc) if isinstance(exc, OSError) else None
+    if unusable is not None:  # no log either: it would live in that same dir
+        return unusable
+    path = _log_path_and_log(command, exc)
+    return CommandError(
+        f"unexpected {type(exc).__name__} (a bug in ovhooks); details in {path}",
+        fix="please report it with the log excerpt",
+        code=ExitCode.INTERNAL,
+        slug="internal",
+    )
+
+
 def boundary(command: str) -> Callable[[Callable[..., int | None]], Callable[..., None]]:
     """Wrap a command: its int return is the exit code; failures never show a traceback.
 
@@ -182,39 +206,16 @@ def boundary(command: str) -> Callable[[Callable[..., int | None]], Callable[...
     def wrap(fn: Callable[..., int | None]) -> Callable[..., None]:
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> None:
-            as_json = bool(kwargs.get("as_json"))
             try:
                 code = fn(*args, **kwargs)
             except (typer.Exit, typer.Abort):
                 raise
-            except CommandError as exc:
-                report_error(command, as_json, exc)
-                raise typer.Exit(int(exc.code)) from None
             except KeyboardInterrupt:
                 raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
             except Exception as exc:
-                from ovhooks.backend.errors import BackendError
-
-                if isinstance(exc, BackendError):
-                    failure = backend_failure(exc)
-                    report_error(command, as_json, failure)
-                    raise typer.Exit(int(failure.code)) from None
-                unusable = state_dir_failure(exc) if isinstance(exc, OSError) else None
-                if unusable is not None:  # no log either: it would live in that same dir
-                    report_error(command, as_json, unusable)
-                    raise typer.Exit(int(unusable.code)) from None
-                path = _log_path_and_log(command, exc)
-                report_error(
-                    command,
-                    as_json,
-                    CommandError(
-                        f"unexpected {type(exc).__name__} (a bug in ovhooks); details in {path}",
-                        fix="please report it with the log excerpt",
-                        code=ExitCode.INTERNAL,
-                        slug="internal",
-                    ),
-                )
-                raise typer.Exit(int(ExitCode.INTERNAL)) from None
+                failure = command_failure(command, exc)
+                report_error(command, bool(kwargs.get("as_json")), failure)
+                raise typer.Exit(int(failure.code)) from None
             raise typer.Exit(int(code or 0))
 
         return run

@@ -7,14 +7,18 @@ or an agent sees at once whether the writes reached the store.
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
+import typer
+
+from ovhooks.commands.common import outbox_backlog, settings_from
 from ovhooks.commands.errors import CommandError, ExitCode
+from ovhooks.commands.output import JsonFlag, Output, boundary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Container
     from typing import Any
-
-    import typer
 
     from ovhooks.config import Settings
     from ovhooks.layout import Job, State
@@ -78,7 +82,6 @@ def run(
     settings: Settings, jobs: list[Job], *, dry_run: bool = False
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Run jobs now; returns (per-session results, dry-run plan lines)."""
-    from ovhooks.commands.common import outbox_backlog
     from ovhooks.log import Log
     from ovhooks.worker import run_jobs
 
@@ -131,112 +134,112 @@ def _render(results: list[dict[str, Any]], plan: list[str], empty: str) -> Any:
     return render
 
 
-def register(app: typer.Typer) -> None:
-    import typer
-
-    from ovhooks.commands.common import settings_from
-    from ovhooks.commands.output import JsonOption, Output, boundary
+def _states(settings: Settings) -> list[State]:
     from ovhooks.state import StateStore
 
-    panel = "Lifecycle"
+    return StateStore(settings.state_dir).all()
 
-    @app.command("commit", rich_help_panel=panel)
-    @boundary("commit")
-    def commit(
-        session: str = typer.Argument(
-            None,
+
+def _queued_jobs(settings: Settings, states: list[State], skip: Container[str] = ()) -> list[Job]:
+    """A send-only job for each session with queued writes (``skip``: already has a job)."""
+    from ovhooks.layout import job_for_state
+
+    by_key = {str(d["key"]): d for d in states}
+    return [
+        job_for_state(by_key.get(key) or {"key": key})
+        for key in outbox_backlog(settings.state_dir)
+        if key not in skip
+    ]
+
+
+@boundary("commit")
+def commit(
+    session: Annotated[
+        str | None,
+        typer.Argument(
             help="OpenViking session (cx-…/cc-…), host session id, or a unique prefix. "
             "Default: the most recently active session.",
         ),
-        all_sessions: bool = typer.Option(
-            False, "--all", help="Commit every session with uncommitted turns."
-        ),
-        as_json: bool = JsonOption,
-    ) -> int:
-        """Capture a session's latest turns and commit it now, so its memories get extracted.
+    ] = None,
+    all_sessions: Annotated[
+        bool, typer.Option("--all", help="Commit every session with uncommitted turns.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> int:
+    """Capture a session's latest turns and commit it now, so its memories get extracted.
 
-        Exit code 7 when writes stayed queued (server down). JSON: {results: [{key, queued,
-        sent, commits, remaining, error}]}.
-        """
-        settings = settings_from()
-        states = StateStore(settings.state_dir).all()
-        if all_sessions:
-            chosen = [d for d in states if int(d.get("uncommitted") or 0) > 0]
-        elif session:
-            chosen = [find_session(states, session)]
-        else:
-            chosen = [latest_session(states)]
-        jobs = [capture_job(settings, doc, "manual") for doc in chosen]
-        results, _plan = run(settings, jobs)
-        Output("commit", as_json=as_json).emit(
-            {"results": results}, _render(results, [], "nothing to commit")
-        )
-        return _exit_for(results)
+    Exit code 7 when writes stayed queued (server down). JSON: {results: [{key, queued,
+    sent, commits, remaining, error}]}.
+    """
+    settings = settings_from()
+    states = _states(settings)
+    if all_sessions:
+        chosen = [d for d in states if int(d.get("uncommitted") or 0) > 0]
+    elif session:
+        chosen = [find_session(states, session)]
+    else:
+        chosen = [latest_session(states)]
+    jobs = [capture_job(settings, doc, "manual") for doc in chosen]
+    results, _plan = run(settings, jobs)
+    Output("commit", as_json=as_json).emit(
+        {"results": results}, _render(results, [], "nothing to commit")
+    )
+    return _exit_for(results)
 
-    @app.command("sweep", rich_help_panel=panel)
-    @boundary("sweep")
-    def sweep(
-        ttl: float = typer.Option(
-            None,
+
+@boundary("sweep")
+def sweep(
+    ttl: Annotated[
+        float | None,
+        typer.Option(
             "--ttl",
             help="Idle seconds before a session is committed (default: OVHOOKS_IDLE_TTL_S).",
         ),
-        dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be sent."),
-        as_json: bool = JsonOption,
-    ) -> int:
-        """Commit sessions idle longer than the TTL, and send queued writes.
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be sent.")] = False,
+    as_json: JsonFlag = False,
+) -> int:
+    """Commit sessions idle longer than the TTL, and send queued writes.
 
-        The same idle sweep SessionStart runs in the background: a session with uncommitted
-        turns and no activity for --ttl seconds is captured up to date and committed.
+    The same idle sweep SessionStart runs in the background: a session with uncommitted
+    turns and no activity for --ttl seconds is captured up to date and committed.
 
-        JSON: {results: [...], plan: [lines, dry run only]}.
-        """
-        from ovhooks.commands.common import outbox_backlog
-        from ovhooks.layout import job_for_state
-        from ovhooks.lifecycle import session_start_commits
+    JSON: {results: [...], plan: [lines, dry run only]}.
+    """
+    from ovhooks.lifecycle import session_start_commits
 
-        settings = settings_from()
-        now = time.time()
-        states = StateStore(settings.state_dir).all()
-        decisions = session_start_commits(
-            states,
-            new_key="",
-            host="",
-            source="startup",
-            now=now,
-            active_window_s=0.0,
-            idle_ttl_s=settings.idle_ttl_s if ttl is None else ttl,
-        )
-        by_key = {str(d["key"]): d for d in states}
-        jobs = [capture_job(settings, by_key[key], reason) for key, reason in decisions]
-        for key in outbox_backlog(settings.state_dir):
-            if key not in dict(decisions):
-                jobs.append(job_for_state(by_key.get(key) or {"key": key}))
-        results, plan = run(settings, jobs, dry_run=dry_run)
-        Output("sweep", as_json=as_json).emit(
-            {"results": results, "plan": plan},
-            _render(results, plan, "nothing idle to commit, nothing queued"),
-        )
-        return 0 if dry_run else _exit_for(results)
+    settings = settings_from()
+    states = _states(settings)
+    decisions = session_start_commits(
+        states,
+        new_key="",
+        host="",
+        source="startup",
+        now=time.time(),
+        active_window_s=0.0,
+        idle_ttl_s=settings.idle_ttl_s if ttl is None else ttl,
+    )
+    by_key = {str(d["key"]): d for d in states}
+    jobs = [capture_job(settings, by_key[key], reason) for key, reason in decisions]
+    jobs += _queued_jobs(settings, states, skip=dict(decisions))
+    results, plan = run(settings, jobs, dry_run=dry_run)
+    Output("sweep", as_json=as_json).emit(
+        {"results": results, "plan": plan},
+        _render(results, plan, "nothing idle to commit, nothing queued"),
+    )
+    return 0 if dry_run else _exit_for(results)
 
-    @app.command("flush", rich_help_panel=panel)
-    @boundary("flush")
-    def flush(as_json: bool = JsonOption) -> int:
-        """Send every queued write now and report what happened.
 
-        Exit code 7 if some stay queued (server still down). JSON: {results: [{key, sent,
-        commits, remaining, error}]}.
-        """
-        from ovhooks.commands.common import outbox_backlog
-        from ovhooks.layout import job_for_state
+@boundary("flush")
+def flush(as_json: JsonFlag = False) -> int:
+    """Send every queued write now and report what happened.
 
-        settings = settings_from()
-        states = {str(d["key"]): d for d in StateStore(settings.state_dir).all()}
-        jobs = []
-        for key in outbox_backlog(settings.state_dir):
-            jobs.append(job_for_state(states.get(key) or {"key": key}))
-        results, _plan = run(settings, jobs)
-        Output("flush", as_json=as_json).emit(
-            {"results": results}, _render(results, [], "nothing queued")
-        )
-        return _exit_for(results)
+    Exit code 7 if some stay queued (server still down). JSON: {results: [{key, sent,
+    commits, remaining, error}]}.
+    """
+    settings = settings_from()
+    results, _plan = run(settings, _queued_jobs(settings, _states(settings)))
+    Output("flush", as_json=as_json).emit(
+        {"results": results}, _render(results, [], "nothing queued")
+    )
+    return _exit_for(results)

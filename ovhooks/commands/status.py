@@ -4,12 +4,17 @@ health, every known session, the write queue and recent errors."""
 from __future__ import annotations
 
 import time
+from typing import Annotated
+
+import typer
+
+from ovhooks.commands.common import command_backend, settings_from
+from ovhooks.commands.output import JsonFlag, Output, age, boundary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
-
-    import typer
 
     from ovhooks.backend.base import Backend
     from ovhooks.config import Settings
@@ -118,117 +123,136 @@ def build_status(
     }
 
 
-def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Any:
+# --- rendering for people --------------------------------------------------------------------
+
+_SESSION_COLUMNS = (
+    "host",
+    "OpenViking session",
+    "turns",
+    "last activity",
+    "commit pending",
+    "queued",
+    "extraction",
+    "error",
+)
+
+
+def _print_header(console: Any, doc: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    server = doc["server"]
+    console.print(f"[bold]backend[/]: {doc['backend']} — {escape(doc['why_backend'])}")
+    if server is not None:
+        state = (
+            f"[green]up[/], version {server['version']}"
+            if server["reachable"]
+            else f"[red]unreachable[/] ({escape(str(server['error']))})"
+        )
+        where = doc["url"] if doc["backend"] == "openviking" else "local store"
+        console.print(f"[bold]server[/]: {escape(where)} {state}")
+    project = doc["project"]
+    console.print(
+        f"[bold]project[/]: {escape(project['peer'] or '(none)')} — "
+        f"from {escape(project['source'])}"
+    )
+    for warning in [*doc["config_warnings"], *project["warnings"]]:
+        console.print(f"[yellow]config warning[/]: {escape(warning)}")
+
+
+def _print_config(console: Any, rows: list[dict[str, Any]], show_all_config: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from ovhooks.commands.output import age
+    table = Table(title="configuration", title_justify="left")
+    table.add_column("setting")
+    table.add_column("value")
+    table.add_column("from")
+    for row in rows:
+        if not show_all_config and row["source"] == "default":
+            continue
+        table.add_row(row["name"], escape(str(row["value"])), escape(row["source"]))
+    console.print(table)
+    if not show_all_config:
+        console.print("[dim](defaults hidden; --all-config shows every setting)[/]")
+
+
+def _print_sessions(console: Any, rows: list[dict[str, Any]], now: float) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     from ovhooks.commit_outcome import describe
 
+    sessions = Table(title="sessions", title_justify="left")
+    for column in _SESSION_COLUMNS:
+        # the session id is what people copy into `ovhooks commit`: never cut it short
+        if column == "OpenViking session":
+            sessions.add_column(column, overflow="fold")
+        else:
+            sessions.add_column(column)
+    for row in rows:
+        activity = row["last_activity_at"]
+        sessions.add_row(
+            row["host"],
+            escape(row["ov_session_id"]),
+            str(row["turns_captured"]),
+            age(now - activity if activity is not None else None),
+            f"yes ({row['uncommitted']} msg)" if row["commit_pending"] else "no",
+            str(row["queued"]),
+            escape(describe(row["last_extraction"])),
+            escape((row["last_error"] or "")[:60]),
+        )
+    console.print(sessions if rows else "[dim]no sessions recorded yet[/]")
+
+
+def _print_queue_and_errors(console: Any, doc: dict[str, Any], now: float) -> None:
+    from rich.markup import escape
+
+    queue = doc["queue"]
+    console.print(
+        f"[bold]queue[/]: {queue['queued']} queued write(s) in "
+        f"{len(queue['sessions'])} session(s); {queue['dead']} refused"
+    )
+    if doc["recent_errors"]:
+        console.print("[bold]recent errors[/]:")
+        for err in doc["recent_errors"]:
+            ts = err["ts"]
+            when = age(now - float(ts)) if isinstance(ts, int | float) else "?"
+            console.print(
+                f"  {when}: {escape(str(err['event']))} {escape(str(err['error'] or ''))[:160]}"
+            )
+
+
+def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Callable[[Any], None]:
     def render(console: Any) -> None:
-        server = doc["server"]
-        line = f"[bold]backend[/]: {doc['backend']} — {escape(doc['why_backend'])}"
-        console.print(line)
-        if server is not None:
-            state = (
-                f"[green]up[/], version {server['version']}"
-                if server["reachable"]
-                else f"[red]unreachable[/] ({escape(str(server['error']))})"
-            )
-            where = doc["url"] if doc["backend"] == "openviking" else "local store"
-            console.print(f"[bold]server[/]: {escape(where)} {state}")
-        project = doc["project"]
-        console.print(
-            f"[bold]project[/]: {escape(project['peer'] or '(none)')} — "
-            f"from {escape(project['source'])}"
-        )
-        for warning in [*doc["config_warnings"], *project["warnings"]]:
-            console.print(f"[yellow]config warning[/]: {escape(warning)}")
-        table = Table(title="configuration", title_justify="left")
-        table.add_column("setting")
-        table.add_column("value")
-        table.add_column("from")
-        for row in doc["config"]:
-            if not show_all_config and row["source"] == "default":
-                continue
-            table.add_row(row["name"], escape(str(row["value"])), escape(row["source"]))
-        console.print(table)
-        if not show_all_config:
-            console.print("[dim](defaults hidden; --all-config shows every setting)[/]")
-        sessions = Table(title="sessions", title_justify="left")
-        for column in (
-            "host",
-            "OpenViking session",
-            "turns",
-            "last activity",
-            "commit pending",
-            "queued",
-            "extraction",
-            "error",
-        ):
-            # the session id is what people copy into `ovhooks commit`: never cut it short
-            if column == "OpenViking session":
-                sessions.add_column(column, overflow="fold")
-            else:
-                sessions.add_column(column)
-        for row in doc["sessions"]:
-            activity = row["last_activity_at"]
-            sessions.add_row(
-                row["host"],
-                escape(row["ov_session_id"]),
-                str(row["turns_captured"]),
-                age(now - activity if activity is not None else None),
-                f"yes ({row['uncommitted']} msg)" if row["commit_pending"] else "no",
-                str(row["queued"]),
-                escape(describe(row["last_extraction"])),
-                escape((row["last_error"] or "")[:60]),
-            )
-        console.print(sessions if doc["sessions"] else "[dim]no sessions recorded yet[/]")
-        queue = doc["queue"]
-        console.print(
-            f"[bold]queue[/]: {queue['queued']} queued write(s) in "
-            f"{len(queue['sessions'])} session(s); {queue['dead']} refused"
-        )
-        if doc["recent_errors"]:
-            console.print("[bold]recent errors[/]:")
-            for err in doc["recent_errors"]:
-                ts = err["ts"]
-                when = age(now - float(ts)) if isinstance(ts, int | float) else "?"
-                console.print(
-                    f"  {when}: {escape(str(err['event']))} {escape(str(err['error'] or ''))[:160]}"
-                )
+        _print_header(console, doc)
+        _print_config(console, doc["config"], show_all_config)
+        _print_sessions(console, doc["sessions"], now)
+        _print_queue_and_errors(console, doc, now)
 
     return render
 
 
-def register(app: typer.Typer) -> None:
-    import typer
+@boundary("status")
+def status(
+    offline: Annotated[bool, typer.Option("--offline", help="Do not ask the server.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Show at most N sessions (0: all).")] = 20,
+    all_config: Annotated[
+        bool, typer.Option("--all-config", help="List every setting, defaults included.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> int:
+    """Show the config in force (and its sources), server health, sessions and queue.
 
-    from ovhooks.commands.common import command_backend, settings_from
-    from ovhooks.commands.output import JsonOption, Output, boundary
+    Per session: host, OpenViking session, turns captured, last activity, commit pending.
+    Also the write queue and recent errors.
 
-    @app.command("status", rich_help_panel="Set-up")
-    @boundary("status")
-    def status(
-        offline: bool = typer.Option(False, "--offline", help="Do not ask the server."),
-        limit: int = typer.Option(20, "--limit", help="Show at most N sessions (0: all)."),
-        all_config: bool = typer.Option(
-            False, "--all-config", help="List every setting, defaults included."
-        ),
-        as_json: bool = JsonOption,
-    ) -> int:
-        """Show the config in force (and its sources), server health, sessions and queue.
-
-        Per session: host, OpenViking session, turns captured, last activity, commit pending.
-        Also the write queue and recent errors.
-
-        JSON keys: backend, why_backend, url, state_dir, config [{name, value, source}],
-        config_warnings, server {reachable, version, error}, sessions [...], queue {queued,
-        sessions, dead}, recent_errors [...].
-        """
-        settings = settings_from()
-        now = time.time()
-        backend = None if offline else command_backend(settings, timeout_s=2.0)
-        doc = build_status(settings, backend, now=now, limit=limit)
-        Output("status", as_json=as_json).emit(doc, _render(doc, now, all_config))
-        return 0
+    JSON keys: backend, why_backend, url, state_dir, config [{name, value, source}],
+    config_warnings, server {reachable, version, error}, sessions [...], queue {queued,
+    sessions, dead}, recent_errors [...].
+    """
+    settings = settings_from()
+    now = time.time()
+    backend = None if offline else command_backend(settings, timeout_s=2.0)
+    doc = build_status(settings, backend, now=now, limit=limit)
+    Output("status", as_json=as_json).emit(doc, _render(doc, now, all_config))
+    return 0

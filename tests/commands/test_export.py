@@ -508,3 +508,40 @@ def test_export_scrubs_what_the_local_store_kept(fake_ov: FakeOpenViking) -> Non
     sent = json.dumps([r["body"] for r in fake_ov.requests]) + json.dumps(fake_ov.files)
     assert token not in sent and "QmXrTzVb" not in sent
     assert "download" in sent
+
+
+@pytest.mark.parametrize(
+    ("url", "environ", "where"),
+    [
+        ("http://127.0.0.1:9", {}, "export used --url http://127.0.0.1:9:"),
+        (None, {}, "export used no server configured, so the default http://127.0.0.1:1933:"),
+        (
+            None,
+            {"OPENVIKING_URL": "http://127.0.0.1:9"},
+            "export used http://127.0.0.1:9 from env:OPENVIKING_URL:",
+        ),
+    ],
+)
+def test_a_stopped_export_says_what_went_over_and_which_server(
+    url: str | None, environ: dict[str, str], where: str
+) -> None:
+    from ovhooks.backend.errors import BackendError
+    from ovhooks.commands.export import stopped_failure
+    from ovhooks.config import load_settings
+
+    settings = load_settings({**os.environ, **environ})
+    target = (url or settings.url).rstrip("/")
+    done = {"messages": 120, "commits": 2, "memories": 0}
+    failure = stopped_failure(
+        BackendError("unreachable", "connection refused"),
+        done,
+        target=target,
+        url=url,
+        settings=settings,
+    )
+    assert failure.message == (
+        f"memory server unreachable at {target}: connection refused (export stopped after "
+        "120 message(s), 2 commit(s), 0 memory file(s))"
+    )
+    assert failure.fix.startswith(where), failure.fix
+    assert failure.slug == "server_unreachable"

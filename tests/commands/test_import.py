@@ -242,3 +242,36 @@ def test_nothing_found_says_where_it_looked(host: str, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert str(empty) in " ".join(run_cli("import", host, str(empty)).output.split())
+
+
+def test_totals_count_each_status_and_sum_the_work() -> None:
+    from ovhooks.commands.importer import totals_of
+
+    def row(status: str, messages: int, sent: int, commits: int) -> dict[str, Any]:
+        return {"status": status, "messages": messages, "sent": sent, "commits": commits}
+
+    results = [row("imported", 4, 4, 1), row("up_to_date", 0, 0, 0), row("failed", 3, 1, 0)]
+    assert totals_of(results) == {
+        "files": 3,
+        "imported": 1,
+        "up_to_date": 1,
+        "failed": 1,
+        "messages": 7,
+        "sent": 5,
+        "commits": 1,
+    }
+    assert totals_of([])["files"] == 0
+
+
+def test_select_reads_the_environment_it_is_given(host_samples: Path, tmp_path: Path) -> None:
+    from ovhooks.commands.import_scan import select
+
+    root = tmp_path / "codex"
+    transcript = place("codex", host_samples, root)
+    environ = {"CODEX_HOME": str(root), "HOME": str(tmp_path / "elsewhere")}
+    found = select("codex", [], None, now=0.0, environ=environ)
+    assert [t.path for t in found] == [str(transcript)]
+    assert found[0].session_id and found[0].host == "codex"
+    mtime = transcript.stat().st_mtime
+    assert select("codex", [], "1d", now=mtime + 2 * 86400, environ=environ) == []
+    assert len(select("codex", [], "3d", now=mtime + 2 * 86400, environ=environ)) == 1

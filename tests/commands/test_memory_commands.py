@@ -263,3 +263,45 @@ def test_remember_scrubs_the_text_and_the_uri_slug(
     assert "zx8qm2lr7tv4kp9wn3bc" not in doc["uri"]
     assert all(token not in text for text in fake_ov.files.values())
     assert any("[REDACTED:" in text for text in fake_ov.files.values())
+
+
+# --- the pure steps of ls and forget ------------------------------------------------------------
+def test_ls_entries_drop_skeleton_nodes_and_name_every_key() -> None:
+    from ovhooks.commands.memory import ls_entries
+
+    entries = ls_entries(
+        [
+            {"uri": "viking://user/u/memories/.overview.md", "isDir": False},
+            {"uri": "viking://user/u/memories/events", "isDir": True, "size": 0},
+            {"uri": "viking://user/u/memories/preferences/u/a.md", "abstract": None, "size": 12},
+        ]
+    )
+    assert entries == [
+        {"uri": "viking://user/u/memories/events", "is_dir": True, "size": 0, "abstract": ""},
+        {
+            "uri": "viking://user/u/memories/preferences/u/a.md",
+            "is_dir": False,
+            "size": 12,
+            "abstract": "",
+        },
+    ]
+
+
+def test_forget_candidates_are_memories_at_or_over_the_bar() -> None:
+    from ovhooks.commands.errors import CommandError, ExitCode
+    from ovhooks.commands.forget import forget_candidates
+
+    found = {
+        "memories": [
+            {"uri": "viking://user/u/memories/a.md", "score": 0.8},
+            {"uri": "viking://user/u/memories/b.md", "score": 0.79},
+            {"uri": "viking://user/u/memories/.abstract.md", "score": 0.99},
+        ],
+        "resources": [{"uri": "viking://resources/r.md", "score": 0.95}],
+    }
+    assert [h["uri"] for h in forget_candidates(found, "x", 0.8)] == [
+        "viking://user/u/memories/a.md"
+    ]
+    with pytest.raises(CommandError) as caught:
+        forget_candidates(found, "x", 0.9)
+    assert caught.value.code == ExitCode.NOT_FOUND and "'x'" in caught.value.message

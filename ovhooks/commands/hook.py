@@ -1,0 +1,39 @@
+"""The hook commands as the Typer app shows them (``ovhooks stop --help``).
+
+The console script runs hooks without Typer (``__main__.py``): a hook must start fast. This
+entry is for ``--help`` and for running the app object directly; both end in ``hookrun``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+HELP = (
+    "Hook for the host's {event} event: reads the payload on stdin, prints one JSON "
+    "reply on stdout, always exits 0."
+)
+
+
+def hook(
+    ctx: typer.Context,
+    host: Annotated[
+        str | None, typer.Option("--host", help="Payload dialect: codex or claude.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Read-only: print the plan on stderr.")
+    ] = False,
+) -> None:
+    # One function serves every hook command: the name it was called by is the command.
+    from ovhooks.hookrun import main as hook_main
+
+    argv = (["--host", host] if host else []) + (["--dry-run"] if dry_run else [])
+    raise typer.Exit(hook_main(str(ctx.info_name), argv))
+
+
+def version() -> None:
+    """Print the ovhooks version."""
+    from ovhooks import __version__
+
+    typer.echo(__version__)

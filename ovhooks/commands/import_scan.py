@@ -1,0 +1,164 @@
+"""Which transcripts ``ovhooks import`` reads, each identified as live capture names it.
+
+The files or folders named on the command line, or the host's own session folders.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+
+from ovhooks.commands.errors import CommandError, ExitCode, usage_error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+_UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.I)
+_HEAD_LINES = 50
+
+
+class Transcript:
+    """One transcript file and what identifies its session."""
+
+    __slots__ = ("cwd", "host", "mtime", "path", "session_id", "size")
+
+    def __init__(
+        self, *, host: str, path: str, session_id: str, cwd: str, mtime: float, size: int
+    ) -> None:
+        self.host = host
+        self.path = path
+        self.session_id = session_id
+        self.cwd = cwd
+        self.mtime = mtime
+        self.size = size
+
+
+def default_root(host: str, environ: Mapping[str, str]) -> str:
+    """The folder the host keeps its transcripts in (where import looks by default)."""
+    from ovhooks.commands import hostconfig
+
+    if host == "codex":
+        return os.path.join(hostconfig.codex_home(environ), "sessions")
+    return os.path.join(hostconfig.claude_dir(environ), "projects")
+
+
+def default_paths(host: str, environ: Mapping[str, str]) -> list[str]:
+    if host == "codex":
+        root = default_root(host, environ)
+        return sorted(
+            glob.glob(os.path.join(glob.escape(root), "**", "rollout-*.jsonl"), recursive=True)
+        )
+    root = default_root(host, environ)
+    return sorted(glob.glob(os.path.join(glob.escape(root), "*", "*.jsonl")))
+
+
+def expand(host: str, paths: list[str], environ: Mapping[str, str]) -> list[str]:
+    """Files named, or the host's transcripts under folders named, or the default folders."""
+    if not paths:
+        return default_paths(host, environ)
+    out: list[str] = []
+    for path in paths:
+        if os.path.isfile(path):
+            out.append(os.path.abspath(path))
+        elif os.path.isdir(path):
+            pattern = "rollout-*.jsonl" if host == "codex" else "*.jsonl"
+            found = glob.glob(os.path.join(glob.escape(path), "**", pattern), recursive=True)
+            # Claude keeps subagent transcripts in <session>/subagents/: not sessions of their own
+            out.extend(
+                os.path.abspath(f) for f in sorted(found) if f"{os.sep}subagents{os.sep}" not in f
+            )
+        else:
+            raise CommandError(
+                f"{path} does not exist",
+                fix="give a transcript file or folder",
+                code=ExitCode.NOT_FOUND,
+                slug="not_found",
+            )
+    return list(dict.fromkeys(out))
+
+
+def _head(path: str) -> list[dict[str, Any]]:
+    records = []
+    with open(path, "rb") as fh:
+        for _ in range(_HEAD_LINES):
+            line = fh.readline()
+            if not line:
+                break
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+    return records
+
+
+def identify(host: str, path: str) -> Transcript | None:
+    """The session a transcript belongs to, as live capture names it; None if unknown."""
+    try:
+        stat = os.stat(path)
+        head = _head(path)
+    except OSError:
+        return None
+    session_id = cwd = ""
+    if host == "codex":
+        for record in head:
+            payload = record.get("payload")
+            if record.get("type") == "session_meta" and isinstance(payload, dict):
+                session_id = str(payload.get("id") or payload.get("session_id") or "")
+                cwd = str(payload.get("cwd") or "")
+                break
+        if not session_id:
+            match = _UUID.search(os.path.basename(path))
+            session_id = match.group(1) if match else ""
+    else:
+        session_id = os.path.basename(path)[: -len(".jsonl")]
+        for record in head:
+            if isinstance(record.get("cwd"), str) and record["cwd"]:
+                cwd = record["cwd"]
+                break
+    if not session_id:
+        return None
+    return Transcript(
+        host=host,
+        path=path,
+        session_id=session_id,
+        cwd=cwd,
+        mtime=stat.st_mtime,
+        size=stat.st_size,
+    )
+
+
+def parse_since(text: str, now: float) -> float:
+    """``2026-01-31``, ``2026-01-31T12:00``, or a relative ``7d`` / ``12h`` / ``30m``."""
+    text = text.strip()
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([dhm])", text)
+    if match:
+        return now - float(match.group(1)) * {"d": 86400, "h": 3600, "m": 60}[match.group(2)]
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise usage_error(
+            f"cannot read --since {text!r}", "use a date (2026-01-31) or an age (7d, 12h)"
+        ) from None
+    return moment.timestamp()
+
+
+def select(
+    host: str, paths: list[str], since: str | None, now: float, environ: Mapping[str, str]
+) -> list[Transcript]:
+    """The transcripts to import: named (or found by default), identified, changed since."""
+    files = expand(host, paths, environ)
+    cutoff = parse_since(since, now) if since else None
+    items = []
+    for path in files:
+        item = identify(host, path)
+        if item is not None and (cutoff is None or item.mtime >= cutoff):
+            items.append(item)
+    return items

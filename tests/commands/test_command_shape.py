@@ -1,0 +1,94 @@
+"""Commands are plain module-level functions that ``cli.py`` wires (issue 17).
+
+A newcomer finds ``ovhooks search`` at ``ovhooks.commands.memory.search``: no command is built
+inside a ``register()`` function, ``cli.py`` holds no logic, and the command modules keep to
+the project's size limits (modules under 400 lines, functions under 80).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+import ovhooks.cli
+from ovhooks.cli import app
+from ovhooks.hosts.base import EVENT_NAMES
+
+COMMANDS = Path(ovhooks.cli.__file__).resolve().parent / "commands"
+# Still registered by closures, or still too long: the doctor-install branch turns these
+# into packages of module-level functions (issue 17). They are expected to fail these checks
+# (strictly: once one passes, its name must come off the list).
+PENDING_COMMANDS = {"install", "uninstall", "doctor"}
+PENDING_MODULES = {"doctor.py", "install.py"}
+PENDING = pytest.mark.xfail(strict=True, reason="converted on the doctor-install branch")
+
+
+def _commands() -> list[object]:
+    return [
+        pytest.param(info, id=str(info.name), marks=PENDING)
+        if info.name in PENDING_COMMANDS
+        else pytest.param(info, id=str(info.name))
+        for info in app.registered_commands
+    ]
+
+
+def _modules() -> list[object]:
+    return [
+        pytest.param(path, id=str(path.relative_to(COMMANDS)), marks=PENDING)
+        if path.name in PENDING_MODULES and path.parent == COMMANDS
+        else pytest.param(path, id=str(path.relative_to(COMMANDS)))
+        for path in sorted(COMMANDS.rglob("*.py"))
+    ]
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+@pytest.mark.parametrize("info", _commands())
+def test_every_command_is_a_module_level_function(info: object) -> None:
+    name = getattr(info, "name", None)
+    callback = getattr(info, "callback", None)
+    assert callback is not None
+    assert "<locals>" not in callback.__qualname__, f"{name} is built inside a function"
+    module = inspect.getmodule(inspect.unwrap(callback))
+    assert module is not None and module.__name__.startswith("ovhooks.commands.")
+    assert getattr(module, callback.__name__) is callback
+
+
+def test_every_hook_command_runs_its_own_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One function serves all hook commands; each must still reach hookrun as itself."""
+    from tests.commands.helpers import run_cli
+
+    calls: list[tuple[str, list[str]]] = []
+
+    def record(command: str, argv: list[str]) -> int:
+        calls.append((command, list(argv)))
+        return 0
+
+    monkeypatch.setattr("ovhooks.hookrun.main", record)
+    for command in EVENT_NAMES:
+        result = run_cli(command, "--host", "codex", "--dry-run", input="{}")
+        assert result.exit_code == 0, result.output
+    assert calls == [(c, ["--host", "codex", "--dry-run"]) for c in EVENT_NAMES]
+
+
+def test_cli_module_only_wires() -> None:
+    tree = ast.parse(Path(ovhooks.cli.__file__).read_text(encoding="utf-8"))
+    defined = [f.name for f in _functions(tree)]
+    assert defined == ["run"], f"cli.py defines {defined}: command logic belongs in commands/"
+
+
+@pytest.mark.parametrize("path", _modules())
+def test_no_register_closures_and_no_long_functions(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    assert source.count("\n") < 400, f"{path.name} has {source.count(chr(10))} lines"
+    tree = ast.parse(source)
+    for fn in _functions(tree):
+        assert fn.name != "register", f"{path.name}: register() is gone; cli.py wires commands"
+        start = min([d.lineno for d in fn.decorator_list] + [fn.lineno])
+        length = (fn.end_lineno or fn.lineno) - start + 1
+        assert length <= 80, f"{path.name}:{fn.lineno} {fn.name} is {length} lines"
