@@ -12,7 +12,12 @@ if TYPE_CHECKING:
 
 
 def register(app: typer.Typer) -> None:
-    from ovhooks.commands import doctor, export, importer, install, memory, sessions, status
+    from ovhooks.commands import export, importer, memory, sessions, status
+    from ovhooks.commands.doctor.command import doctor
+    from ovhooks.commands.install.command import install, uninstall
 
-    for module in (install, doctor, status, memory, sessions, importer, export):
+    app.command("install", rich_help_panel="Set-up")(install)
+    app.command("uninstall", rich_help_panel="Set-up")(uninstall)
+    app.command("doctor", rich_help_panel="Set-up")(doctor)
+    for module in (status, memory, sessions, importer, export):
         module.register(app)

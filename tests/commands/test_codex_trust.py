@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from ovhooks.commands.codex_trust import is_ours, trust_ovhooks, with_trust
+from ovhooks.commands.install.codex_trust import is_ours, trust_ovhooks, with_trust
 
 USER_CONFIG = """model = "gpt-5"
 
