@@ -1,7 +1,8 @@
 """Human and agent commands: install, doctor, status, memory verbs, lifecycle, import.
 
-``ovhooks/cli.py`` calls ``register(app)``; each module adds its own commands and imports
-its heavy dependencies (Rich) only when a command runs.
+``ovhooks/cli.py`` calls ``register(app)``: ``doctor`` and ``install``/``uninstall`` are
+module-level command functions registered here, the other modules still add their own. Each
+imports its heavy dependencies (Rich) only when a command runs.
 """
 
 from __future__ import annotations
