@@ -11,16 +11,16 @@ import sys
 import typer
 
 from ovhooks.commands import (
-    doctor,
     export,
     forget,
     hook,
     importer,
-    install,
     memory,
     sessions,
     status,
 )
+from ovhooks.commands.doctor import command as doctor
+from ovhooks.commands.install import command as install
 from ovhooks.hosts.base import EVENT_NAMES
 
 app = typer.Typer(
@@ -43,8 +43,9 @@ for _command, _event in EVENT_NAMES.items():
     app.command(_command, help=hook.HELP.format(event=_event), rich_help_panel=HOOKS)(hook.hook)
 app.command("version", rich_help_panel="Help")(hook.version)
 
-install.register(app)
-doctor.register(app)
+app.command("install", rich_help_panel=SETUP)(install.install)
+app.command("uninstall", rich_help_panel=SETUP)(install.uninstall)
+app.command("doctor", rich_help_panel=SETUP)(doctor.doctor)
 app.command("status", rich_help_panel=SETUP)(status.status)
 
 app.command("search", rich_help_panel=MEMORY)(memory.search)

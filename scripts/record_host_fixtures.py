@@ -38,7 +38,7 @@ from typing import Any
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from ovhooks.commands import codex_trust  # noqa: E402
+from ovhooks.commands.install import codex_trust  # noqa: E402
 from tests.support import hosts  # noqa: E402
 from tests.support.host_stubs import MessagesStub, ResponsesStub  # noqa: E402
 

@@ -37,6 +37,7 @@ FORBIDDEN = frozenset(
         "sqlite3",
         "ssl",
         "numpy",
+        "tomlkit",  # install/uninstall edit Codex's config.toml with it; a hook never does
         "http",  # http.client: the transport speaks HTTP/1.1 itself
     }
 )

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 JSON_HELP = "Print one JSON document on stdout (stable keys; for scripts and agents)."
 # Every command's ``--json`` flag: ``as_json: JsonFlag = False``. ``boundary`` reads it by name.
 JsonFlag = Annotated[bool, typer.Option("--json", help=JSON_HELP)]
-JsonOption = typer.Option(False, "--json", help=JSON_HELP)  # doctor/install's older spelling
 
 
 class Output:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from ovhooks.commands.codex_trust import is_ours, trust_ovhooks, with_trust
+import pytest
+
+from ovhooks.commands.errors import CommandError
+from ovhooks.commands.install.codex_trust import is_ours, trust_ovhooks, with_trust, without_trust
 
 USER_CONFIG = """model = "gpt-5"
 
@@ -67,3 +70,47 @@ def test_trust_ovhooks_writes_only_untrusted_ovhooks_hooks(tmp_path: Path) -> No
     assert state["/h/hooks.json:stop:0:1"]["trusted_hash"] == "sha256:users-own-hook"
     again = trust_ovhooks(str(config), [dict(h, trustStatus="trusted") for h in hooks])
     assert again["action"].startswith("unchanged")
+
+
+# Records as Codex or a person may have written them: each must be replaced where it stands,
+# never declared a second time (which Codex, like tomllib, refuses to read).
+WRITTEN = {
+    "non-ASCII path": '[hooks.state."/home/josé/.codex/hooks.json:stop:0:0"]\n'
+    'trusted_hash = "sha256:old" # by Codex\n',
+    "literal-quoted key": "[hooks.state.'/home/josé/.codex/hooks.json:stop:0:0']\n"
+    "trusted_hash = 'sha256:old'\n",
+    "spaced header": '[ hooks.state . "/home/josé/.codex/hooks.json:stop:0:0" ]\n'
+    'trusted_hash = "sha256:old"\n',
+    "inline state": '[hooks]\nstate = { "/home/josé/.codex/hooks.json:stop:0:0" = '
+    '{ trusted_hash = "sha256:old" } }\n',
+    "inline, empty": "[hooks]\nstate = {}\n",
+}
+KEY = "/home/josé/.codex/hooks.json:stop:0:0"
+
+
+@pytest.mark.parametrize("form", sorted(WRITTEN))
+def test_a_record_in_any_form_is_replaced_not_doubled(form: str) -> None:
+    text = 'model = "m" # mine\n\n' + WRITTEN[form] + '\n[other]\nkept = "yes"\n'
+    out = with_trust(text, {KEY: "sha256:new"})
+    doc = tomllib.loads(out)
+    assert doc["hooks"]["state"][KEY]["trusted_hash"] == "sha256:new"
+    assert doc["model"] == "m" and doc["other"] == {"kept": "yes"}
+    assert "# mine" in out
+    back = tomllib.loads(without_trust(out, {KEY}))
+    assert KEY not in back.get("hooks", {}).get("state", {})
+    assert back["other"] == {"kept": "yes"}
+
+
+def test_added_records_come_off_again_byte_for_byte() -> None:
+    records = {KEY: "sha256:1", "/h/hooks.json:session_start:0:0": "sha256:2"}
+    for text in (USER_CONFIG, 'model = "m"\n\n[features]\nhooks = true\n', ""):
+        assert without_trust(with_trust(text, records), set(records)) == text
+
+
+def test_a_config_where_trust_cannot_go_is_refused_with_a_fix(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("hooks = 1\n")
+    with pytest.raises(CommandError) as caught:
+        trust_ovhooks(str(config), [_hook(KEY, "/v/bin/ovhooks stop --host codex")])
+    assert "hooks" in caught.value.message and "/hooks" in caught.value.fix
+    assert config.read_text() == "hooks = 1\n"

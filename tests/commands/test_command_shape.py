@@ -18,28 +18,15 @@ from ovhooks.cli import app
 from ovhooks.hosts.base import EVENT_NAMES
 
 COMMANDS = Path(ovhooks.cli.__file__).resolve().parent / "commands"
-# Still registered by closures, or still too long: the doctor-install branch turns these
-# into packages of module-level functions (issue 17). They are expected to fail these checks
-# (strictly: once one passes, its name must come off the list).
-PENDING_COMMANDS = {"install", "uninstall", "doctor"}
-PENDING_MODULES = {"doctor.py", "install.py"}
-PENDING = pytest.mark.xfail(strict=True, reason="converted on the doctor-install branch")
 
 
 def _commands() -> list[object]:
-    return [
-        pytest.param(info, id=str(info.name), marks=PENDING)
-        if info.name in PENDING_COMMANDS
-        else pytest.param(info, id=str(info.name))
-        for info in app.registered_commands
-    ]
+    return [pytest.param(info, id=str(info.name)) for info in app.registered_commands]
 
 
 def _modules() -> list[object]:
     return [
-        pytest.param(path, id=str(path.relative_to(COMMANDS)), marks=PENDING)
-        if path.name in PENDING_MODULES and path.parent == COMMANDS
-        else pytest.param(path, id=str(path.relative_to(COMMANDS)))
+        pytest.param(path, id=str(path.relative_to(COMMANDS)))
         for path in sorted(COMMANDS.rglob("*.py"))
     ]
 

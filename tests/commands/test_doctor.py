@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ovhooks.commands import hostconfig
-from ovhooks.commands.install import our_handlers
+from ovhooks.commands.install.hooks_json import our_handlers
 from tests.commands.helpers import (
     ENVELOPE,
     OPT_STR,

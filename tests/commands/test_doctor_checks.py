@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ovhooks.backend.errors import BackendError
-from ovhooks.commands import doctor_checks as dc
+from ovhooks.commands.doctor import activity, codex, ingestion, server
 from ovhooks.config import load_settings
 from ovhooks.state import StateStore, new_state
 
@@ -39,12 +39,12 @@ def _codex_home(tmp_path: Path, config: str) -> dict[str, str]:
     ],
 )
 def test_codex_native_memories(tmp_path: Path, config: str, status: str) -> None:
-    assert dc.check_codex_native_memories(_codex_home(tmp_path, config))["status"] == status
+    assert codex.check_codex_native_memories(_codex_home(tmp_path, config))["status"] == status
 
 
 def test_codex_native_memories_without_a_config(tmp_path: Path) -> None:
     env = {"CODEX_HOME": str(tmp_path / "none"), "HOME": str(tmp_path)}
-    assert dc.check_codex_native_memories(env)["status"] == "skip"
+    assert codex.check_codex_native_memories(env)["status"] == "skip"
 
 
 class _Ready:
@@ -81,7 +81,7 @@ def test_ready(tmp_path: Path, answer: Any, status: str) -> None:
     settings = load_settings(
         {"OVHOOKS_STATE_DIR": str(tmp_path), "OPENVIKING_URL": "http://127.0.0.1:1"}
     )
-    assert dc.check_ready(settings, _Ready(answer))["status"] == status  # type: ignore[arg-type]
+    assert server.check_ready(settings, _Ready(answer))["status"] == status  # type: ignore[arg-type]
 
 
 def _capture(state_dir: Path, host: str, at: float) -> None:
@@ -116,7 +116,7 @@ def test_capture_stopped_days_ago(tmp_path: Path, host: str) -> None:
     state = tmp_path / "state"
     _capture(state, host, NOW - 9 * DAY)
     env = _transcript(tmp_path, host, NOW - 3600)
-    result = dc.check_capture_activity(host, str(state), env, NOW)
+    result = activity.check_capture_activity(host, str(state), env, NOW)
     assert result["status"] == "warn"
     assert "capture stopped 9 days ago" in result["summary"]
 
@@ -125,12 +125,14 @@ def test_capture_stopped_days_ago(tmp_path: Path, host: str) -> None:
 def test_capture_recent_or_unused(tmp_path: Path, host: str) -> None:
     state = tmp_path / "state"
     env = _transcript(tmp_path, host, NOW - 600)
-    assert dc.check_capture_activity(host, str(state), env, NOW)["status"] == "warn"  # never
+    assert activity.check_capture_activity(host, str(state), env, NOW)["status"] == "warn"  # never
     _capture(state, host, NOW - 300)
-    ok = dc.check_capture_activity(host, str(state), env, NOW)
+    ok = activity.check_capture_activity(host, str(state), env, NOW)
     assert ok["status"] == "ok" and "5 min ago" in ok["summary"]
     empty = {"CODEX_HOME": str(tmp_path / "x"), "CLAUDE_CONFIG_DIR": str(tmp_path / "y")}
-    assert dc.check_capture_activity(host, str(tmp_path / "s2"), empty, NOW)["status"] == "skip"
+    assert (
+        activity.check_capture_activity(host, str(tmp_path / "s2"), empty, NOW)["status"] == "skip"
+    )
 
 
 class _Sessions:
@@ -146,14 +148,14 @@ class _Sessions:
 def test_double_ingestion_from_server_sessions_and_config(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path)}
     clean = _Sessions(["viking://user/u/sessions/cx-1", "viking://user/u/sessions/cc-2"])
-    result = dc.check_double_ingestion(env, clean, scan_processes=False)  # type: ignore[arg-type]
+    result = ingestion.check_double_ingestion(env, clean, scan_processes=False)  # type: ignore[arg-type]
     assert result["status"] == "ok"
     imported = _Sessions(["viking://user/u/sessions/ingest__codex__019a"])
-    result = dc.check_double_ingestion(env, imported, scan_processes=False)  # type: ignore[arg-type]
+    result = ingestion.check_double_ingestion(env, imported, scan_processes=False)  # type: ignore[arg-type]
     assert result["status"] == "warn" and "1 server session" in result["summary"]
     conf = tmp_path / "ov.conf"
     conf.write_text('{"ingest": {"enabled": true, "harnesses": ["codex"]}}', encoding="utf-8")
-    result = dc.check_double_ingestion(
+    result = ingestion.check_double_ingestion(
         {"OPENVIKING_CONFIG_FILE": str(conf)}, None, scan_processes=False
     )
     assert result["status"] == "warn" and str(conf) in result["summary"]
@@ -169,9 +171,9 @@ def test_ingest_process_is_seen(tmp_path: Path) -> None:
     proc = subprocess.Popen([str(fake), "ingest", "--watch"])
     try:
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and not dc._ingest_processes():
+        while time.monotonic() < deadline and not ingestion._ingest_processes():
             time.sleep(0.05)
-        result = dc.check_double_ingestion({"HOME": str(tmp_path)}, None)
+        result = ingestion.check_double_ingestion({"HOME": str(tmp_path)}, None)
         assert result["status"] == "warn" and "ingest --watch" in result["summary"]
     finally:
         proc.kill()

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from ovhooks.backend.openviking import OpenVikingBackend
-from ovhooks.commands.doctor_checks import check_double_ingestion, check_ready
+from ovhooks.commands.doctor.ingestion import check_double_ingestion
+from ovhooks.commands.doctor.server import check_ready
 from ovhooks.config import load_settings
 
 pytestmark = pytest.mark.real_server

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ovhooks.commands.doctor_checks import check_codex_native_memories
+from ovhooks.commands.doctor.codex import check_codex_native_memories
 
 pytestmark = [pytest.mark.hosts_e2e]
 

@@ -68,7 +68,7 @@ def test_uninstall_takes_back_the_trust_records_install_wrote(
     """Issue 11: `uninstall codex` after `install codex --trust` left six stale records."""
     import subprocess
 
-    from ovhooks.commands.codex_toml import trust_records
+    from ovhooks.commands.install.codex_toml import trust_records
 
     with ResponsesStub() as stub:
         codex = hosts.CodexHost(

@@ -15,11 +15,9 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
 
+    from ovhooks.commands.doctor.result import Check
     from ovhooks.config import Settings
-
-    Check = dict[str, Any]
 
 _LOOPBACK = ("localhost", "127.", "::1")
 
@@ -29,7 +27,7 @@ def check_network(settings: Settings, environ: Mapping[str, str]) -> Check:
     from ovhooks.backend.errors import BackendError
     from ovhooks.backend.http import transport_for
     from ovhooks.backend.url import split_url
-    from ovhooks.commands.doctor import check
+    from ovhooks.commands.doctor.result import check
 
     client = transport_for(settings)
     client.environ = environ
@@ -67,7 +65,7 @@ def check_hook_path(
     from ovhooks.backend.errors import BackendError
     from ovhooks.backend.factory import make_backend
     from ovhooks.backend.http import transport_for
-    from ovhooks.commands.doctor import check
+    from ovhooks.commands.doctor.result import check
 
     budget = settings.recall_deadline_s
     client = transport_for(settings, keep_alive=False)

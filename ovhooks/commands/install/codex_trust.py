@@ -14,11 +14,14 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterable
 from typing import Any
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.errors import CommandError, ExitCode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 _HOOK_COMMANDS = frozenset(
     command for _event, command, *_rest in hostconfig.HOOK_TABLE.get("codex", ())
@@ -96,28 +99,82 @@ def is_ours(hook: dict[str, Any]) -> bool:
     )
 
 
-def _drop_records(text: str, keys: Iterable[str]) -> str:
-    """``config.toml`` text without the ``[hooks.state."<key>"]`` tables of ``keys``."""
-    headers = {f"[hooks.state.{json.dumps(key)}]" for key in keys}
-    kept: list[str] = []
-    skipping = False
-    for line in text.splitlines(keepends=True):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            skipping = stripped in headers
-        if not skipping:
-            kept.append(line)
-    return "".join(kept)
+def _document(text: str) -> TOMLDocument:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    if text and not text.endswith("\n"):
+        text += "\n"  # a table added at the end starts on a line of its own
+    try:
+        return tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise ValueError(f"config.toml is not valid TOML: {exc}") from None
+
+
+def _trust_table(doc: TOMLDocument, *, create: bool) -> dict[str, Any] | None:
+    """``hooks.state`` of ``doc``, where the trust records live (created when asked)."""
+    import tomlkit
+    from tomlkit.items import InlineTable
+
+    hooks = doc.get("hooks")
+    if hooks is None and create:
+        hooks = tomlkit.table(is_super_table=True)
+        doc.add("hooks", hooks)
+    if hooks is None:
+        return None
+    if not isinstance(hooks, dict):
+        raise ValueError("`hooks` in config.toml is not a table")
+    state = hooks.get("state")
+    if state is None and create:
+        inline = isinstance(hooks, InlineTable)
+        state = tomlkit.inline_table() if inline else tomlkit.table(is_super_table=True)
+        hooks["state"] = state
+    if state is not None and not isinstance(state, dict):
+        raise ValueError("`hooks.state` in config.toml is not a table")
+    return state
 
 
 def with_trust(text: str, records: dict[str, str]) -> str:
-    """``config.toml`` text with a trust record per key (old records for those keys replaced)."""
-    out = _drop_records(text, records)
-    if out and not out.endswith("\n"):
-        out += "\n"
+    """``config.toml`` text with a trust record per key: an existing record gets the new hash
+    where it stands, a new one goes after the others; the rest of the file is kept as it is."""
+    import tomlkit
+    from tomlkit.items import InlineTable
+
+    doc = _document(text)
+    state = _trust_table(doc, create=True)
+    assert state is not None
     for key, digest in sorted(records.items()):
-        out += f"\n[hooks.state.{json.dumps(key)}]\ntrusted_hash = {json.dumps(digest)}\n"
-    return out
+        record = state.get(key)
+        if isinstance(record, dict):
+            record["trusted_hash"] = digest
+            continue
+        new = tomlkit.inline_table() if isinstance(state, InlineTable) else tomlkit.table()
+        new.add("trusted_hash", digest)
+        if record is not None:
+            del state[key]
+        state[key] = new
+    return tomlkit.dumps(doc)
+
+
+def without_trust(text: str, keys: set[str]) -> str:
+    """``config.toml`` text without the trust records of ``keys`` (what ``with_trust`` added),
+    and without the ``hooks``/``hooks.state`` headers left empty that nobody wrote."""
+    import tomlkit
+    from tomlkit.items import Table
+
+    doc = _document(text)
+    state = _trust_table(doc, create=False)
+    for key in keys & set(state or {}):
+        assert state is not None
+        del state[key]
+    hooks = doc.get("hooks")
+    empty = isinstance(state, Table) and not state and state.is_super_table()
+    if isinstance(hooks, Table) and empty:
+        del hooks["state"]
+    if isinstance(hooks, Table) and not hooks and hooks.is_super_table():
+        del doc["hooks"]
+    out = tomlkit.dumps(doc)
+    return out.rstrip("\n") + "\n" if out.strip() else ""
 
 
 def trust_key(hooks_path: str, event: str, group: int, handler: int) -> str:
@@ -125,12 +182,6 @@ def trust_key(hooks_path: str, event: str, group: int, handler: int) -> str:
     import re
 
     return f"{hooks_path}:{re.sub(r'(?<!^)(?=[A-Z])', '_', event).lower()}:{group}:{handler}"
-
-
-def without_trust(text: str, keys: set[str]) -> str:
-    """``config.toml`` text without the trust records of ``keys`` (what ``with_trust`` added)."""
-    out = _drop_records(text, keys)
-    return out.rstrip("\n") + "\n" if out.strip() else ""
 
 
 def trust_ovhooks(
@@ -162,8 +213,16 @@ def trust_ovhooks(
             text = fh.read()
     except FileNotFoundError:
         text = ""
-    new = with_trust(text, wanted)
-    tomllib.loads(new)  # never write a file Codex could not read
+    try:
+        new = with_trust(text, wanted)
+        tomllib.loads(new)  # never write a file Codex could not read
+    except ValueError as exc:
+        raise CommandError(
+            f"cannot record trust in {config_path}: {exc}",
+            fix="trust the ovhooks hooks in Codex's /hooks instead",
+            code=ExitCode.ERROR,
+            slug="codex_trust",
+        ) from None
     result["action"] = f"trust recorded for {len(wanted)} hook(s)"
     if not dry_run:
         write_atomic(config_path, new.encode("utf-8"), durable=True, private=False)

@@ -1,0 +1,179 @@
+"""The ``ovhooks install`` and ``uninstall`` commands: check the host and scope, hand the work
+to the host's module (``codex``, ``claude``), print what changed."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from ovhooks.commands import hostconfig
+from ovhooks.commands.errors import CommandError, ExitCode
+from ovhooks.commands.output import JsonFlag, Output, boundary
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from types import ModuleType
+    from typing import Any
+
+    from rich.console import Console
+
+HostArg = Annotated[str, typer.Argument(help="codex or claude")]
+ScopeOption = Annotated[
+    str,
+    typer.Option(
+        "--scope",
+        help="user: the host's user config (~/.codex/hooks.json, ~/.claude/settings.json); "
+        "project: the current git project's .codex/hooks.json or .claude/settings.json.",
+    ),
+]
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Say what would change; write nothing.")
+]
+
+
+def _host_module(host: str, scope: str) -> ModuleType:
+    """The module that installs on ``host``; a usage error for an unknown host or scope."""
+    if host not in hostconfig.HOSTS:
+        raise CommandError(
+            f"unknown host {host!r}", fix="use codex or claude", code=ExitCode.USAGE, slug="usage"
+        )
+    if scope not in hostconfig.SCOPES:
+        raise CommandError(
+            f"unknown scope {scope!r}", fix="use user or project", code=ExitCode.USAGE, slug="usage"
+        )
+    from ovhooks.commands.install import claude, codex
+
+    return codex if host == "codex" else claude
+
+
+def do_install(
+    host: str,
+    scope: str,
+    environ: Mapping[str, str],
+    cwd: str,
+    *,
+    executable: str | None = None,
+    dry_run: bool = False,
+    trust: bool = False,
+) -> dict[str, Any]:
+    module = _host_module(host, scope)
+    exe = executable or hostconfig.hook_executable()
+    path = hostconfig.hooks_file(host, scope, environ, cwd)
+    result: dict[str, Any] = {
+        "host": host,
+        "scope": scope,
+        "dry_run": dry_run,
+        "executable": exe,
+        "events": [event for event, *_ in hostconfig.HOOK_TABLE[host]],
+    }
+    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust))
+    result["next_steps"] = module.next_steps(scope, trust=trust)
+    return result
+
+
+def do_uninstall(
+    host: str, scope: str, environ: Mapping[str, str], cwd: str, *, dry_run: bool = False
+) -> dict[str, Any]:
+    from ovhooks.commands.install.files import remove_created_dirs
+
+    module = _host_module(host, scope)
+    path = hostconfig.hooks_file(host, scope, environ, cwd)
+    result: dict[str, Any] = {"host": host, "scope": scope, "dry_run": dry_run}
+    result.update(module.uninstall(path, scope, environ, cwd, dry_run=dry_run))
+    if not dry_run:
+        result["removed_dirs"] = remove_created_dirs(path)
+    return result
+
+
+def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], None]:
+    """People's view of what install or uninstall changed, file by file."""
+
+    def show(console: Console) -> None:
+        from rich.markup import escape
+
+        host = "Codex" if result["host"] == "codex" else "Claude Code"
+        verb = "removed from" if removing else "installed for"
+        prefix = "(dry run) would be " if result["dry_run"] else ""
+        console.print(f"[bold]ovhooks {prefix}{verb} {host}[/] ({result['scope']} scope)")
+        for label, key in (
+            ("hooks", "hooks_file"),
+            ("config.toml", "config_toml"),
+            ("trust", "trust"),
+        ):
+            info = result.get(key)
+            if not info:
+                continue
+            line = f"  {label}: {escape(info['path'])} — {info['action']}"
+            if info.get("detail"):
+                line += f" ({escape(info['detail'])})"
+            if info.get("backup"):
+                line += f"; backup: {escape(info['backup'])}"
+            console.print(line)
+            if info.get("fix"):
+                console.print(f"  [yellow]fix:[/] {escape(info['fix'])}")
+        for directory in result.get("removed_dirs") or []:
+            console.print(f"  folder: {escape(directory)} — removed (ovhooks had created it)")
+        if not removing:
+            console.print(
+                f"  command: {escape(result['executable'])} <hook> --host {result['host']}"
+            )
+            console.print("[bold]Next:[/]")
+            for step in result["next_steps"]:
+                console.print(f"  • {escape(step)}")
+
+    return show
+
+
+@boundary("install")
+def install(
+    host: HostArg,
+    scope: ScopeOption = "user",
+    exe: Annotated[
+        str | None,
+        typer.Option(
+            "--exe",
+            help="Command that starts ovhooks in the hooks (default: the absolute path of the "
+            "ovhooks script of this installation). Use `ovhooks` for a shared project file.",
+        ),
+    ] = None,
+    dry_run: DryRunOption = False,
+    trust: Annotated[
+        bool,
+        typer.Option(
+            "--trust",
+            help="Codex only: record Codex's trust for ovhooks' own hooks now (asks Codex for "
+            "their hashes), instead of reviewing them in Codex's /hooks.",
+        ),
+    ] = False,
+    as_json: JsonFlag = False,
+) -> int:
+    """Register ovhooks' hooks with Codex or Claude Code (idempotent; other hooks kept).
+
+    Merges one entry per hook event into the host's hooks file, keeps a backup
+    (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on.
+    Running it again changes nothing.
+    """
+    result = do_install(
+        host, scope, os.environ, os.getcwd(), executable=exe, dry_run=dry_run, trust=trust
+    )
+    Output("install", as_json=as_json).emit(result, render(result, removing=False))
+    return 0
+
+
+@boundary("uninstall")
+def uninstall(
+    host: HostArg,
+    scope: ScopeOption = "user",
+    dry_run: DryRunOption = False,
+    as_json: JsonFlag = False,
+) -> int:
+    """Remove exactly ovhooks' hooks from Codex or Claude Code; nothing else changes.
+
+    Right after an install, the files come back byte for byte as they were.
+    """
+    result = do_uninstall(host, scope, os.environ, os.getcwd(), dry_run=dry_run)
+    Output("uninstall", as_json=as_json).emit(result, render(result, removing=True))
+    return 0

@@ -1,0 +1,177 @@
+"""What installing on either host shares: reading a host's files, writing them atomically in
+their own mode with a private ``<file>.ovhooks.bak`` of what was there, the folders install
+had to create, and ovhooks' groups merged into (or taken out of) a hooks file."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ovhooks.commands import hostconfig
+from ovhooks.commands.errors import CommandError
+from ovhooks.commands.install.hooks_json import (
+    merge_hooks,
+    normalized,
+    remove_hooks,
+    render_like,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+BACKUP_SUFFIX = ".ovhooks.bak"
+
+
+def read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(
+            f"cannot read {path}: {exc}", fix="check the file's permissions"
+        ) from None
+
+
+def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:
+    text = read_text(path)
+    if text is None or not text.strip():
+        return {}, text
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise CommandError(
+            f"{path} is not valid JSON ({exc})",
+            fix="fix the file (or move it aside), then run the command again",
+        ) from None
+    if not isinstance(doc, dict):
+        raise CommandError(f"{path} is not a JSON object", fix="fix the file by hand")
+    return doc, text
+
+
+def write_file(path: str, text: str, *, mode: int | None) -> None:
+    from ovhooks.fsutil import write_atomic
+
+    try:
+        write_atomic(path, text.encode("utf-8"), private=False)
+        if mode is not None:
+            os.chmod(path, mode)
+    except OSError as exc:
+        raise CommandError(
+            f"cannot write {path}: {exc}", fix="check the directory's permissions"
+        ) from None
+
+
+def file_mode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def remove_file(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+# Next to a hooks file install created: the directories it had to create for it, so uninstall
+# removes those (once empty) and never a directory the user had.
+CREATED_DIRS_SUFFIX = ".ovhooks-dirs"
+
+
+def _missing_dirs(path: str) -> list[str]:
+    missing = []
+    probe = os.path.dirname(os.path.abspath(path))
+    while probe and not os.path.isdir(probe):
+        missing.append(probe)
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return missing
+
+
+def remove_created_dirs(hooks_path: str) -> list[str]:
+    """Remove the directories install created for ``hooks_path`` once they are empty."""
+    record = hooks_path + CREATED_DIRS_SUFFIX
+    text = read_text(record)
+    if text is None or os.path.exists(hooks_path):
+        return []
+    try:
+        dirs = [d for d in json.loads(text) if isinstance(d, str)]
+    except ValueError:
+        dirs = []
+    remove_file(record)
+    removed = []
+    for directory in sorted(dirs, key=len, reverse=True):  # deepest first
+        try:
+            os.rmdir(directory)
+        except OSError:
+            continue  # not empty: something else lives there now
+        removed.append(directory)
+    return removed
+
+
+def install_hooks_file(
+    path: str, host: str, executable: str, *, dry_run: bool = False
+) -> dict[str, Any]:
+    """Merge ovhooks' groups into ``path``; returns ``{path, action, backup}``."""
+    doc, text = read_json_doc(path)
+    new = merge_hooks(doc, hostconfig.desired_groups(host, executable), path)
+    if text is not None and new == doc:
+        return {"path": path, "action": "unchanged", "backup": None}
+    action = "created" if text is None else "updated"
+    backup = None
+    if not dry_run:
+        created = _missing_dirs(path)
+        if created:
+            write_file(path + CREATED_DIRS_SUFFIX, json.dumps(created), mode=None)
+        mode = file_mode(path)
+        if text is not None:
+            backup = path + BACKUP_SUFFIX
+            write_file(backup, text, mode=0o600)  # a copy ovhooks made: private
+        write_file(path, render_like(new, text), mode=mode)
+    return {"path": path, "action": action, "backup": backup}
+
+
+def uninstall_hooks_file(path: str, *, dry_run: bool = False) -> dict[str, Any]:
+    """Remove ovhooks' handlers from ``path``; the original bytes come back when nothing else
+    changed since the install."""
+    doc, text = read_json_doc(path)
+    if text is None:
+        return {"path": path, "action": "absent", "backup": None}
+    new = remove_hooks(doc, path)
+    if new == doc:
+        return {"path": path, "action": "unchanged", "backup": None}
+    backup_path = path + BACKUP_SUFFIX
+    backup_text = read_text(backup_path)
+    restored: str | None = None
+    if backup_text is not None:
+        try:
+            if normalized(json.loads(backup_text or "{}")) == normalized(new):
+                restored = backup_text
+        except ValueError:
+            restored = None
+    if restored is None and backup_text is None and normalized(new) == {}:
+        # No backup: ovhooks created this file, and only its own hooks were in it.
+        if not dry_run:
+            remove_file(path)
+        return {"path": path, "action": "removed", "backup": None}
+    if dry_run:
+        return {
+            "path": path,
+            "action": "restored" if restored is not None else "updated",
+            "backup": None,
+        }
+    mode = file_mode(path)
+    if restored is not None:
+        write_file(path, restored, mode=mode)
+        remove_file(backup_path)
+        return {"path": path, "action": "restored", "backup": None}
+    write_file(backup_path, text, mode=0o600)  # a copy ovhooks made: private
+    write_file(path, render_like(new, text), mode=mode)
+    return {"path": path, "action": "updated", "backup": backup_path}
