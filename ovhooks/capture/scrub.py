@@ -36,12 +36,18 @@ from __future__ import annotations
 
 import re
 
-from ovhooks.capture.scrub_context import anchor, scan_cards, scan_context, window
+from ovhooks.capture.scrub_context import (
+    anchor,
+    carried_hits,
+    literal_hits,
+    scan_cards,
+    scan_context,
+    window,
+)
+from ovhooks.capture.scrub_tokens import scan_tokens, token_zones
 from ovhooks.capture.scrub_values import (
     PROVIDER_ID_WORDS,
     LazyRe,
-    body_is_placeholder,
-    high_entropy,
     is_placeholder,
     key_components,
     key_strength,
@@ -52,6 +58,10 @@ from ovhooks.capture.scrub_values import (
     variable_like,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.capture.scrub_context import Windows
+
 MARKER_PREFIX = "[REDACTED:"
 
 
@@ -60,7 +70,12 @@ def marker(kind: str) -> str:
 
 
 _CANDIDATE_SRC = r"[A-Za-z0-9_+.~-][A-Za-z0-9_+/.~-]{11,}={0,3}"
-_KEYWORD_SRC = r"pass|pwd|secret|token|key|auth|cred|_pat\b|salt|dsn|mnemonic|seed"
+# Words that announce an assignment's key (found in the lower-cased text); "_pat" only at the
+# end of a word.
+_KEYWORDS = (
+    "pass", "pwd", "secret", "token", "key", "auth", "cred", "_pat", "salt", "dsn", "mnemonic",
+    "seed",
+)  # fmt: skip
 _ASSIGN_SRC = (
     r"(?P<kq>[\"'`]?)(?P<key>[@$]?[A-Za-z0-9_.-]{1,100})(?P=kq)"
     r"(?P<sep>[ \t]*\]?[ \t]*(?::=|=>|\?=|=|:|,)[ \t]*|[ \t]+)"
@@ -69,6 +84,7 @@ _ASSIGN_SRC = (
 )
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _CARD_SRC = r"\d(?:[ -]?\d){12,18}"
+_CARD_RUN_SRC = r"\d[\d -]{11,}\d"
 _ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
 _EMAIL_SRC = (
     r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}"
@@ -112,10 +128,14 @@ class _Compiled:
             )
             for kind, src, hints in rules.CONTEXT
         ]
+        # every literal anchor once (rules share some), found once per pass
+        anchors = [a for _k, _r, a, _w in self.context if isinstance(a, tuple)]
+        self.literals = tuple(dict.fromkeys(lit for a in anchors for lit in a))
         self.providers = rules.PROVIDERS
-        self.keyword = re.compile(_KEYWORD_SRC)  # on the lower-cased text
+        self.word_char = re.compile(r"\w")
         self.assign = re.compile(_ASSIGN_SRC)
         self.card = re.compile(_CARD_SRC)
+        self.card_run = re.compile(_CARD_RUN_SRC)
         self.email = re.compile(_EMAIL_SRC)
         self.phone = re.compile(_PHONE_SRC)
         self.private = re.compile(
@@ -138,76 +158,34 @@ Span = tuple[int, int, str]
 # ------------------------------------------------------------------------- detectors
 
 
-def _scan_tokens(text: str, c: _Compiled, spans: list[Span]) -> None:
-    for m in c.candidate.finditer(text):
-        token = m.group()
-        start = m.start()
-        if _known_shape(token, start, c, spans):
+def _keyword_hits(lowered: str, c: _Compiled) -> list[tuple[int, int]]:
+    """The matches of the alternation ``pass|pwd|…|_pat\\b|…``, found with a ``str.find`` loop
+    per word (a third of the alternation's cost on 64 kB). No two words can start at the same
+    place, so the leftmost, non-overlapping choice among all their occurrences is the
+    expression's."""
+    found: list[tuple[int, int]] = []
+    for word in _KEYWORDS:
+        size = len(word)
+        at = lowered.find(word)
+        while at >= 0:
+            found.append((at, at + size))
+            at = lowered.find(word, at + 1)
+    found.sort()
+    hits: list[tuple[int, int]] = []
+    taken = 0
+    for start, end in found:
+        if start < taken:
             continue
-        if "/" in token:
-            # a path or URL: a credential may be one of its segments (".../bot<token>/x",
-            # a memory file named after a token); segments get the shape checks only
-            offset = 0
-            for segment in token.split("/"):
-                if len(segment) >= 12:
-                    _known_shape(segment, start + offset, c, spans)
-                offset += len(segment) + 1
-        trimmed = token.rstrip(".")
-        if len(trimmed) >= 20 and high_entropy(trimmed, text, start):
-            spans.append((start, start + len(trimmed), "high_entropy"))
-
-
-def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> bool:
-    """Whether ``token`` starts with a known prefix or has a known shape (then it is handled:
-    a span is added for a credential, none for a prefix followed by filler)."""
-    prefix = next((p for p in c.prefixes.get(token[:2], ()) if token.startswith(p)), None)
-    if prefix is not None:
-        verdict = _prefixed(token, c.by_prefix[prefix])
-        if verdict is not None:
-            kind, end = verdict
-            if kind:
-                spans.append((start, start + end, kind))
-            return True
-    shaped = _shaped(token, c)
-    if shaped is not None:
-        spans.append((start, start + shaped[1], shaped[0]))
-        return True
-    return False
-
-
-def _prefixed(token: str, entries: list[tuple[str, LazyRe, int]]) -> tuple[str, int] | None:
-    """``(kind, end)`` for a hit, ``("", 0)`` for filler after a prefix, ``None`` if no match."""
-    for kind, regex, plen in entries:
-        bm = regex.get().match(token)
-        if bm is None:
-            continue
-        end = bm.end()
-        if end < len(token) and token[end].isalnum():
-            continue
-        body = token[plen:end]
-        if body_is_placeholder(body) or is_placeholder(token[:end]):
-            return "", 0
-        if plen <= 3 and not randomish(body, min_len=8) and kind != "jwt":
-            continue
-        return kind, end
-    return None
-
-
-def _shaped(token: str, c: _Compiled) -> tuple[str, int] | None:
-    for kind, needle, regex in c.shaped:
-        if needle not in token:
-            continue
-        sm = regex.get().match(token)
-        ended = sm is not None and (sm.end() == len(token) or not token[sm.end()].isalnum())
-        if sm is not None and ended and not body_is_placeholder(sm.group()):
-            return kind, sm.end()
-    return None
+        if lowered[start] == "_" and c.word_char.match(lowered, end):
+            continue  # "_pat" must end a word ("_pat\b")
+        hits.append((start, end))
+        taken = end
+    return hits
 
 
 def _scan_assignments(text: str, lowered: str, c: _Compiled, spans: list[Span]) -> None:
     last_key_end = -1
-    for hit in c.keyword.finditer(lowered):
-        pos = hit.start()
+    for pos, hit_end in _keyword_hits(lowered, c):
         if pos < last_key_end:
             continue
         start = pos
@@ -220,7 +198,7 @@ def _scan_assignments(text: str, lowered: str, c: _Compiled, spans: list[Span]) 
         if start > 0 and text[start - 1] in ":/":
             continue  # inside a URL, an ARN or a path: "arn:aws:secretsmanager:…"
         m = c.assign.match(text, start)
-        if m is None or m.end("key") < hit.end():
+        if m is None or m.end("key") < hit_end:
             continue
         last_key_end = m.end("key")
         quoted = m.group("value") is not None
@@ -295,14 +273,46 @@ def _private_sub(text: str, counts: dict[str, int]) -> str:
     return text
 
 
-def _collect(text: str, emails: bool, phones: bool) -> list[Span]:
+class _Pass:
+    """What a pass over a text leaves for the next one over the same text with the pass's
+    spans replaced (``edits``: each replaced span and its marker, see ``carried_hits``):
+    where the literal anchors were, what each context window gave, whether lower-casing
+    went character by character (then anchors can be carried over) and whether the text
+    has a PEM block (``high_entropy`` looks for one 8,000 characters back)."""
+
+    __slots__ = ("blocks", "edits", "hits", "local", "plain_lower", "seen")
+
+    def __init__(self) -> None:
+        self.edits: list[tuple[int, int, int, int]] | None = None
+        self.hits: dict[str, list[int]] = {}
+        self.seen: Windows = {}
+        self.plain_lower = True
+        self.local = False
+        self.blocks = False
+
+
+def _collect(text: str, emails: bool, phones: bool, state: _Pass) -> list[Span]:
     c = _rules()
     lowered = text.lower()
-    if len(lowered) != len(text):  # a few non-ASCII letters lower to two characters
+    plain_lower = len(lowered) == len(text)
+    if not plain_lower:  # a few non-ASCII letters lower to two characters
         lowered = text.translate(_ASCII_LOWER)
     spans: list[Span] = []
-    _scan_tokens(text, c, spans)
-    scan_context(text, lowered, c, spans)
+    edits = state.edits
+    local = "\u03a3" not in text  # the one letter whose lower case depends on its neighbours
+    if edits is not None and local and state.local and plain_lower == state.plain_lower:
+        # a later pass: only what is near a marker can read differently (see the helpers)
+        hits = carried_hits(state.hits, edits, lowered)
+        reach = 8_000 if state.blocks or "-----BEGIN " in text else 64
+        scan_tokens(text, c, spans, token_zones([(e[2], e[3]) for e in edits], reach))
+    else:
+        hits = literal_hits(lowered, c.literals)
+        scan_tokens(text, c, spans)
+    state.hits = hits
+    state.plain_lower = plain_lower
+    state.local = local
+    state.blocks = "-----BEGIN " in text
+    scan_context(text, lowered, c, spans, hits, state.seen)
     _scan_assignments(text, lowered, c, spans)
     scan_cards(text, c, spans)
     optional: list[tuple[bool, re.Pattern[str], str]] = [
@@ -319,8 +329,11 @@ def _collect(text: str, emails: bool, phones: bool) -> list[Span]:
 _KIND_RANK = {"credential": 1, "password": 1, "bearer_token": 1, "high_entropy": 2}
 
 
-def _replace(text: str, spans: list[Span], counts: dict[str, int]) -> str:
-    """Overlapping spans merge (the first-starting one names the kind); each becomes a marker."""
+def _replace(
+    text: str, spans: list[Span], counts: dict[str, int], edits: list[tuple[int, int, int, int]]
+) -> str:
+    """Overlapping spans merge (the first-starting one names the kind); each becomes a marker.
+    ``edits`` gets each replaced span and where its marker is in the result."""
     spans.sort(key=lambda s: (s[0], -s[1], _KIND_RANK.get(s[2], 0)))
     pieces: list[str] = []
     done = 0
@@ -335,12 +348,17 @@ def _replace(text: str, spans: list[Span], counts: dict[str, int]) -> str:
         cur_start, cur_end, cur_kind = start, end, kind
     if cur_start >= 0:
         merged.append((cur_start, cur_end, cur_kind))
+    size = 0
     for start, end, kind in merged:
         if end <= start:
             continue
         counts[kind] = counts.get(kind, 0) + 1
         pieces.append(text[done:start])
-        pieces.append(marker(kind))
+        size += start - done
+        label = marker(kind)
+        pieces.append(label)
+        edits.append((start, end, size, size + len(label)))
+        size += len(label)
         done = end
     pieces.append(text[done:])
     return "".join(pieces)
@@ -355,11 +373,13 @@ def scrub(text: str, *, emails: bool = False, phones: bool = False) -> tuple[str
     # A replaced span can change how its neighbours read (the rest of a token a card number
     # was glued to); repeat until stable. Text without secrets costs one pass, and each
     # further pass only turns secret text into inert markers, so this ends quickly.
+    state = _Pass()
     for _ in range(4):
-        spans = _collect(text, emails, phones)
+        spans = _collect(text, emails, phones, state)
         if not spans:
             break
-        text = _replace(text, spans, counts)
+        state.edits = []
+        text = _replace(text, spans, counts, state.edits)
     return text, counts
 
 
