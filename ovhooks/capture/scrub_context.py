@@ -14,6 +14,8 @@ from ovhooks.capture.scrub_values import is_placeholder, looks_like_code, passwo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ovhooks.capture.scrub import Span, _Compiled
 
 _MARKER = "[REDACTED:"
@@ -47,7 +49,7 @@ def _anchor_spans(
 
 
 def literal_hits(lowered: str, literals: tuple[str, ...]) -> dict[str, list[int]]:
-    """Every occurrence (overlapping ones too) of each literal anchor in ``lowered``."""
+    """Every occurrence (overlapping ones too) of each literal in ``lowered``."""
     hits: dict[str, list[int]] = {}
     for literal in literals:
         found = []
@@ -57,6 +59,19 @@ def literal_hits(lowered: str, literals: tuple[str, ...]) -> dict[str, list[int]
             at = lowered.find(literal, at + 1)
         hits[literal] = found
     return hits
+
+
+def derive_hits(
+    hits: dict[str, list[int]], lowered: str, derived: dict[str, tuple[str, int]]
+) -> None:
+    """Add the occurrences of each derived literal: those of the needle it holds (at its
+    offset in the literal) where the whole literal is."""
+    for literal, (base, offset) in derived.items():
+        hits[literal] = [
+            at - offset
+            for at in hits[base]
+            if at >= offset and lowered.startswith(literal, at - offset)
+        ]
 
 
 def carried_hits(
@@ -151,12 +166,38 @@ def _window_spans(
 ) -> list[tuple[int, int]]:
     group: str | int = "v" if "v" in regex.groupindex else 0
     found = []
-    for m in regex.finditer(text, start, end):
+    line_rule = regex.pattern.startswith("(?m)^")
+    matches = (
+        _line_matches(regex, text, start, end) if line_rule else regex.finditer(text, start, end)
+    )
+    for m in matches:
         value = m.group(group)
         if value is not None and _context_value_ok(kind, value, m):
             s, e = m.span(group)
             found.append((s - start, e - start))
     return found
+
+
+def _line_matches(
+    regex: re.Pattern[str], text: str, start: int, end: int
+) -> Iterator[re.Match[str]]:
+    """``regex.finditer(text, start, end)`` for an expression that starts with ``(?m)^``: it
+    can only match at a line start, so it is tried there alone (a log with a time on every
+    line wakes the ``.pgpass`` rule everywhere; trying each position cost a millisecond)."""
+    at = start
+    while True:
+        if at and text[at - 1] != "\n":
+            at = text.find("\n", at, end) + 1
+            if not at:
+                return
+        if at >= end:
+            return
+        m = regex.match(text, at, end)
+        if m is not None:
+            yield m
+            at = m.end()
+        else:
+            at += 1
 
 
 def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
@@ -184,7 +225,9 @@ def scan_cards(text: str, c: _Compiled, spans: list[Span]) -> None:
     # A card number lies inside a stretch of digits, spaces and dashes that starts and ends
     # with a digit and holds 13+ characters; the card expression (a repeated group, slow on
     # digit-rich logs) runs only inside such stretches, which gives it the same matches.
-    for run in c.card_run.finditer(text):
+    # [0-9] is faster than \\d, which also takes other scripts' digits: only for ASCII text
+    runs = c.card_run_ascii if text.isascii() else c.card_run
+    for run in runs.finditer(text):
         _cards_in(text, run.start(), run.end(), c, spans)
 
 

@@ -78,14 +78,17 @@ def _judge(token: str, start: int, text: str, c: _Compiled, spans: list[Span]) -
 def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> bool:
     """Whether ``token`` starts with a known prefix or has a known shape (then it is handled:
     a span is added for a credential, none for a prefix followed by filler)."""
-    prefix = next((p for p in c.prefixes.get(token[:2], ()) if token.startswith(p)), None)
-    if prefix is not None:
-        verdict = _prefixed(token, c.by_prefix[prefix])
-        if verdict is not None:
-            kind, end = verdict
-            if kind:
-                spans.append((start, start + end, kind))
-            return True
+    for prefix in c.prefixes.get(token[:2], ()):
+        if token.startswith(prefix):
+            verdict = _prefixed(token, c.by_prefix[prefix])
+            if verdict is not None:
+                kind, end = verdict
+                if kind:
+                    spans.append((start, start + end, kind))
+                return True
+            break  # only the longest prefix counts
+    if c.shaped_needle.search(token) is None:
+        return False  # no shape's telltale substring: most tokens stop here
     shaped = _shaped(token, c)
     if shaped is not None:
         spans.append((start, start + shaped[1], shaped[0]))
