@@ -83,7 +83,7 @@ _ASSIGN_SRC = (
     r"(?:(?P<q>[\"'`])(?P<value>(?:[^\"'`\\\n]|\\.){1,400}?)(?P=q)"
     r"|(?P<value2>[^\s\"'`,;&<>(){}\[\]]{1,400}))"
 )
-_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _CARD_SRC = r"\d(?:[ -]?\d){12,18}"
 _CARD_RUN_SRC = r"\d[\d -]{11,}\d"
 _ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
@@ -203,9 +203,9 @@ def _scan_assignments(
     for pos, hit_end in _keyword_hits(lowered, c, hits):
         if pos < last_key_end:
             continue
-        start = pos
-        while start > 0 and pos - start < 100 and text[start - 1] in _KEY_CHARS:
-            start -= 1
+        # back over the key's characters, at most 100 (one C call, not a loop per character)
+        before = text[max(0, pos - 100) : pos]
+        start = pos - len(before) + len(before.rstrip(_KEY_CHARS))
         if start > 0 and text[start - 1] in "@$":
             start -= 1
         if start > 0 and text[start - 1] in "\"'`":
