@@ -25,6 +25,12 @@ Overlapping spans merge, so a secret is replaced whole. The result is idempotent
 never matches a rule) and never longer than the input except by the markers; both are
 property-tested. Counts per kind are returned; nothing here logs or returns a secret.
 
+A replaced span can change how its neighbours read, so a text with secrets is scanned again
+after the replacement, until nothing more is found. A later pass re-does only what a marker
+can have changed (``_Pass``): anchors and keywords are carried over, context windows met
+before are not scanned again, tokens are judged only near the markers. Its output is the
+full re-scan's, byte for byte (``tests/capture/test_scrub_equivalence.py``).
+
 Why our own rules and not ``detect-secrets`` (1.5.0): on this project's corpus
 (``tests/fixtures/secrets``, see docs/PRIVACY.md for the figures) it misses most vendor
 formats and every command-line and config-file shape, flags look-alikes, costs 75-100 ms to
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import re
 
+from ovhooks.capture.scrub_assign import ASSIGN_SRC, KEYWORDS, scan_assignments
 from ovhooks.capture.scrub_context import (
     anchor,
     carried_hits,
@@ -47,16 +54,7 @@ from ovhooks.capture.scrub_context import (
 )
 from ovhooks.capture.scrub_tokens import scan_tokens, token_zones
 from ovhooks.capture.scrub_values import (
-    PROVIDER_ID_WORDS,
     LazyRe,
-    is_placeholder,
-    key_components,
-    key_strength,
-    looks_like_code,
-    public_key_name,
-    public_token,
-    randomish,
-    variable_like,
 )
 
 TYPE_CHECKING = False
@@ -71,19 +69,6 @@ def marker(kind: str) -> str:
 
 
 _CANDIDATE_SRC = r"[A-Za-z0-9_+.~-][A-Za-z0-9_+/.~-]{11,}={0,3}"
-# Words that announce an assignment's key (found in the lower-cased text); "_pat" only at the
-# end of a word.
-_KEYWORDS = (
-    "pass", "pwd", "secret", "token", "key", "auth", "cred", "_pat", "salt", "dsn", "mnemonic",
-    "seed",
-)  # fmt: skip
-_ASSIGN_SRC = (
-    r"(?P<kq>[\"'`]?)(?P<key>[@$]?[A-Za-z0-9_.-]{1,100})(?P=kq)"
-    r"(?P<sep>[ \t]*\]?[ \t]*(?::=|=>|\?=|=|:|,)[ \t]*|[ \t]+)"
-    r"(?:(?P<q>[\"'`])(?P<value>(?:[^\"'`\\\n]|\\.){1,400}?)(?P=q)"
-    r"|(?P<value2>[^\s\"'`,;&<>(){}\[\]]{1,400}))"
-)
-_KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _CARD_SRC = r"\d(?:[ -]?\d){12,18}"
 _CARD_RUN_SRC = r"\d[\d -]{11,}\d"
 _ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
@@ -95,10 +80,6 @@ _PHONE_SRC = (
     r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,5}"
     r"(?![\w])|(?<![\w+])\+\d{9,15}(?!\w)"
 )
-_ENV_NAME = LazyRe(r"[A-Z][A-Z0-9_]+")
-_BARE_WORD = LazyRe(r"[A-Za-z_]+")
-_SENTENCE = LazyRe(r"[A-Za-z ,.'!?:-]+")
-_BASE64ISH = LazyRe(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
 class _Compiled:
@@ -135,24 +116,24 @@ class _Compiled:
         # an anchor that holds a needle (``secret: `` holds ``secret``) is derived from its
         # occurrences instead: 27 fewer searches of the whole text.
         anchors = [a for _k, _r, a, _w in self.context if isinstance(a, tuple)]
-        literals = list(dict.fromkeys(lit for a in anchors for lit in a if lit not in _KEYWORDS))
+        literals = list(dict.fromkeys(lit for a in anchors for lit in a if lit not in KEYWORDS))
         # a base is a keyword, or a literal that holds no keyword and no other literal (so it
         # is searched for itself)
         plain = [
             o
             for o in literals
-            if not any(w in o for w in _KEYWORDS) and not any(p != o and p in o for p in literals)
+            if not any(w in o for w in KEYWORDS) and not any(p != o and p in o for p in literals)
         ]
         self.derived: dict[str, tuple[str, int]] = {}
         for lit in literals:
-            base = next((w for w in _KEYWORDS if w in lit), None)
+            base = next((w for w in KEYWORDS if w in lit), None)
             base = base or next((o for o in plain if o != lit and o in lit), None)
             if base is not None:
                 self.derived[lit] = (base, lit.index(base))
-        self.needles = _KEYWORDS + tuple(lit for lit in literals if lit not in self.derived)
+        self.needles = KEYWORDS + tuple(lit for lit in literals if lit not in self.derived)
         self.providers = rules.PROVIDERS
         self.word_char = re.compile(r"\w")
-        self.assign = re.compile(_ASSIGN_SRC)
+        self.assign = re.compile(ASSIGN_SRC)
         self.card = re.compile(_CARD_SRC)
         self.card_run = re.compile(_CARD_RUN_SRC)
         self.card_run_ascii = re.compile(r"[0-9][0-9 -]{11,}[0-9]")
@@ -176,95 +157,6 @@ def _rules() -> _Compiled:
 Span = tuple[int, int, str]
 
 # ------------------------------------------------------------------------- detectors
-
-
-def _keyword_hits(lowered: str, c: _Compiled, hits: dict[str, list[int]]) -> list[tuple[int, int]]:
-    """The matches of the alternation ``pass|pwd|…|_pat\\b|…``, from every occurrence of each
-    word (``str.find`` loops, a third of the alternation's cost on 64 kB). No two words can
-    start at the same place, so the leftmost, non-overlapping choice among all occurrences is
-    the expression's."""
-    found = sorted((at, at + len(word)) for word in _KEYWORDS for at in hits[word])
-    chosen: list[tuple[int, int]] = []
-    taken = 0
-    for start, end in found:
-        if start < taken:
-            continue
-        if lowered[start] == "_" and c.word_char.match(lowered, end):
-            continue  # "_pat" must end a word ("_pat\b")
-        chosen.append((start, end))
-        taken = end
-    return chosen
-
-
-def _scan_assignments(
-    text: str, lowered: str, c: _Compiled, spans: list[Span], hits: dict[str, list[int]]
-) -> None:
-    last_key_end = -1
-    for pos, hit_end in _keyword_hits(lowered, c, hits):
-        if pos < last_key_end:
-            continue
-        # back over the key's characters, at most 100 (one C call, not a loop per character)
-        before = text[max(0, pos - 100) : pos]
-        start = pos - len(before) + len(before.rstrip(_KEY_CHARS))
-        if start > 0 and text[start - 1] in "@$":
-            start -= 1
-        if start > 0 and text[start - 1] in "\"'`":
-            start -= 1
-        if start > 0 and text[start - 1] in ":/":
-            continue  # inside a URL, an ARN or a path: "arn:aws:secretsmanager:…"
-        m = c.assign.match(text, start)
-        if m is None or m.end("key") < hit_end:
-            continue
-        last_key_end = m.end("key")
-        quoted = m.group("value") is not None
-        group = "value" if quoted else "value2"
-        kind = _assignment_kind(m, quoted, c)
-        if kind:
-            s, e = m.span(group)
-            spans.append((s, e, kind))
-            last_key_end = e
-
-
-def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
-    """The kind to report when ``key <sep> value`` assigns a credential, else ``""``."""
-    key = m.group("key").lstrip("-@$")
-    sep = m.group("sep")
-    value = m.group("value") if quoted else m.group("value2")
-    is_flag = m.group("key").startswith("-")
-    if not sep.strip() and not is_flag:
-        return ""
-    if "," in sep and not (m.group("kq") and quoted):
-        return ""
-    strength = key_strength(key)
-    comps = key_components(key)
-    if strength == 0 and any(p in c.providers for p in comps) and not public_key_name(comps):
-        strength = 1 if any(w in PROVIDER_ID_WORDS for w in comps) else 0
-    if strength == 0 or len(value) < 3 or value.startswith(MARKER_PREFIX):
-        return ""
-    if is_placeholder(value) or looks_like_code(value):
-        return ""
-    if "://" in value or public_token(value):
-        return ""  # an endpoint or a public key (passwords in URLs have their own rule)
-    kind = "password" if any(w in key.lower() for w in ("pass", "pwd")) else "credential"
-    if kind == "credential" and len(value) < 8 and not randomish(value, min_len=6):
-        return ""  # "token: abc": keys and tokens are long; short passwords are not rare
-    if strength == 1:
-        ok = randomish(value, min_len=8) or bool(
-            _BASE64ISH.get().fullmatch(value) and len(value) >= 12
-        )
-        return kind if ok else ""
-    if quoted:
-        sentence = value.count(" ") >= 2 and _SENTENCE.get().fullmatch(value)
-        return "" if sentence else kind
-    if _ENV_NAME.get().fullmatch(value) and "_" in value:
-        return ""  # the *name* of an environment variable
-    if _BARE_WORD.get().fullmatch(value) and variable_like(value):
-        # A bare word: a variable in code (``password=password``, ``token: str``), unless
-        # the line is a ``.env``/YAML-style setting (``DB_PASSWORD=swordfish``, ``pass: x``).
-        env_style = key.isupper() or ":" in sep or is_flag
-        camel_type = value[:1].isupper() and ":" in sep and not key.isupper()
-        return kind if env_style and not camel_type else ""
-    return kind
 
 
 # ---------------------------------------------------------------------------- driver
@@ -329,7 +221,7 @@ def _collect(text: str, emails: bool, phones: bool, state: _Pass) -> list[Span]:
     state.local = local
     state.blocks = "-----BEGIN " in text
     scan_context(text, lowered, c, spans, hits, state.seen)
-    _scan_assignments(text, lowered, c, spans, hits)
+    scan_assignments(text, lowered, c, spans, hits)
     scan_cards(text, c, spans)
     optional: list[tuple[bool, re.Pattern[str], str]] = [
         (emails and "@" in text, c.email, "email"),
