@@ -115,7 +115,8 @@ def _record_equivalence() -> None:
         cases[name] = [input_digest(text), outcome_digest(out, counts)]
     path = ROOT / "tests" / "fixtures" / EQUIVALENCE_FIXTURE
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(cases, indent=0, sort_keys=True) + "\n", "utf-8")
+    lines = [f"{json.dumps(name)}: {json.dumps(cases[name])}" for name in sorted(cases)]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n", "utf-8")  # a case a line
     print(f"{len(cases)} cases recorded in {path.relative_to(ROOT)}")
 
 
