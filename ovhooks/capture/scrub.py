@@ -111,7 +111,6 @@ class _Compiled:
             )
             for kind, src, hints in rules.CONTEXT
         ]
-        # every literal anchor once (rules share some), found once per pass
         # Every literal anchor and assignment keyword is searched for once per pass ("needles");
         # an anchor that holds a needle (``secret: `` holds ``secret``) is derived from its
         # occurrences instead: 27 fewer searches of the whole text.
@@ -156,10 +155,8 @@ def _rules() -> _Compiled:
 
 Span = tuple[int, int, str]
 
-# ------------------------------------------------------------------------- detectors
-
-
 # ---------------------------------------------------------------------------- driver
+# (the detectors: scrub_tokens, scrub_context, scrub_assign)
 
 
 def remove_private(text: str) -> tuple[str, int]:
