@@ -61,6 +61,15 @@ BLOCK_TAGS = (
 # Cheap pre-check: text without any of these substrings (lower-cased) needs no regex work.
 _HINTS = ("<", "[subagent context]", "hook additional context", "# agents.md", "\x00", "[request")
 
+# A literal each of the line patterns below (in order) cannot match without.
+_LINE_NEEDLES = (
+    "</",
+    "[Subagent Context]",
+    " hook additional context:",
+    "# AGENTS.md instructions",
+    "[Request interrupted by user",
+)
+
 # Compiled on first use, so that importing this module compiles nothing.
 _compiled: dict[str, re.Pattern[str]] = {}
 _close_res: dict[str, re.Pattern[str]] = {}
@@ -152,8 +161,11 @@ def _one_pass(text: str) -> str:
     lowered = text.lower()
     if any(h in lowered for h in _HINTS):
         text = _strip_blocks(text)
-        for pattern in _line_res:
-            text = pattern.sub("", text)
+        for pattern, needle in zip(_line_res, _LINE_NEEDLES, strict=True):
+            # each needs its literal; a line-anchored one tried at every position of a 64 kB
+            # turn cost a millisecond even where the literal is absent
+            if needle in text:
+                text = pattern.sub("", text)
     if text != original:
         text = _compile()["blank_run"].sub("\n\n", text)
     return text.strip()

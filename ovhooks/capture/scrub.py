@@ -25,6 +25,12 @@ Overlapping spans merge, so a secret is replaced whole. The result is idempotent
 never matches a rule) and never longer than the input except by the markers; both are
 property-tested. Counts per kind are returned; nothing here logs or returns a secret.
 
+A replaced span can change how its neighbours read, so a text with secrets is scanned again
+after the replacement, until nothing more is found. A later pass re-does only what a marker
+can have changed (``_Pass``): anchors and keywords are carried over, context windows met
+before are not scanned again, tokens are judged only near the markers. Its output is the
+full re-scan's, byte for byte (``tests/capture/test_scrub_equivalence.py``).
+
 Why our own rules and not ``detect-secrets`` (1.5.0): on this project's corpus
 (``tests/fixtures/secrets``, see docs/PRIVACY.md for the figures) it misses most vendor
 formats and every command-line and config-file shape, flags look-alikes, costs 75-100 ms to
@@ -36,21 +42,24 @@ from __future__ import annotations
 
 import re
 
-from ovhooks.capture.scrub_context import anchor, scan_cards, scan_context, window
-from ovhooks.capture.scrub_values import (
-    PROVIDER_ID_WORDS,
-    LazyRe,
-    body_is_placeholder,
-    high_entropy,
-    is_placeholder,
-    key_components,
-    key_strength,
-    looks_like_code,
-    public_key_name,
-    public_token,
-    randomish,
-    variable_like,
+from ovhooks.capture.scrub_assign import ASSIGN_SRC, KEYWORDS, scan_assignments
+from ovhooks.capture.scrub_context import (
+    anchor,
+    carried_hits,
+    derive_hits,
+    literal_hits,
+    scan_cards,
+    scan_context,
+    window,
 )
+from ovhooks.capture.scrub_tokens import scan_tokens, token_zones
+from ovhooks.capture.scrub_values import (
+    LazyRe,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.capture.scrub_context import Windows
 
 MARKER_PREFIX = "[REDACTED:"
 
@@ -60,15 +69,8 @@ def marker(kind: str) -> str:
 
 
 _CANDIDATE_SRC = r"[A-Za-z0-9_+.~-][A-Za-z0-9_+/.~-]{11,}={0,3}"
-_KEYWORD_SRC = r"pass|pwd|secret|token|key|auth|cred|_pat\b|salt|dsn|mnemonic|seed"
-_ASSIGN_SRC = (
-    r"(?P<kq>[\"'`]?)(?P<key>[@$]?[A-Za-z0-9_.-]{1,100})(?P=kq)"
-    r"(?P<sep>[ \t]*\]?[ \t]*(?::=|=>|\?=|=|:|,)[ \t]*|[ \t]+)"
-    r"(?:(?P<q>[\"'`])(?P<value>(?:[^\"'`\\\n]|\\.){1,400}?)(?P=q)"
-    r"|(?P<value2>[^\s\"'`,;&<>(){}\[\]]{1,400}))"
-)
-_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _CARD_SRC = r"\d(?:[ -]?\d){12,18}"
+_CARD_RUN_SRC = r"\d[\d -]{11,}\d"
 _ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
 _EMAIL_SRC = (
     r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}"
@@ -78,10 +80,6 @@ _PHONE_SRC = (
     r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,5}"
     r"(?![\w])|(?<![\w+])\+\d{9,15}(?!\w)"
 )
-_ENV_NAME = LazyRe(r"[A-Z][A-Z0-9_]+")
-_BARE_WORD = LazyRe(r"[A-Za-z_]+")
-_SENTENCE = LazyRe(r"[A-Za-z ,.'!?:-]+")
-_BASE64ISH = LazyRe(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
 class _Compiled:
@@ -103,6 +101,7 @@ class _Compiled:
             entry = (kind, LazyRe(re.escape(prefix) + body), len(prefix))
             self.by_prefix.setdefault(prefix, []).append(entry)
         self.shaped = [(kind, needle, LazyRe(src)) for kind, needle, src in rules.SHAPED]
+        self.shaped_needle = re.compile("|".join(re.escape(n) for _k, n, _s in rules.SHAPED))
         self.context = [
             (
                 kind,
@@ -112,10 +111,31 @@ class _Compiled:
             )
             for kind, src, hints in rules.CONTEXT
         ]
+        # Every literal anchor and assignment keyword is searched for once per pass ("needles");
+        # an anchor that holds a needle (``secret: `` holds ``secret``) is derived from its
+        # occurrences instead: 27 fewer searches of the whole text.
+        anchors = [a for _k, _r, a, _w in self.context if isinstance(a, tuple)]
+        literals = list(dict.fromkeys(lit for a in anchors for lit in a if lit not in KEYWORDS))
+        # a base is a keyword, or a literal that holds no keyword and no other literal (so it
+        # is searched for itself)
+        plain = [
+            o
+            for o in literals
+            if not any(w in o for w in KEYWORDS) and not any(p != o and p in o for p in literals)
+        ]
+        self.derived: dict[str, tuple[str, int]] = {}
+        for lit in literals:
+            base = next((w for w in KEYWORDS if w in lit), None)
+            base = base or next((o for o in plain if o != lit and o in lit), None)
+            if base is not None:
+                self.derived[lit] = (base, lit.index(base))
+        self.needles = KEYWORDS + tuple(lit for lit in literals if lit not in self.derived)
         self.providers = rules.PROVIDERS
-        self.keyword = re.compile(_KEYWORD_SRC)  # on the lower-cased text
-        self.assign = re.compile(_ASSIGN_SRC)
+        self.word_char = re.compile(r"\w")
+        self.assign = re.compile(ASSIGN_SRC)
         self.card = re.compile(_CARD_SRC)
+        self.card_run = re.compile(_CARD_RUN_SRC)
+        self.card_run_ascii = re.compile(r"[0-9][0-9 -]{11,}[0-9]")
         self.email = re.compile(_EMAIL_SRC)
         self.phone = re.compile(_PHONE_SRC)
         self.private = re.compile(
@@ -135,146 +155,8 @@ def _rules() -> _Compiled:
 
 Span = tuple[int, int, str]
 
-# ------------------------------------------------------------------------- detectors
-
-
-def _scan_tokens(text: str, c: _Compiled, spans: list[Span]) -> None:
-    for m in c.candidate.finditer(text):
-        token = m.group()
-        start = m.start()
-        if _known_shape(token, start, c, spans):
-            continue
-        if "/" in token:
-            # a path or URL: a credential may be one of its segments (".../bot<token>/x",
-            # a memory file named after a token); segments get the shape checks only
-            offset = 0
-            for segment in token.split("/"):
-                if len(segment) >= 12:
-                    _known_shape(segment, start + offset, c, spans)
-                offset += len(segment) + 1
-        trimmed = token.rstrip(".")
-        if len(trimmed) >= 20 and high_entropy(trimmed, text, start):
-            spans.append((start, start + len(trimmed), "high_entropy"))
-
-
-def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> bool:
-    """Whether ``token`` starts with a known prefix or has a known shape (then it is handled:
-    a span is added for a credential, none for a prefix followed by filler)."""
-    prefix = next((p for p in c.prefixes.get(token[:2], ()) if token.startswith(p)), None)
-    if prefix is not None:
-        verdict = _prefixed(token, c.by_prefix[prefix])
-        if verdict is not None:
-            kind, end = verdict
-            if kind:
-                spans.append((start, start + end, kind))
-            return True
-    shaped = _shaped(token, c)
-    if shaped is not None:
-        spans.append((start, start + shaped[1], shaped[0]))
-        return True
-    return False
-
-
-def _prefixed(token: str, entries: list[tuple[str, LazyRe, int]]) -> tuple[str, int] | None:
-    """``(kind, end)`` for a hit, ``("", 0)`` for filler after a prefix, ``None`` if no match."""
-    for kind, regex, plen in entries:
-        bm = regex.get().match(token)
-        if bm is None:
-            continue
-        end = bm.end()
-        if end < len(token) and token[end].isalnum():
-            continue
-        body = token[plen:end]
-        if body_is_placeholder(body) or is_placeholder(token[:end]):
-            return "", 0
-        if plen <= 3 and not randomish(body, min_len=8) and kind != "jwt":
-            continue
-        return kind, end
-    return None
-
-
-def _shaped(token: str, c: _Compiled) -> tuple[str, int] | None:
-    for kind, needle, regex in c.shaped:
-        if needle not in token:
-            continue
-        sm = regex.get().match(token)
-        ended = sm is not None and (sm.end() == len(token) or not token[sm.end()].isalnum())
-        if sm is not None and ended and not body_is_placeholder(sm.group()):
-            return kind, sm.end()
-    return None
-
-
-def _scan_assignments(text: str, lowered: str, c: _Compiled, spans: list[Span]) -> None:
-    last_key_end = -1
-    for hit in c.keyword.finditer(lowered):
-        pos = hit.start()
-        if pos < last_key_end:
-            continue
-        start = pos
-        while start > 0 and pos - start < 100 and text[start - 1] in _KEY_CHARS:
-            start -= 1
-        if start > 0 and text[start - 1] in "@$":
-            start -= 1
-        if start > 0 and text[start - 1] in "\"'`":
-            start -= 1
-        if start > 0 and text[start - 1] in ":/":
-            continue  # inside a URL, an ARN or a path: "arn:aws:secretsmanager:…"
-        m = c.assign.match(text, start)
-        if m is None or m.end("key") < hit.end():
-            continue
-        last_key_end = m.end("key")
-        quoted = m.group("value") is not None
-        group = "value" if quoted else "value2"
-        kind = _assignment_kind(m, quoted, c)
-        if kind:
-            s, e = m.span(group)
-            spans.append((s, e, kind))
-            last_key_end = e
-
-
-def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
-    """The kind to report when ``key <sep> value`` assigns a credential, else ``""``."""
-    key = m.group("key").lstrip("-@$")
-    sep = m.group("sep")
-    value = m.group("value") if quoted else m.group("value2")
-    is_flag = m.group("key").startswith("-")
-    if not sep.strip() and not is_flag:
-        return ""
-    if "," in sep and not (m.group("kq") and quoted):
-        return ""
-    strength = key_strength(key)
-    comps = key_components(key)
-    if strength == 0 and any(p in c.providers for p in comps) and not public_key_name(comps):
-        strength = 1 if any(w in PROVIDER_ID_WORDS for w in comps) else 0
-    if strength == 0 or len(value) < 3 or value.startswith(MARKER_PREFIX):
-        return ""
-    if is_placeholder(value) or looks_like_code(value):
-        return ""
-    if "://" in value or public_token(value):
-        return ""  # an endpoint or a public key (passwords in URLs have their own rule)
-    kind = "password" if any(w in key.lower() for w in ("pass", "pwd")) else "credential"
-    if kind == "credential" and len(value) < 8 and not randomish(value, min_len=6):
-        return ""  # "token: abc": keys and tokens are long; short passwords are not rare
-    if strength == 1:
-        ok = randomish(value, min_len=8) or bool(
-            _BASE64ISH.get().fullmatch(value) and len(value) >= 12
-        )
-        return kind if ok else ""
-    if quoted:
-        sentence = value.count(" ") >= 2 and _SENTENCE.get().fullmatch(value)
-        return "" if sentence else kind
-    if _ENV_NAME.get().fullmatch(value) and "_" in value:
-        return ""  # the *name* of an environment variable
-    if _BARE_WORD.get().fullmatch(value) and variable_like(value):
-        # A bare word: a variable in code (``password=password``, ``token: str``), unless
-        # the line is a ``.env``/YAML-style setting (``DB_PASSWORD=swordfish``, ``pass: x``).
-        env_style = key.isupper() or ":" in sep or is_flag
-        camel_type = value[:1].isupper() and ":" in sep and not key.isupper()
-        return kind if env_style and not camel_type else ""
-    return kind
-
-
 # ---------------------------------------------------------------------------- driver
+# (the detectors: scrub_tokens, scrub_context, scrub_assign)
 
 
 def remove_private(text: str) -> tuple[str, int]:
@@ -295,15 +177,48 @@ def _private_sub(text: str, counts: dict[str, int]) -> str:
     return text
 
 
-def _collect(text: str, emails: bool, phones: bool) -> list[Span]:
+class _Pass:
+    """What a pass over a text leaves for the next one over the same text with the pass's
+    spans replaced (``edits``: each replaced span and its marker, see ``carried_hits``):
+    where the literal anchors were, what each context window gave, whether lower-casing
+    went character by character (then anchors can be carried over) and whether the text
+    has a PEM block (``high_entropy`` looks for one 8,000 characters back)."""
+
+    __slots__ = ("blocks", "edits", "hits", "local", "plain_lower", "seen")
+
+    def __init__(self) -> None:
+        self.edits: list[tuple[int, int, int, int]] | None = None
+        self.hits: dict[str, list[int]] = {}
+        self.seen: Windows = {}
+        self.plain_lower = True
+        self.local = False
+        self.blocks = False
+
+
+def _collect(text: str, emails: bool, phones: bool, state: _Pass) -> list[Span]:
     c = _rules()
     lowered = text.lower()
-    if len(lowered) != len(text):  # a few non-ASCII letters lower to two characters
+    plain_lower = len(lowered) == len(text)
+    if not plain_lower:  # a few non-ASCII letters lower to two characters
         lowered = text.translate(_ASCII_LOWER)
     spans: list[Span] = []
-    _scan_tokens(text, c, spans)
-    scan_context(text, lowered, c, spans)
-    _scan_assignments(text, lowered, c, spans)
+    edits = state.edits
+    local = "\u03a3" not in text  # the one letter whose lower case depends on its neighbours
+    if edits is not None and local and state.local and plain_lower == state.plain_lower:
+        # a later pass: only what is near a marker can read differently (see the helpers)
+        hits = carried_hits(state.hits, edits, lowered)  # the needles' occurrences
+        reach = 8_000 if state.blocks or "-----BEGIN " in text else 64
+        scan_tokens(text, c, spans, token_zones([(e[2], e[3]) for e in edits], reach))
+    else:
+        hits = literal_hits(lowered, c.needles)
+        scan_tokens(text, c, spans)
+    state.hits = dict(hits)
+    derive_hits(hits, lowered, c.derived)
+    state.plain_lower = plain_lower
+    state.local = local
+    state.blocks = "-----BEGIN " in text
+    scan_context(text, lowered, c, spans, hits, state.seen)
+    scan_assignments(text, lowered, c, spans, hits)
     scan_cards(text, c, spans)
     optional: list[tuple[bool, re.Pattern[str], str]] = [
         (emails and "@" in text, c.email, "email"),
@@ -319,8 +234,11 @@ def _collect(text: str, emails: bool, phones: bool) -> list[Span]:
 _KIND_RANK = {"credential": 1, "password": 1, "bearer_token": 1, "high_entropy": 2}
 
 
-def _replace(text: str, spans: list[Span], counts: dict[str, int]) -> str:
-    """Overlapping spans merge (the first-starting one names the kind); each becomes a marker."""
+def _replace(
+    text: str, spans: list[Span], counts: dict[str, int], edits: list[tuple[int, int, int, int]]
+) -> str:
+    """Overlapping spans merge (the first-starting one names the kind); each becomes a marker.
+    ``edits`` gets each replaced span and where its marker is in the result."""
     spans.sort(key=lambda s: (s[0], -s[1], _KIND_RANK.get(s[2], 0)))
     pieces: list[str] = []
     done = 0
@@ -335,12 +253,17 @@ def _replace(text: str, spans: list[Span], counts: dict[str, int]) -> str:
         cur_start, cur_end, cur_kind = start, end, kind
     if cur_start >= 0:
         merged.append((cur_start, cur_end, cur_kind))
+    size = 0
     for start, end, kind in merged:
         if end <= start:
             continue
         counts[kind] = counts.get(kind, 0) + 1
         pieces.append(text[done:start])
-        pieces.append(marker(kind))
+        size += start - done
+        label = marker(kind)
+        pieces.append(label)
+        edits.append((start, end, size, size + len(label)))
+        size += len(label)
         done = end
     pieces.append(text[done:])
     return "".join(pieces)
@@ -355,11 +278,13 @@ def scrub(text: str, *, emails: bool = False, phones: bool = False) -> tuple[str
     # A replaced span can change how its neighbours read (the rest of a token a card number
     # was glued to); repeat until stable. Text without secrets costs one pass, and each
     # further pass only turns secret text into inert markers, so this ends quickly.
+    state = _Pass()
     for _ in range(4):
-        spans = _collect(text, emails, phones)
+        spans = _collect(text, emails, phones, state)
         if not spans:
             break
-        text = _replace(text, spans, counts)
+        state.edits = []
+        text = _replace(text, spans, counts, state.edits)
     return text, counts
 
 

@@ -14,6 +14,8 @@ from ovhooks.capture.scrub_values import is_placeholder, looks_like_code, passwo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ovhooks.capture.scrub import Span, _Compiled
 
 _MARKER = "[REDACTED:"
@@ -26,18 +28,88 @@ def anchor(hints: str) -> re.Pattern[str] | tuple[str, ...]:
     return tuple(hints.split("|"))
 
 
-def _anchor_spans(anchor: re.Pattern[str] | tuple[str, ...], lowered: str) -> list[tuple[int, int]]:
+def _anchor_spans(
+    anchor: re.Pattern[str] | tuple[str, ...], lowered: str, hits: dict[str, list[int]]
+) -> list[tuple[int, int]]:
     if not isinstance(anchor, tuple):
         return [m.span() for m in anchor.finditer(lowered)]
     found: list[tuple[int, int]] = []
     for literal in anchor:
-        at = lowered.find(literal)
-        while at >= 0:
-            found.append((at, at + len(literal)))
-            at = lowered.find(literal, at + len(literal))
+        # the non-overlapping occurrences, as a find loop stepping by the literal's length
+        # gives them, taken from all of them
+        size = len(literal)
+        taken = 0
+        for at in hits[literal]:
+            if at >= taken:
+                found.append((at, at + size))
+                taken = at + size
     if len(anchor) > 1:
         found.sort()
     return found
+
+
+def literal_hits(lowered: str, literals: tuple[str, ...]) -> dict[str, list[int]]:
+    """Every occurrence (overlapping ones too) of each literal in ``lowered``."""
+    hits: dict[str, list[int]] = {}
+    for literal in literals:
+        found = []
+        at = lowered.find(literal)
+        while at >= 0:
+            found.append(at)
+            at = lowered.find(literal, at + 1)
+        hits[literal] = found
+    return hits
+
+
+def derive_hits(
+    hits: dict[str, list[int]], lowered: str, derived: dict[str, tuple[str, int]]
+) -> None:
+    """Add the occurrences of each derived literal: those of the needle it holds (at its
+    offset in the literal) where the whole literal is."""
+    for literal, (base, offset) in derived.items():
+        hits[literal] = [
+            at - offset
+            for at in hits[base]
+            if at >= offset and lowered.startswith(literal, at - offset)
+        ]
+
+
+def carried_hits(
+    hits: dict[str, list[int]], edits: list[tuple[int, int, int, int]], lowered: str
+) -> dict[str, list[int]]:
+    """``hits`` of the text before a pass, moved to the text after it.
+
+    ``edits`` are the replaced spans, ``(start, end)`` before and ``(start, end)`` of the
+    marker after, in order. An occurrence clear of every replaced span is still there,
+    shifted; an occurrence that overlaps a marker is new and is searched for around the
+    markers only. (Valid when lower-casing is done character by character, which the caller
+    checks: no capital sigma, whose lower case depends on its neighbours.)
+    """
+    moved: dict[str, list[int]] = {}
+    for literal, starts in hits.items():
+        size = len(literal)
+        out: list[int] = []
+        j = 0
+        shift = 0
+        for at in starts:
+            while j < len(edits) and edits[j][1] <= at:
+                shift = edits[j][3] - edits[j][1]
+                j += 1
+            if j < len(edits) and edits[j][0] < at + size:
+                continue  # overlapped a replaced span
+            out.append(at + shift)
+        fresh = False
+        for _s, _e, m_start, m_end in edits:
+            lo, hi = max(0, m_start - size + 1), m_end + size - 1
+            at = lowered.find(literal, lo, hi)
+            while at >= 0:
+                out.append(at)
+                fresh = True
+                at = lowered.find(literal, at + 1, hi)
+        if fresh:
+            out = sorted(set(out))
+        moved[literal] = out
+    return moved
 
 
 def window(kind: str, hints: str) -> tuple[int, int, tuple[str, ...]]:
@@ -54,11 +126,27 @@ def window(kind: str, hints: str) -> tuple[int, int, tuple[str, ...]]:
     return 240, 420, ()
 
 
-def scan_context(text: str, lowered: str, c: _Compiled, spans: list[Span]) -> None:
+Windows = dict[tuple[int, bool, str], list[tuple[int, int]]]
+
+
+def scan_context(
+    text: str,
+    lowered: str,
+    c: _Compiled,
+    spans: list[Span],
+    hits: dict[str, list[int]],
+    seen: Windows,
+) -> None:
+    """Spans found by the context rules in the windows around their anchors.
+
+    ``seen`` keeps, per rule and window text, what the window gave: a later pass over the
+    same text with some spans replaced meets most windows again unchanged (the window text
+    key holds the character before the window too, which ``\\b`` and look-behinds read).
+    """
     n = len(text)
-    for kind, lazy, anchor, (before, after, needs) in c.context:
+    for index, (kind, lazy, anchor, (before, after, needs)) in enumerate(c.context):
         scanned_to = 0
-        for a_start, a_end in _anchor_spans(anchor, lowered):
+        for a_start, a_end in _anchor_spans(anchor, lowered, hits):
             start = max(scanned_to, a_start - before)
             end = min(n, a_end + after)
             if start >= end:
@@ -66,13 +154,50 @@ def scan_context(text: str, lowered: str, c: _Compiled, spans: list[Span]) -> No
             if needs and all(lowered.find(ch, a_end, a_end + 300) < 0 for ch in needs):
                 continue
             scanned_to = end
-            regex = lazy.get()
-            group: str | int = "v" if "v" in regex.groupindex else 0
-            for m in regex.finditer(text, start, end):
-                value = m.group(group)
-                if value is not None and _context_value_ok(kind, value, m):
-                    s, e = m.span(group)
-                    spans.append((s, e, kind))
+            key = (index, start > 0, text[start - 1 if start else 0 : end])
+            found = seen.get(key)
+            if found is None:
+                found = seen[key] = _window_spans(kind, lazy.get(), text, start, end)
+            spans.extend((start + s, start + e, kind) for s, e in found)
+
+
+def _window_spans(
+    kind: str, regex: re.Pattern[str], text: str, start: int, end: int
+) -> list[tuple[int, int]]:
+    group: str | int = "v" if "v" in regex.groupindex else 0
+    found = []
+    line_rule = regex.pattern.startswith("(?m)^")
+    matches = (
+        _line_matches(regex, text, start, end) if line_rule else regex.finditer(text, start, end)
+    )
+    for m in matches:
+        value = m.group(group)
+        if value is not None and _context_value_ok(kind, value, m):
+            s, e = m.span(group)
+            found.append((s - start, e - start))
+    return found
+
+
+def _line_matches(
+    regex: re.Pattern[str], text: str, start: int, end: int
+) -> Iterator[re.Match[str]]:
+    """``regex.finditer(text, start, end)`` for an expression that starts with ``(?m)^``: it
+    can only match at a line start, so it is tried there alone (a log with a time on every
+    line wakes the ``.pgpass`` rule everywhere; trying each position cost a millisecond)."""
+    at = start
+    while True:
+        if at and text[at - 1] != "\n":
+            at = text.find("\n", at, end) + 1
+            if not at:
+                return
+        if at >= end:
+            return
+        m = regex.match(text, at, end)
+        if m is not None:
+            yield m
+            at = m.end()
+        else:
+            at += 1
 
 
 def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
@@ -97,7 +222,17 @@ def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
 
 
 def scan_cards(text: str, c: _Compiled, spans: list[Span]) -> None:
-    for m in c.card.finditer(text):
+    # A card number lies inside a stretch of digits, spaces and dashes that starts and ends
+    # with a digit and holds 13+ characters; the card expression (a repeated group, slow on
+    # digit-rich logs) runs only inside such stretches, which gives it the same matches.
+    # [0-9] is faster than \\d, which also takes other scripts' digits: only for ASCII text
+    runs = c.card_run_ascii if text.isascii() else c.card_run
+    for run in runs.finditer(text):
+        _cards_in(text, run.start(), run.end(), c, spans)
+
+
+def _cards_in(text: str, lo: int, hi: int, c: _Compiled, spans: list[Span]) -> None:
+    for m in c.card.finditer(text, lo, hi):
         start, end = m.span()
         if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_+.,/:-"):
             continue  # part of a longer number or token, a version, a date or a path

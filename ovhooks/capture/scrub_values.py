@@ -303,11 +303,10 @@ def _class_of(ch: str) -> int:
 
 def _in_public_block(text: str, pos: int) -> bool:
     """Whether ``pos`` is inside a ``-----BEGIN PUBLIC KEY/CERTIFICATE-----`` block."""
-    window = text[max(0, pos - 8000) : pos]
-    begin = window.rfind("-----BEGIN ")
-    if begin < 0 or "-----END " in window[begin:]:
+    begin = text.rfind("-----BEGIN ", max(0, pos - 8000), pos)
+    if begin < 0 or text.find("-----END ", begin, pos) >= 0:
         return False
-    header = window[begin : begin + 60]
+    header = text[begin : min(begin + 60, pos)]
     return "PRIVATE" not in header and ("PUBLIC" in header or "CERTIFICATE" in header)
 
 
@@ -344,8 +343,8 @@ def high_entropy(token: str, text: str, start: int) -> bool:
     if "base64," in before or before.endswith(("/", "\\", "~", "@", ":", "#", "=sha")):
         return False  # data: URI, the tail of a path or URL, a host, an anchor
     near = before[-48:].lower()
-    if "public" in near or _in_public_block(text, start):
-        return False  # a public key: "PublicKey = …", a PEM public key or certificate
+    if "public" in near:
+        return False  # a public key: "PublicKey = …" (a PEM block is looked for last)
     if any(w in near for w in ("sha256", "sha512", "sha1", "digest", "checksum", "hash")):
         return False  # a digest, named as such just before it
     if "/" in token and "+" not in token and not token.endswith("="):
@@ -373,4 +372,6 @@ def high_entropy(token: str, text: str, start: int) -> bool:
         return False  # mostly words
     if is_placeholder(token) or entropy(token) < min(4.2, math.log2(n) * 0.84):
         return False
+    if _in_public_block(text, start):
+        return False  # a PEM public key or certificate (the costliest check, so the last)
     return not _decodes_to_plain(token)

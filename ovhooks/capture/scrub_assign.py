@@ -1,0 +1,138 @@
+"""The scrubber's assignments (see ``scrub`` for the whole picture): ``key <sep> value``
+where the key names a credential (``DB_PASSWORD=…``, ``"SessionToken": "…"``,
+``client-key-data: …``, ``--api-key x``, ``Password=…;``).
+
+They are found from a keyword in the lower-cased text (``pass``, ``token``, ``key``…) back to
+its key, so the text is not scanned per identifier; ``scrub_values.key_strength`` says how
+surely the key names a credential, and the value must look like one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ovhooks.capture.scrub_values import (
+    PROVIDER_ID_WORDS,
+    LazyRe,
+    is_placeholder,
+    key_components,
+    key_strength,
+    looks_like_code,
+    public_key_name,
+    public_token,
+    randomish,
+    variable_like,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.capture.scrub import Span, _Compiled
+
+_MARKER = "[REDACTED:"
+
+# Words that announce an assignment's key (found in the lower-cased text); "_pat" only at the
+# end of a word.
+KEYWORDS = (
+    "pass", "pwd", "secret", "token", "key", "auth", "cred", "_pat", "salt", "dsn", "mnemonic",
+    "seed",
+)  # fmt: skip
+ASSIGN_SRC = (
+    r"(?P<kq>[\"'`]?)(?P<key>[@$]?[A-Za-z0-9_.-]{1,100})(?P=kq)"
+    r"(?P<sep>[ \t]*\]?[ \t]*(?::=|=>|\?=|=|:|,)[ \t]*|[ \t]+)"
+    r"(?:(?P<q>[\"'`])(?P<value>(?:[^\"'`\\\n]|\\.){1,400}?)(?P=q)"
+    r"|(?P<value2>[^\s\"'`,;&<>(){}\[\]]{1,400}))"
+)
+_KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+_ENV_NAME = LazyRe(r"[A-Z][A-Z0-9_]+")
+_BARE_WORD = LazyRe(r"[A-Za-z_]+")
+_SENTENCE = LazyRe(r"[A-Za-z ,.'!?:-]+")
+_BASE64ISH = LazyRe(r"[A-Za-z0-9+/]{8,}={0,2}")
+
+
+def _keyword_hits(lowered: str, c: _Compiled, hits: dict[str, list[int]]) -> list[tuple[int, int]]:
+    """The matches of the alternation ``pass|pwd|…|_pat\\b|…``, from every occurrence of each
+    word (``str.find`` loops, a third of the alternation's cost on 64 kB). No two words can
+    start at the same place, so the leftmost, non-overlapping choice among all occurrences is
+    the expression's."""
+    found = sorted((at, at + len(word)) for word in KEYWORDS for at in hits[word])
+    chosen: list[tuple[int, int]] = []
+    taken = 0
+    for start, end in found:
+        if start < taken:
+            continue
+        if lowered[start] == "_" and c.word_char.match(lowered, end):
+            continue  # "_pat" must end a word ("_pat\b")
+        chosen.append((start, end))
+        taken = end
+    return chosen
+
+
+def scan_assignments(
+    text: str, lowered: str, c: _Compiled, spans: list[Span], hits: dict[str, list[int]]
+) -> None:
+    last_key_end = -1
+    for pos, hit_end in _keyword_hits(lowered, c, hits):
+        if pos < last_key_end:
+            continue
+        # back over the key's characters, at most 100 (one C call, not a loop per character)
+        before = text[max(0, pos - 100) : pos]
+        start = pos - len(before) + len(before.rstrip(_KEY_CHARS))
+        if start > 0 and text[start - 1] in "@$":
+            start -= 1
+        if start > 0 and text[start - 1] in "\"'`":
+            start -= 1
+        if start > 0 and text[start - 1] in ":/":
+            continue  # inside a URL, an ARN or a path: "arn:aws:secretsmanager:…"
+        m = c.assign.match(text, start)
+        if m is None or m.end("key") < hit_end:
+            continue
+        last_key_end = m.end("key")
+        quoted = m.group("value") is not None
+        group = "value" if quoted else "value2"
+        kind = _assignment_kind(m, quoted, c)
+        if kind:
+            s, e = m.span(group)
+            spans.append((s, e, kind))
+            last_key_end = e
+
+
+def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
+    """The kind to report when ``key <sep> value`` assigns a credential, else ``""``."""
+    key = m.group("key").lstrip("-@$")
+    sep = m.group("sep")
+    value = m.group("value") if quoted else m.group("value2")
+    is_flag = m.group("key").startswith("-")
+    if not sep.strip() and not is_flag:
+        return ""
+    if "," in sep and not (m.group("kq") and quoted):
+        return ""
+    strength = key_strength(key)
+    comps = key_components(key)
+    if strength == 0 and any(p in c.providers for p in comps) and not public_key_name(comps):
+        strength = 1 if any(w in PROVIDER_ID_WORDS for w in comps) else 0
+    if strength == 0 or len(value) < 3 or value.startswith(_MARKER):
+        return ""
+    if is_placeholder(value) or looks_like_code(value):
+        return ""
+    if "://" in value or public_token(value):
+        return ""  # an endpoint or a public key (passwords in URLs have their own rule)
+    kind = "password" if any(w in key.lower() for w in ("pass", "pwd")) else "credential"
+    if kind == "credential" and len(value) < 8 and not randomish(value, min_len=6):
+        return ""  # "token: abc": keys and tokens are long; short passwords are not rare
+    if strength == 1:
+        ok = randomish(value, min_len=8) or bool(
+            _BASE64ISH.get().fullmatch(value) and len(value) >= 12
+        )
+        return kind if ok else ""
+    if quoted:
+        sentence = value.count(" ") >= 2 and _SENTENCE.get().fullmatch(value)
+        return "" if sentence else kind
+    if _ENV_NAME.get().fullmatch(value) and "_" in value:
+        return ""  # the *name* of an environment variable
+    if _BARE_WORD.get().fullmatch(value) and variable_like(value):
+        # A bare word: a variable in code (``password=password``, ``token: str``), unless
+        # the line is a ``.env``/YAML-style setting (``DB_PASSWORD=swordfish``, ``pass: x``).
+        env_style = key.isupper() or ":" in sep or is_flag
+        camel_type = value[:1].isupper() and ":" in sep and not key.isupper()
+        return kind if env_style and not camel_type else ""
+    return kind

@@ -1,0 +1,125 @@
+"""The scrubber's candidate tokens (see ``scrub`` for the whole picture).
+
+A candidate is a run of 12+ token characters. It is a credential when it starts with a known
+vendor prefix and its body matches that vendor's format (``scrub_rules.PREFIXED``), when it
+has a known prefix-less shape (``scrub_rules.SHAPED``), or, with no known shape, when it has
+the make-up of random data (``scrub_values.high_entropy``). A path's segments get the shape
+checks too.
+"""
+
+from __future__ import annotations
+
+from ovhooks.capture.scrub_values import (
+    body_is_placeholder,
+    high_entropy,
+    is_placeholder,
+    randomish,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.capture.scrub import Span, _Compiled
+    from ovhooks.capture.scrub_values import LazyRe
+
+
+def scan_tokens(
+    text: str, c: _Compiled, spans: list[Span], zones: list[tuple[int, int]] | None = None
+) -> None:
+    """Spans for the candidate tokens of ``text``; with ``zones``, only for the tokens that
+    touch a zone (see ``token_zones``)."""
+    if zones is None:
+        for m in c.candidate.finditer(text):
+            _judge(m.group(), m.start(), text, c, spans)
+        return
+    done_to = 0
+    for zone_start, hi in zones:
+        # restart where the whole-text scan is between tokens: after a character no token
+        # holds (then no token straddles it), or where the previous zone's last token ended
+        lo = zone_start
+        while lo > done_to and text[lo - 1] in _TOKEN_CHARS:
+            lo -= 1
+        for m in c.candidate.finditer(text, max(lo, done_to)):
+            if m.start() >= hi:
+                break
+            _judge(m.group(), m.start(), text, c, spans)
+            done_to = m.end()
+
+
+def token_zones(markers: list[tuple[int, int]], reach: int) -> list[tuple[int, int]]:
+    """Where, after the spans of a pass became ``markers`` (their places in the new text),
+    a token can read differently: a token touching a marker, or one that starts less than
+    ``reach`` characters after it (``high_entropy`` reads the 64 characters before a token,
+    and 8,000 when the text has a PEM block, to tell a public key). Anywhere else a token and
+    what it reads are as they were in the pass before, which redacted all it found in them,
+    so it finds nothing there now."""
+    return [(start, end + reach) for start, end in markers]
+
+
+# what a candidate token is made of (``_CANDIDATE_SRC``: the body class and trailing "=")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/.~-=")
+
+
+def _judge(token: str, start: int, text: str, c: _Compiled, spans: list[Span]) -> None:
+    if _known_shape(token, start, c, spans):
+        return
+    if "/" in token:
+        # a path or URL: a credential may be one of its segments (".../bot<token>/x",
+        # a memory file named after a token); segments get the shape checks only
+        offset = 0
+        for segment in token.split("/"):
+            if len(segment) >= 12:
+                _known_shape(segment, start + offset, c, spans)
+            offset += len(segment) + 1
+    trimmed = token.rstrip(".")
+    if len(trimmed) >= 20 and high_entropy(trimmed, text, start):
+        spans.append((start, start + len(trimmed), "high_entropy"))
+
+
+def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> bool:
+    """Whether ``token`` starts with a known prefix or has a known shape (then it is handled:
+    a span is added for a credential, none for a prefix followed by filler)."""
+    for prefix in c.prefixes.get(token[:2], ()):
+        if token.startswith(prefix):
+            verdict = _prefixed(token, c.by_prefix[prefix])
+            if verdict is not None:
+                kind, end = verdict
+                if kind:
+                    spans.append((start, start + end, kind))
+                return True
+            break  # only the longest prefix counts
+    if c.shaped_needle.search(token) is None:
+        return False  # no shape's telltale substring: most tokens stop here
+    shaped = _shaped(token, c)
+    if shaped is not None:
+        spans.append((start, start + shaped[1], shaped[0]))
+        return True
+    return False
+
+
+def _prefixed(token: str, entries: list[tuple[str, LazyRe, int]]) -> tuple[str, int] | None:
+    """``(kind, end)`` for a hit, ``("", 0)`` for filler after a prefix, ``None`` if no match."""
+    for kind, regex, plen in entries:
+        bm = regex.get().match(token)
+        if bm is None:
+            continue
+        end = bm.end()
+        if end < len(token) and token[end].isalnum():
+            continue
+        body = token[plen:end]
+        if body_is_placeholder(body) or is_placeholder(token[:end]):
+            return "", 0
+        if plen <= 3 and not randomish(body, min_len=8) and kind != "jwt":
+            continue
+        return kind, end
+    return None
+
+
+def _shaped(token: str, c: _Compiled) -> tuple[str, int] | None:
+    for kind, needle, regex in c.shaped:
+        if needle not in token:
+            continue
+        sm = regex.get().match(token)
+        ended = sm is not None and (sm.end() == len(token) or not token[sm.end()].isalnum())
+        if sm is not None and ended and not body_is_placeholder(sm.group()):
+            return kind, sm.end()
+    return None
