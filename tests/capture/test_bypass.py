@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ovhooks.capture.bypass import is_bypassed, matches
-from tests.capture.timing import import_ms
+from tests.support.timing import import_ms
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.install import our_handlers
-from tests.commands.helpers import (
+from tests.support.cli import (
     ENVELOPE,
     OPT_STR,
     AuthFakeOpenViking,

@@ -11,7 +11,7 @@ import pytest
 from ovhooks.log import Log
 from ovhooks.outbox import Outbox
 from ovhooks.state import StateStore, new_state
-from tests.commands.helpers import ENVELOPE, NUM, OPT_STR, check_schema, run_cli, run_json
+from tests.support.cli import ENVELOPE, NUM, OPT_STR, check_schema, run_cli, run_json
 from tests.support.fake_openviking import FakeOpenViking
 
 SECRET = "sk-live-0123456789abcdef"

@@ -1,10 +1,10 @@
-"""Shared helpers for the command tests: running the CLI in-process, an auth-aware fake
+"""Helpers for tests that run ovhooks' human commands: the CLI in-process, an auth-aware fake
 server, and a small JSON schema check."""
 
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Mapping
 from typing import Any
 
 from typer.testing import CliRunner
@@ -12,21 +12,21 @@ from typer.testing import CliRunner
 from tests.support.fake_openviking import FakeOpenViking
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, input: str | None = None) -> Any:
-    """Run ``ovhooks <args>`` in this process; environment changes apply for the call only."""
+def run_cli(
+    *args: str, env: Mapping[str, str | None] | None = None, input: str | None = None
+) -> Any:
+    """Run ``ovhooks <args>`` in this process.
+
+    ``env`` overlays the test's environment for the call only (a ``None`` value removes that
+    variable): Click's runner applies and undoes it, so this helper never writes
+    ``os.environ`` itself.
+    """
     from ovhooks.cli import app
 
-    saved = dict(os.environ)
-    try:
-        if env:
-            os.environ.update(env)
-        return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    return CliRunner().invoke(app, list(args), input=input, env=env, catch_exceptions=False)
 
 
-def run_json(*args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+def run_json(*args: str, env: Mapping[str, str | None] | None = None) -> tuple[int, dict[str, Any]]:
     result = run_cli(*args, "--json", env=env)
     try:
         doc = json.loads(result.stdout)
