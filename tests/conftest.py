@@ -10,7 +10,11 @@ import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
 
-pytest_plugins = ["tests.support.outside_paths", "tests.support.pytest_plugin"]
+pytest_plugins = [
+    "tests.support.outside_paths",
+    "tests.support.pytest_plugin",
+    "tests.support.stores",
+]
 
 # Recorded from the real hosts by scripts/record_host_fixtures.py; the repository carries them
 # so a clone anywhere runs its tests without anything beside it.

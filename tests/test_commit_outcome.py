@@ -11,7 +11,7 @@ from ovhooks.commit_outcome import describe, failure_notice, from_commit, poll_p
 from ovhooks.config import load_settings
 from ovhooks.log import Log
 from ovhooks.state import StateStore, new_state
-from tests.commands.helpers import run_json
+from tests.support.cli import run_json
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import run_inline
 from tests.support.rollouts import CodexRollout, codex_payload

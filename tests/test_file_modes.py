@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commands.helpers import run_cli, run_json
+from tests.support.cli import run_cli, run_json
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import hook_env, run_process
 from tests.support.rollouts import CodexRollout, codex_payload

@@ -1,6 +1,7 @@
 """Hooks import only what their event needs (docs/ARCHITECTURE.md, "Start-up cost").
 
-Every hook of both hosts runs as a real process against a fake server, detached as users run
+Every recorded payload of both hosts (each event, each SessionStart source, each tool) runs
+as a real process against a fake server holding memories to inject, detached as users run
 it, and reports the modules it loaded beyond what the interpreter had at start. None may be
 one of the heavy or human-command-only packages below: each costs a hook 6–55 ms of start-up
 (typer, rich, httpx ...), or belongs to another path (sqlite3 is the local store's, ssl is
@@ -61,35 +62,70 @@ main()
 
 
 def _samples() -> list[tuple[str, str, dict[str, Any]]]:
-    """One recorded payload per host and event (the other host's where one has none)."""
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+    """Every recorded payload of each host (each SessionStart source, each tool, ...), plus
+    the other host's payload for an event a host has no recording of."""
+    found: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {}
     for host in ("codex", "claude"):
         for path in sorted((SAMPLES / host / "hook-payloads").glob("*.json")):
             payload = json.loads(path.read_text())
-            found.setdefault((host, str(payload["hook_event_name"])), payload)
+            found.setdefault((host, str(payload["hook_event_name"])), []).append(
+                (path.stem, payload)
+            )
     added = REPO / "tests" / "fixtures" / "claude-2.1.330" / "directory-added.json"
-    found.setdefault(("claude", "DirectoryAdded"), json.loads(added.read_text()))
-    out = []
+    found.setdefault(
+        ("claude", "DirectoryAdded"), [("DirectoryAdded", json.loads(added.read_text()))]
+    )
+    out: list[tuple[str, str, dict[str, Any]]] = []
     for host in ("codex", "claude"):
         for event in sorted(HOOKS):
-            payload = found.get((host, event)) or next(
-                p for (_h, e), p in found.items() if e == event
+            recorded = found.get((host, event)) or next(
+                p for (_h, e), p in sorted(found.items()) if e == event
             )
-            out.append((host, event, payload))
+            out.extend((host, name, payload) for name, payload in recorded)
     return out
+
+
+SAMPLE_CASES = _samples()
+# What the recorded prompt ("hello first turn") is about, so recall has something to inject,
+# and a profile and a preference, so SessionStart has context to render: the guard must see
+# the injecting paths, not only the quiet ones.
+MEMORIES = "viking://user/default/memories"
+RECALLED = {
+    "uri": f"{MEMORIES}/preferences/default/greeting.md",
+    "category": "preferences",
+    "score": 0.93,
+    "detail": "abstract",
+    "text": "On the first turn of a session the user says hello and wants a short greeting.",
+    "_matches": ["hello", "first turn"],
+}
 
 
 @pytest.fixture(scope="module")
 def server() -> Any:
     fake = FakeOpenViking().start()
+    fake.search_entries = [RECALLED]
+    fake.files[f"{MEMORIES}/profile.md"] = "The user works on ovhooks, a Python hook runner."
+    fake.files[f"{MEMORIES}/preferences/default/tabs.md"] = "Indent with tabs, never spaces."
     yield fake
     fake.stop()
 
 
-@pytest.mark.parametrize(("host", "event", "payload"), _samples(), ids=lambda v: str(v)[:24])
+def test_every_hook_a_host_is_configured_to_run_is_guarded() -> None:
+    configured = set()
+    for name in ("hooks.json", "hooks.claude.json"):
+        configured |= set(json.loads((REPO / name).read_text())["hooks"])
+    guarded = {str(payload["hook_event_name"]) for _host, _name, payload in SAMPLE_CASES}
+    assert configured <= guarded, sorted(configured - guarded)
+    assert guarded == set(HOOKS), "every hook command has a case"
+
+
+@pytest.mark.parametrize(
+    ("host", "name", "payload"), SAMPLE_CASES, ids=[f"{h}-{n}" for h, n, _p in SAMPLE_CASES]
+)
 def test_hook_loads_no_heavy_module(
-    host: str, event: str, payload: dict[str, Any], server: FakeOpenViking, tmp_path: Path
+    host: str, name: str, payload: dict[str, Any], server: FakeOpenViking, tmp_path: Path
 ) -> None:
+    event = str(payload["hook_event_name"])
     listing = tmp_path / "modules.json"
     payload = {**payload, "cwd": str(tmp_path), "transcript_path": str(tmp_path / "t.jsonl")}
     proc = subprocess.run(
@@ -105,6 +141,10 @@ def test_hook_loads_no_heavy_module(
     heavy = sorted(m for m in loaded if m.split(".")[0] in FORBIDDEN)
     assert heavy == [], f"{host} {event} loaded {heavy}"
     assert any(m.startswith("ovhooks.") for m in loaded)  # the listing saw the hook's imports
+    if event in ("SessionStart", "UserPromptSubmit"):
+        # the seeded memories were rendered: the guard saw the injecting path, not a quiet one
+        reply = json.loads(proc.stdout)
+        assert reply["hookSpecificOutput"]["additionalContext"], f"{host} {name}: {reply}"
 
 
 def test_the_guard_sees_a_heavy_import(tmp_path: Path) -> None:

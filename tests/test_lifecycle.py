@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ovhooks.lifecycle import forgettable, idle_sessions, session_start_commits, sweep_due
+from ovhooks.lifecycle import (
+    commit_job,
+    forgettable,
+    idle_sessions,
+    session_start_commits,
+    sweep_due,
+)
 from ovhooks.state import new_state
 
 NOW = 1_800_000_000.0
@@ -98,3 +104,20 @@ def test_idle_sessions_and_sweep_rate_limit() -> None:
     assert not sweep_due(NOW - 10, now=NOW, interval_s=600)
     assert sweep_due(NOW - 601, now=NOW, interval_s=600)
     assert sweep_due(NOW + 3600, now=NOW, interval_s=600)  # the clock went back: sweep anyway
+
+
+@pytest.mark.parametrize(
+    ("transcript", "capture", "catches_up"),
+    [("/t/rollout.jsonl", True, True), ("/t/rollout.jsonl", False, False), (None, True, False)],
+)
+def test_a_commit_job_catches_up_only_with_a_transcript_and_capture_on(
+    transcript: str | None, capture: bool, catches_up: bool
+) -> None:
+    doc = _state("cx-old", activity=NOW - 4000)
+    doc["transcript_path"] = transcript
+    doc["peer"] = "proj-1"
+    job = commit_job(doc, "idle (background sweep)", capture=capture)
+    assert job["key"] == "cx-old" and job["host"] == "codex" and job["peer"] == "proj-1"
+    assert job["transcript_path"] == transcript
+    assert job["commit"] == "idle (background sweep)"
+    assert job["capture"] is catches_up

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.commands.helpers import run_json
+from tests.support.cli import run_json
 from tests.support.connect_proxy import ConnectProxy
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import hook_env, run_process

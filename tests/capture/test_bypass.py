@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ovhooks.capture.bypass import is_bypassed, matches
-from tests.capture.timing import import_ms
+from tests.support.timing import import_ms
 
 
 @pytest.mark.parametrize(
@@ -30,6 +30,9 @@ from tests.capture.timing import import_ms
         ("/srv/a.b", "/srv/aXb", False),  # "." is literal
         ("/srv/[x]", "/srv/[x]", True),  # brackets are literal
         ("/tmp/**/", "/tmp/a", True),  # trailing slash ignored
+        ("/srv/**cache", "/srv/a/b/cache", True),  # ** inside a name crosses segments
+        ("/srv/**cache", "/srv/a/b/cached", False),
+        ("/", "/", True),  # a one-character pattern keeps its slash
     ],
 )
 def test_glob_rules(pattern: str, path: str, expected: bool) -> None:

@@ -58,3 +58,22 @@ def test_build_messages_queues_only_acceptable_records(tmp_path: Path) -> None:
     for message in result.messages:
         assert sum(_text_sizes(message)) <= MESSAGE_MAX_BYTES
         json.dumps(message, ensure_ascii=False).encode("utf-8")
+
+
+def test_content_beside_parts_is_capped_and_a_non_list_parts_is_only_cleaned() -> None:
+    long = "é" * MESSAGE_MAX_BYTES  # two bytes each: twice the message cap
+    capped = cap_message({"role": "user", "parts": [], "content": long})
+    assert len(capped["content"].encode("utf-8")) <= MESSAGE_MAX_BYTES
+    assert capped["content"].startswith("éé") and "more bytes]" in capped["content"]
+    odd = cap_message({"role": "user", "parts": "not a list", "meta": ["a\ud800", 3, None]})
+    assert odd == {"role": "user", "parts": "not a list", "meta": ["a\ufffd", 3, None]}
+
+
+def test_parts_past_the_message_budget_are_dropped_and_counted() -> None:
+    parts = [{"type": "text", "text": "x" * PART_MAX_BYTES} for _ in range(4)]
+    counted: dict[str, int] = {}
+    for stats in (None, counted):
+        capped = cap_message({"role": "assistant", "parts": parts}, stats)
+        total = sum(len(p["text"].encode("utf-8")) for p in capped["parts"])
+        assert len(capped["parts"]) == 3 and total <= MESSAGE_MAX_BYTES
+    assert counted == {"parts_dropped_over_cap": 1}

@@ -12,7 +12,7 @@ import pytest
 from ovhooks.capture import CaptureOptions, build_messages
 from ovhooks.capture.noise import is_noise
 from ovhooks.model import ToolUse, Turn
-from tests.capture.fixture_turns import claude_turns, codex_turns, load
+from tests.support.fixture_turns import claude_turns, codex_turns, load
 
 FORBIDDEN = (
     "<openviking-context", "OVH-MARKER", "<environment_context", "AGENTS.md", "<INSTRUCTIONS",

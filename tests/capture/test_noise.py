@@ -73,3 +73,9 @@ def test_memory_triggers(text: str) -> None:
 @pytest.mark.parametrize("text", ["run the tests", "fix the parser", "修复这个错误", ""])
 def test_no_memory_trigger(text: str) -> None:
     assert not has_memory_trigger(text)
+
+
+def test_long_text_is_judged_by_its_content() -> None:
+    # over 80 characters the ack list no longer applies; the content rules still do
+    assert is_noise("-=" * 50, "user") == "punctuation"
+    assert is_noise("Please keep the retry budget at three attempts; " * 3, "user") is None

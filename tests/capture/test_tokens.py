@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ovhooks.capture.tokens import count_wide, estimate_tokens
-from tests.capture.timing import import_ms
+from tests.support.timing import import_ms
 
 
 def _reference(text: str) -> int:

@@ -19,7 +19,7 @@ import pytest
 import typer.main
 
 from ovhooks.cli import app
-from tests.commands.helpers import run_cli
+from tests.support.cli import run_cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "cli_surface"
 WIDTH = "100"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ovhooks.commands.install.codex_toml import enable_hooks_feature, hooks_feature
-from tests.commands.helpers import run_cli, run_json
+from tests.support.cli import run_cli, run_json
 
 # Each: a config.toml a user (or `codex features`) may have written, with the hooks feature not
 # on. Comments are there to be kept.

@@ -48,7 +48,7 @@ def test_every_command_is_a_module_level_function(info: object) -> None:
 
 def test_every_hook_command_runs_its_own_event(monkeypatch: pytest.MonkeyPatch) -> None:
     """One function serves all hook commands; each must still reach hookrun as itself."""
-    from tests.commands.helpers import run_cli
+    from tests.support.cli import run_cli
 
     calls: list[tuple[str, list[str]]] = []
 

@@ -11,15 +11,16 @@ import pytest
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.install.hooks_json import our_handlers
-from tests.commands.helpers import (
+from tests.support.cli import (
     ENVELOPE,
     OPT_STR,
-    AuthFakeOpenViking,
     check_schema,
     run_cli,
     run_json,
 )
 from tests.support.fake_openviking import FakeOpenViking
+from tests.support.fake_openviking_api import VERSION
+from tests.support.fake_openviking_auth import AuthFakeOpenViking
 
 DOCTOR_SCHEMA = {
     **ENVELOPE,
@@ -69,7 +70,7 @@ def doctor(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any], dict[s
 def test_healthy_setup_passes(fake_ov: FakeOpenViking, codex_home: Path) -> None:
     code, doc, checks = doctor(ready(codex_home, fake_ov.url), "--write-test")
     assert code == 0 and doc["ok"] is True, [c for c in doc["checks"] if c["status"] == "fail"]
-    assert checks["server"]["details"]["version"] == "fake-0.5.2"
+    assert checks["server"]["details"]["version"] == VERSION
     assert checks["hooks:codex"]["status"] == "ok"
     assert checks["hooks:claude"]["status"] == "skip"
     assert checks["write"]["status"] == "ok"

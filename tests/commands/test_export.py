@@ -11,7 +11,7 @@ import pytest
 
 from ovhooks.backend.local import LocalBackend
 from ovhooks.commands.export import server_uri, session_steps
-from tests.commands.helpers import ENVELOPE, ERROR_ENVELOPE, check_schema, run_cli, run_json
+from tests.support.cli import ENVELOPE, ERROR_ENVELOPE, check_schema, run_cli, run_json
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import hook_env, run_inline
 from tests.support.rollouts import CodexRollout, codex_payload

@@ -9,7 +9,7 @@ import pytest
 import typer.main
 
 from ovhooks.cli import app
-from tests.commands.helpers import run_cli
+from tests.support.cli import run_cli
 
 
 def _commands() -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.commands.helpers import ENVELOPE, OPT_STR, check_schema, run_cli, run_json
+from tests.support.cli import ENVELOPE, OPT_STR, check_schema, run_cli, run_json
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import hook_env, run_inline
 

@@ -11,7 +11,7 @@ import pytest
 from ovhooks.commands import hostconfig
 from ovhooks.commands.install.codex_toml import enable_hooks_feature, hooks_feature
 from ovhooks.commands.install.hooks_json import merge_hooks, our_handlers, remove_hooks
-from tests.commands.helpers import ENVELOPE, OPT_STR, check_schema, run_cli, run_json
+from tests.support.cli import ENVELOPE, OPT_STR, check_schema, run_cli, run_json
 
 REPO = Path(__file__).resolve().parents[2]
 EXE = "/opt/ovhooks-venv/bin/ovhooks"

@@ -12,7 +12,7 @@ import pytest
 
 from ovhooks.commands.memory import memory_uri, search_results, slug
 from ovhooks.state import StateStore, new_state
-from tests.commands.helpers import ENVELOPE, ERROR_ENVELOPE, NUM, OPT_STR, check_schema, run_json
+from tests.support.cli import ENVELOPE, ERROR_ENVELOPE, NUM, OPT_STR, check_schema, run_json
 from tests.support.fake_openviking import FakeOpenViking
 
 MEM = "viking://user/default/memories/preferences/default/pnpm.md"
@@ -162,7 +162,7 @@ def test_search_results_shape() -> None:
 
 
 def test_server_down_is_one_line_and_exit_3(fake_ov: FakeOpenViking, env: dict[str, str]) -> None:
-    from tests.commands.helpers import run_cli
+    from tests.support.cli import run_cli
 
     fake_ov.refuse()
     result = run_cli("search", "anything", env=env)

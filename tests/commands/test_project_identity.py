@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commands.helpers import run_cli, run_json
+from tests.support.cli import run_cli, run_json
 from tests.support.repos import make_clone
 
 

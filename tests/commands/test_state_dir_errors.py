@@ -9,7 +9,7 @@ import pytest
 
 from ovhooks.commands.doctor import state_dir_fix
 from ovhooks.commands.errors import ExitCode
-from tests.commands.helpers import run_cli, run_json
+from tests.support.cli import run_cli, run_json
 
 COMMANDS = [("status",), ("commit",), ("sweep",), ("flush",)]
 

@@ -11,8 +11,9 @@ import pytest
 from ovhooks.log import Log
 from ovhooks.outbox import Outbox
 from ovhooks.state import StateStore, new_state
-from tests.commands.helpers import ENVELOPE, NUM, OPT_STR, check_schema, run_cli, run_json
+from tests.support.cli import ENVELOPE, NUM, OPT_STR, check_schema, run_cli, run_json
 from tests.support.fake_openviking import FakeOpenViking
+from tests.support.fake_openviking_api import VERSION
 
 SECRET = "sk-live-0123456789abcdef"
 
@@ -73,7 +74,7 @@ def test_status_json(fake_ov: FakeOpenViking, populated: str) -> None:
     values = {row["name"]: row["value"] for row in doc["config"]}
     assert sources["url"] == "env:OPENVIKING_URL" and sources["state_dir"].startswith("env:")
     assert SECRET not in str(doc) and values["api_key"] != SECRET
-    assert doc["server"]["reachable"] is True and doc["server"]["version"] == "fake-0.5.2"
+    assert doc["server"]["reachable"] is True and doc["server"]["version"] == VERSION
     rows = {r["key"]: r for r in doc["sessions"]}
     assert rows["cx-aaa"]["commit_pending"] is True and rows["cx-aaa"]["turns_captured"] == 4
     assert rows["cc-bbb"]["queued"] == 1 and rows["cc-bbb"]["last_error"]

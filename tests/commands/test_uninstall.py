@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commands.helpers import run_cli
+from tests.support.cli import run_cli
 
 EXE = "/opt/ovhooks/bin/ovhooks"
 

@@ -12,7 +12,7 @@ from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.context import build_session_start
 from ovhooks.context.render import GUIDE, MAX_BLOCK_CHARS, elide_profile
 from ovhooks.recall import recall_paused
-from tests.recall.fake_backend import MEMORIES, SEED, FakeBackend, make_settings
+from tests.support.fake_backend import MEMORIES, SEED, FakeBackend, make_settings
 
 NOW = 1_800_000_000.0
 PROFILE = f"{MEMORIES}/profile.md"

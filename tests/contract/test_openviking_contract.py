@@ -2,6 +2,9 @@
 
 These tests talk to the real server with plain httpx (never through ovhooks), so that a server
 change that would break ovhooks fails here first, naming the route and the missing field.
+Each test also runs against the fake server (tests/support/fake_openviking.py) that the fast
+tests use, so the fake cannot drift from the real one; only the extraction pipeline, which
+the fake leaves out on purpose, is pinned against the real server alone.
 Facts pinned here come from ``shared/spec/openviking-api.md`` §A; where 0.5.2 differs from the
 upstream docs, the test says so.
 """
@@ -9,17 +12,61 @@ upstream docs, the test says so.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.support import ov_server
-from tests.support.ov_server import OvServer
-from tests.support.pytest_plugin import ov_client
+from tests.support.fake_openviking import FakeOpenViking
+from tests.support.fake_openviking_api import VERSION
+from tests.support.fake_openviking_auth import AuthFakeOpenViking
 
-pytestmark = pytest.mark.real_server
+# The real server's variants carry the real_server marker (skipped without its cache); the
+# fake's run everywhere.
+TARGETS = [pytest.param("real", marks=pytest.mark.real_server), "fake"]
+
+
+@pytest.fixture(params=TARGETS)
+def base_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The capture-only real server, or a fresh fake one."""
+    if request.param == "real":
+        yield request.getfixturevalue("ov_server_capture").url
+        return
+    fake = FakeOpenViking().start()
+    yield fake.url
+    fake.stop()
+
+
+@pytest.fixture
+def client(base_url: str, ov_user: str) -> Iterator[httpx.Client]:
+    """An httpx client as this test's own user (dev mode honours ``X-OpenViking-User``)."""
+    with httpx.Client(
+        base_url=base_url, headers={"X-OpenViking-User": ov_user}, timeout=30.0
+    ) as http:
+        yield http
+
+
+def auth_server(request: pytest.FixtureRequest, mode: str) -> Iterator[tuple[str, str]]:
+    """``(url, root key)`` of a server in ``mode`` (``api_key`` or ``trusted``)."""
+    if request.param == "real":
+        server = request.getfixturevalue(f"ov_server_{mode}")
+        yield server.url, server.root_api_key
+        return
+    fake = AuthFakeOpenViking(mode, root_key=f"root-{uuid.uuid4().hex}").start()
+    yield fake.url, fake.root_key
+    fake.stop()
+
+
+@pytest.fixture(params=TARGETS)
+def api_key_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    yield from auth_server(request, "api_key")
+
+
+@pytest.fixture(params=TARGETS)
+def trusted_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    yield from auth_server(request, "trusted")
 
 
 # ---------------------------------------------------------------------------------------
@@ -104,45 +151,43 @@ LS_ENTRY_KEYS = {"uri", "isDir", "abstract", "size", "modTime"}
 # ---------------------------------------------------------------------------------------
 
 
-def test_health_is_not_enveloped_and_reports_the_pinned_version(ov_server_capture: OvServer):
-    response = httpx.get(f"{ov_server_capture.url}/health", timeout=5)
+def test_health_is_not_enveloped_and_reports_the_pinned_version(base_url: str):
+    response = httpx.get(f"{base_url}/health", timeout=5)
     assert response.status_code == 200
     health = response.json()
     assert_has_keys(health, {"status", "healthy", "version", "auth_mode"}, "GET /health")
     assert_lacks_keys(health, {"result"}, "GET /health")
     assert health["healthy"] is True
-    assert health["version"] == ov_server.OV_VERSION
+    assert health["version"] == ov_server.OV_VERSION == VERSION
     assert health["auth_mode"] == "dev"
 
 
-def test_system_status_names_the_calling_user(capture_client: httpx.Client, ov_user: str):
-    status = ok_result(capture_client.get("/api/v1/system/status"), "GET /system/status")
+def test_system_status_names_the_calling_user(client: httpx.Client, ov_user: str):
+    status = ok_result(client.get("/api/v1/system/status"), "GET /system/status")
     assert_has_keys(status, {"initialized", "user"}, "system/status result")
     assert status["user"] == ov_user, "dev mode must honour X-OpenViking-User"
     assert status["initialized"] is True
 
 
-def test_unknown_session_is_a_404_not_found_error(capture_client: httpx.Client):
-    error = error_of(
-        capture_client.get("/api/v1/sessions/does-not-exist"), 404, "NOT_FOUND", "GET session"
-    )
+def test_unknown_session_is_a_404_not_found_error(client: httpx.Client):
+    error = error_of(client.get("/api/v1/sessions/does-not-exist"), 404, "NOT_FOUND", "GET session")
     assert "does-not-exist" in error["message"]
 
 
-def test_extra_find_field_top_k_is_a_400_invalid_argument(capture_client: httpx.Client):
+def test_extra_find_field_top_k_is_a_400_invalid_argument(client: httpx.Client):
     # find's request model forbids extra fields: ovhooks must send "limit", never "top_k".
-    response = capture_client.post("/api/v1/search/find", json={"query": "x", "top_k": 3})
+    response = client.post("/api/v1/search/find", json={"query": "x", "top_k": 3})
     error_of(response, 400, "INVALID_ARGUMENT", "POST find with top_k")
 
 
-def test_recreating_a_session_id_is_a_409(capture_client: httpx.Client, ov_session_id: str):
+def test_recreating_a_session_id_is_a_409(client: httpx.Client, ov_session_id: str):
     created = ok_result(
-        capture_client.post("/api/v1/sessions", json={"session_id": ov_session_id}),
+        client.post("/api/v1/sessions", json={"session_id": ov_session_id}),
         "POST /sessions",
     )
     assert_has_keys(created, {"session_id", "uri", "user"}, "POST /sessions result")
     assert created["session_id"] == ov_session_id
-    again = capture_client.post("/api/v1/sessions", json={"session_id": ov_session_id})
+    again = client.post("/api/v1/sessions", json={"session_id": ov_session_id})
     error_of(again, 409, "ALREADY_EXISTS", "POST /sessions twice")
 
 
@@ -152,10 +197,10 @@ def test_recreating_a_session_id_is_a_409(capture_client: httpx.Client, ov_sessi
 
 
 def test_batch_add_auto_creates_the_session_and_counts(
-    capture_client: httpx.Client, ov_session_id: str, ov_user: str
+    client: httpx.Client, ov_session_id: str, ov_user: str
 ):
     result = add_batch(
-        capture_client,
+        client,
         ov_session_id,
         [text_message("user", "first question"), text_message("assistant", "first answer")],
     )
@@ -167,7 +212,7 @@ def test_batch_add_auto_creates_the_session_and_counts(
     assert result["message_count"] == 2
     assert isinstance(result["pending_tokens"], int) and result["pending_tokens"] > 0
 
-    info = ok_result(capture_client.get(f"/api/v1/sessions/{ov_session_id}"), "GET session")
+    info = ok_result(client.get(f"/api/v1/sessions/{ov_session_id}"), "GET session")
     assert_has_keys(info, SESSION_INFO_KEYS, "session info")
     assert info["message_count"] == 2
     assert info["total_message_count"] == 2
@@ -176,47 +221,39 @@ def test_batch_add_auto_creates_the_session_and_counts(
     assert info["uri"] == f"viking://user/{ov_user}/sessions/{ov_session_id}"
 
 
-def test_batch_of_100_is_accepted_and_101_is_a_400(
-    capture_client: httpx.Client, ov_session_id: str
-):
+def test_batch_of_100_is_accepted_and_101_is_a_400(client: httpx.Client, ov_session_id: str):
     hundred = [text_message("user", f"message {i}") for i in range(100)]
-    assert add_batch(capture_client, ov_session_id, hundred)["added"] == 100
-    response = capture_client.post(
+    assert add_batch(client, ov_session_id, hundred)["added"] == 100
+    response = client.post(
         f"/api/v1/sessions/{ov_session_id}/messages/batch",
         json={"messages": [*hundred, text_message("user", "one too many")]},
     )
     error_of(response, 400, "INVALID_ARGUMENT", "batch of 101")
 
 
-def test_single_message_add_accepts_content_and_parts(
-    capture_client: httpx.Client, ov_session_id: str
-):
+def test_single_message_add_accepts_content_and_parts(client: httpx.Client, ov_session_id: str):
     path = f"/api/v1/sessions/{ov_session_id}/messages"
     first = ok_result(
-        capture_client.post(path, json={"role": "user", "content": "plain content"}),
+        client.post(path, json={"role": "user", "content": "plain content"}),
         "POST messages (content)",
     )
     assert_has_keys(first, {"session_id", "message_count", "pending_tokens"}, "message result")
     assert first["message_count"] == 1
     second = ok_result(
-        capture_client.post(path, json=text_message("assistant", "parts content")),
+        client.post(path, json=text_message("assistant", "parts content")),
         "POST messages (parts)",
     )
     assert second["message_count"] == 2
 
 
-def test_session_context_returns_live_messages_with_parts(
-    capture_client: httpx.Client, ov_session_id: str
-):
+def test_session_context_returns_live_messages_with_parts(client: httpx.Client, ov_session_id: str):
     add_batch(
-        capture_client,
+        client,
         ov_session_id,
         [text_message("user", "context question"), text_message("assistant", "context answer")],
     )
     context = ok_result(
-        capture_client.get(
-            f"/api/v1/sessions/{ov_session_id}/context", params={"token_budget": 4000}
-        ),
+        client.get(f"/api/v1/sessions/{ov_session_id}/context", params={"token_budget": 4000}),
         "GET session context",
     )
     assert_has_keys(
@@ -249,15 +286,15 @@ def test_session_context_returns_live_messages_with_parts(
 
 
 def test_commit_is_accepted_archives_and_its_task_completes(
-    capture_client: httpx.Client, ov_session_id: str, ov_user: str
+    client: httpx.Client, ov_session_id: str, ov_user: str
 ):
     add_batch(
-        capture_client,
+        client,
         ov_session_id,
         [text_message("user", "commit me"), text_message("assistant", "committed")],
     )
     commit = ok_result(
-        capture_client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}), "POST commit"
+        client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}), "POST commit"
     )
     assert_has_keys(commit, COMMIT_ACCEPTED_KEYS, "commit result")
     assert commit["status"] == "accepted"
@@ -267,9 +304,9 @@ def test_commit_is_accepted_archives_and_its_task_completes(
         f"viking://user/{ov_user}/sessions/{ov_session_id}/history/archive_001"
     )
 
-    task_response = capture_client.get(f"/api/v1/tasks/{commit['task_id']}")
+    task_response = client.get(f"/api/v1/tasks/{commit['task_id']}")
     assert_has_keys(ok_result(task_response, "GET task"), TASK_KEYS, "task")
-    task = ov_server.wait_for_task(capture_client, commit["task_id"])
+    task = ov_server.wait_for_task(client, commit["task_id"])
     assert task["status"] == "completed", task
     assert task["task_type"] == "session_commit"
     assert task["resource_id"] == ov_session_id
@@ -278,14 +315,14 @@ def test_commit_is_accepted_archives_and_its_task_completes(
         task["result"]["memories_extracted"].values()
     )
 
-    info = ok_result(capture_client.get(f"/api/v1/sessions/{ov_session_id}"), "GET session")
+    info = ok_result(client.get(f"/api/v1/sessions/{ov_session_id}"), "GET session")
     assert info["commit_count"] == 1
     assert info["message_count"] == 0, "live messages move into the archive on commit"
     assert info["total_message_count"] == 2
     assert info["pending_tokens"] == 0
 
     listed = ok_result(
-        capture_client.get(
+        client.get(
             "/api/v1/tasks",
             params={"task_type": "session_commit", "resource_id": ov_session_id},
         ),
@@ -294,13 +331,13 @@ def test_commit_is_accepted_archives_and_its_task_completes(
     assert [t["task_id"] for t in listed] == [commit["task_id"]]
 
 
-def test_commit_of_an_empty_session_is_skipped(capture_client: httpx.Client, ov_session_id: str):
+def test_commit_of_an_empty_session_is_skipped(client: httpx.Client, ov_session_id: str):
     ok_result(
-        capture_client.post("/api/v1/sessions", json={"session_id": ov_session_id}),
+        client.post("/api/v1/sessions", json={"session_id": ov_session_id}),
         "POST /sessions",
     )
     commit = ok_result(
-        capture_client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}),
+        client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}),
         "POST commit (empty)",
     )
     assert commit["status"] == "skipped"
@@ -309,38 +346,32 @@ def test_commit_of_an_empty_session_is_skipped(capture_client: httpx.Client, ov_
     assert commit.get("reason") == "no_messages"
 
 
-def test_commit_of_an_unknown_session_is_a_404(capture_client: httpx.Client, ov_session_id: str):
+def test_commit_of_an_unknown_session_is_a_404(client: httpx.Client, ov_session_id: str):
     # Unlike /messages, commit does not auto-create the session.
-    response = capture_client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={})
+    response = client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={})
     error_of(response, 404, "NOT_FOUND", "POST commit (unknown)")
 
 
-def test_a_second_commit_archives_only_new_messages(
-    capture_client: httpx.Client, ov_session_id: str
-):
-    add_batch(capture_client, ov_session_id, [text_message("user", "round one")])
-    first = ok_result(
-        capture_client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}), "commit 1"
-    )
-    add_batch(capture_client, ov_session_id, [text_message("user", "round two")])
-    second = ok_result(
-        capture_client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}), "commit 2"
-    )
+def test_a_second_commit_archives_only_new_messages(client: httpx.Client, ov_session_id: str):
+    add_batch(client, ov_session_id, [text_message("user", "round one")])
+    first = ok_result(client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}), "commit 1")
+    add_batch(client, ov_session_id, [text_message("user", "round two")])
+    second = ok_result(client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}), "commit 2")
     assert second["archive_uri"].endswith("/history/archive_002")
     for commit in (first, second):
-        assert ov_server.wait_for_task(capture_client, commit["task_id"])["status"] == "completed"
-    info = ok_result(capture_client.get(f"/api/v1/sessions/{ov_session_id}"), "GET session")
+        assert ov_server.wait_for_task(client, commit["task_id"])["status"] == "completed"
+    info = ok_result(client.get(f"/api/v1/sessions/{ov_session_id}"), "GET session")
     assert (info["commit_count"], info["total_message_count"]) == (2, 2)
 
     for number, text in ((1, "round one"), (2, "round two")):
         archive = ok_result(
-            capture_client.get(f"/api/v1/sessions/{ov_session_id}/archives/archive_00{number}"),
+            client.get(f"/api/v1/sessions/{ov_session_id}/archives/archive_00{number}"),
             "GET archive",
         )
         assert_has_keys(archive, {"archive_id", "abstract", "overview", "messages"}, "archive")
         assert [m["parts"][0]["text"] for m in archive["messages"]] == [text]
 
-    sessions = ok_result(capture_client.get("/api/v1/sessions"), "GET /sessions")
+    sessions = ok_result(client.get("/api/v1/sessions"), "GET /sessions")
     for entry in sessions:
         assert_has_keys(entry, {"session_id", "uri", "is_dir"}, "session list entry")
     assert ov_session_id in {s["session_id"] for s in sessions}
@@ -360,10 +391,10 @@ def write_memory(client: httpx.Client, uri: str, content: str) -> Any:
 
 
 @pytest.fixture
-def seeded_memory(capture_client: httpx.Client, ov_user: str) -> str:
+def seeded_memory(client: httpx.Client, ov_user: str) -> str:
     uri = f"viking://user/{ov_user}/memories/preferences/{ov_user}/indentation.md"
     result = write_memory(
-        capture_client, uri, "- In this repo the user always indents with tabs, never spaces."
+        client, uri, "- In this repo the user always indents with tabs, never spaces."
     )
     assert_has_keys(
         result,
@@ -372,26 +403,24 @@ def seeded_memory(capture_client: httpx.Client, ov_user: str) -> str:
     )
     assert result["uri"] == uri
     assert result["context_type"] == "memory"
-    ov_server.drain_queues(capture_client)
+    ov_server.drain_queues(client)
     return uri
 
 
-def test_content_read_returns_the_text(capture_client: httpx.Client, seeded_memory: str):
+def test_content_read_returns_the_text(client: httpx.Client, seeded_memory: str):
     text = ok_result(
-        capture_client.get("/api/v1/content/read", params={"uri": seeded_memory}),
+        client.get("/api/v1/content/read", params={"uri": seeded_memory}),
         "GET content/read",
     )
     assert text == "- In this repo the user always indents with tabs, never spaces."
-    missing = capture_client.get(
+    missing = client.get(
         "/api/v1/content/read", params={"uri": seeded_memory.replace("indentation", "nope")}
     )
     error_of(missing, 404, "NOT_FOUND", "content/read of a missing file")
 
 
-def test_fs_ls_lists_entries_with_abstracts(
-    capture_client: httpx.Client, seeded_memory: str, ov_user: str
-):
-    response = capture_client.get(
+def test_fs_ls_lists_entries_with_abstracts(client: httpx.Client, seeded_memory: str, ov_user: str):
+    response = client.get(
         "/api/v1/fs/ls", params={"uri": f"viking://user/{ov_user}/memories/preferences/{ov_user}"}
     )
     entries = ok_result(response, "GET fs/ls")
@@ -405,10 +434,10 @@ def test_fs_ls_lists_entries_with_abstracts(
 
 
 def test_find_returns_memory_hits_ranked_by_overlap(
-    capture_client: httpx.Client, seeded_memory: str, ov_user: str
+    client: httpx.Client, seeded_memory: str, ov_user: str
 ):
     result = ok_result(
-        capture_client.post(
+        client.post(
             "/api/v1/search/find",
             json={
                 "query": "does the user indent with tabs or spaces",
@@ -431,11 +460,9 @@ def test_find_returns_memory_hits_ranked_by_overlap(
     assert 0.5 < leaves[0]["score"] <= 1.0
 
 
-def test_search_context_mode_returns_rendered_entries(
-    capture_client: httpx.Client, seeded_memory: str
-):
+def test_search_context_mode_returns_rendered_entries(client: httpx.Client, seeded_memory: str):
     result = ok_result(
-        capture_client.post(
+        client.post(
             "/api/v1/search/search",
             json={
                 "query": "indent with tabs or spaces",
@@ -458,8 +485,8 @@ def test_search_context_mode_returns_rendered_entries(
     assert result["rendered"].lstrip().startswith("<memory ")
 
 
-def test_search_context_mode_rejects_target_uri(capture_client: httpx.Client, ov_user: str):
-    response = capture_client.post(
+def test_search_context_mode_rejects_target_uri(client: httpx.Client, ov_user: str):
+    response = client.post(
         "/api/v1/search/search",
         json={"query": "x", "mode": "context", "target_uri": f"viking://user/{ov_user}"},
     )
@@ -526,11 +553,11 @@ def test_commit_extracts_a_preference_memory_that_find_returns(
 # ---------------------------------------------------------------------------------------
 
 
-def test_api_key_mode_user_keys_fix_identity(ov_server_api_key: OvServer):
-    root_key = ov_server_api_key.root_api_key
+def test_api_key_mode_user_keys_fix_identity(api_key_server: tuple[str, str]):
+    url, root_key = api_key_server
     assert root_key
     account = f"acct-{uuid.uuid4().hex[:8]}"
-    with ov_client(ov_server_api_key) as anonymous:
+    with httpx.Client(base_url=url, timeout=30.0) as anonymous:
         error_of(anonymous.get("/api/v1/system/status"), 401, "UNAUTHENTICATED", "no key")
         error_of(
             anonymous.get("/api/v1/system/status", headers={"X-API-Key": "wrong"}),
@@ -565,12 +592,14 @@ def test_api_key_mode_user_keys_fix_identity(ov_server_api_key: OvServer):
             assert status["user"] == "alice", "a user key fixes the identity; headers are ignored"
 
 
-def test_trusted_mode_needs_the_root_key_and_both_tenant_headers(ov_server_trusted: OvServer):
-    root_key = ov_server_trusted.root_api_key
+def test_trusted_mode_needs_the_root_key_and_both_tenant_headers(
+    trusted_server: tuple[str, str],
+):
+    url, root_key = trusted_server
     assert root_key
     user = f"user-{uuid.uuid4().hex[:8]}"
     tenant = {"X-OpenViking-Account": "default", "X-OpenViking-User": user}
-    with ov_client(ov_server_trusted) as client:
+    with httpx.Client(base_url=url, timeout=30.0) as client:
         error_of(
             client.get("/api/v1/system/status", headers=tenant), 401, "UNAUTHENTICATED", "no key"
         )

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e import story as st
 from tests.support import host_stubs, hosts, ov_server, pytest_plugin
+from tests.support import story as st
 from tests.support.host_stubs import ResponsesStub
 from tests.support.ov_server import OvServer
 

@@ -16,7 +16,15 @@ import pytest
 
 from ovhooks import hookrun
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import HOOKS, REPO, assert_host_valid, hook_env, hook_floor, run_process
+from tests.support.hooks import (
+    HOOKS,
+    REPO,
+    assert_host_valid,
+    crash_lines,
+    hook_env,
+    hook_floor,
+    run_process,
+)
 
 SID = "7d1f7c1e-0b7e-4b9e-9a54-3f3f1b7f9a01"
 
@@ -28,13 +36,6 @@ def _reply(proc: Any, host: str, event: str) -> dict[str, Any]:
     reply: dict[str, Any] = json.loads(lines[0])
     assert_host_valid(host, event, reply)
     return reply
-
-
-def _crashes() -> list[str]:
-    log = Path(os.environ["OVHOOKS_STATE_DIR"]) / "logs" / "ovhooks.log"
-    if not log.exists():
-        return []
-    return [line for line in log.read_text(errors="replace").splitlines() if "crash" in line]
 
 
 @pytest.fixture
@@ -85,7 +86,7 @@ def test_a_giant_field_is_rejected_in_linear_time(
         }
         proc, _seconds = run_process(command, payload, env, timeout=15)
         _reply(proc, "codex", HOOKS_BY_COMMAND[command])
-    assert _crashes() == []
+    assert crash_lines() == []
 
 
 @pytest.mark.parametrize("host", ["codex", "claude"])
@@ -105,7 +106,7 @@ def test_lone_surrogates_never_raise_in_any_hook(
         )
         proc, _ = run_process(command, raw.encode(), env, host=host)
         _reply(proc, host, event)
-    assert _crashes() == []
+    assert crash_lines() == []
 
 
 def test_inline_subagent_stop_does_not_wait_for_a_missing_transcript_until_the_timeout(

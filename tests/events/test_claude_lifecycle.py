@@ -18,7 +18,13 @@ import pytest
 from ovhooks.ids import subagent_session_id
 from tests.support.claude_transcripts import ClaudeTranscript
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import assert_host_valid, hook_env, run_inline
+from tests.support.hooks import (
+    assert_host_valid,
+    capture_only_env,
+    logged_errors,
+    run_inline,
+    session_state,
+)
 
 SID = "d35d66ca-7371-459e-9033-a440c89c7c20"
 OV = f"cc-{SID}"
@@ -38,30 +44,10 @@ def transcript(tmp_path: Path, project: Path) -> ClaudeTranscript:
     return ClaudeTranscript(tmp_path / "claude-config", SID, project)
 
 
-def _env(fake: FakeOpenViking, **extra: str) -> dict[str, str]:
-    # recall and session-start context have their own suites; here they would only add
-    # search requests to the request log
-    return hook_env(fake.url, OVHOOKS_RECALL="0", OVHOOKS_SESSION_CONTEXT="0", **extra)
-
-
 def hook(command: str, payload: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
     reply, _err = run_inline(command, payload, env, host="claude")
     assert_host_valid("claude", payload["hook_event_name"], reply)
     return reply
-
-
-def _state(key: str) -> dict[str, Any]:
-    path = Path(os.environ["OVHOOKS_STATE_DIR"]) / "sessions" / f"{key}.json"
-    doc: dict[str, Any] = json.loads(path.read_text())
-    return doc
-
-
-def _errors_logged() -> list[dict[str, Any]]:
-    path = Path(os.environ["OVHOOKS_STATE_DIR"]) / "logs" / "ovhooks.log"
-    if not path.exists():
-        return []
-    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [line for line in lines if line.get("level") == "error"]
 
 
 def _assert_in_order(texts: list[str], expected: list[str]) -> None:
@@ -76,7 +62,7 @@ def _assert_in_order(texts: list[str], expected: list[str]) -> None:
 def test_session_with_subagent_manual_and_auto_compact_is_captured_once_in_order(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
 
     def start(source: str) -> None:
@@ -254,14 +240,14 @@ def test_session_with_subagent_manual_and_auto_compact_is_captured_once_in_order
     assert "openviking-context" not in json.dumps(fake_ov.messages(SUB_OV))
     # the compaction agents left nothing behind: no session, no state, no error
     assert not [s for s in fake_ov.sessions if "a49862c9b121a72bc" in s or "a000000000000000b" in s]
-    assert _errors_logged() == []
+    assert logged_errors() == []
     # every SessionEnd with something new committed it; no empty commits
     commits = [r for r in fake_ov.requests if r["path"] == f"/api/v1/sessions/{OV}/commit"]
     assert len(commits) == fake_ov.sessions[OV]["commit_count"]
     assert fake_ov.sessions[OV]["commit_count"] >= 5
-    state = _state(OV)
+    state = session_state(OV)
     assert state["ended"] is True and state["end_reason"] == "other"
-    assert _state(SUB_OV)["parent"] == OV
+    assert session_state(SUB_OV)["parent"] == OV
 
 
 # --- Stop and the asynchronous transcript -------------------------------------------------------
@@ -270,7 +256,7 @@ def test_session_with_subagent_manual_and_auto_compact_is_captured_once_in_order
 def test_stop_reply_not_yet_in_file_is_captured_once(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     t.prompt("Question one: how do I flatten nested lists?")
     last = "Answer one: recurse into every nested list."
@@ -293,7 +279,7 @@ def test_stop_reply_not_yet_in_file_is_captured_once(
 def test_stop_fired_twice_before_the_reply_lands_sends_it_once(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     t.prompt("Question one: how do I flatten nested lists?")
     last = "Answer one: recurse into every nested list."
@@ -307,7 +293,7 @@ def test_stop_fired_twice_before_the_reply_lands_sends_it_once(
 def test_stop_repeated_after_reply_was_captured_does_not_resend_it(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     t.prompt("Question one: how do I flatten nested lists?")
     t.reply("Answer one: recurse into every nested list.")
@@ -327,7 +313,7 @@ def test_stop_repeated_after_reply_was_captured_does_not_resend_it(
 def test_stop_reply_written_after_tool_records_is_not_duplicated(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     t.prompt("Question one: what does the shell print?")
     last = "Answer one: it printed hello from the shell."
@@ -350,7 +336,7 @@ def test_stop_reply_written_after_tool_records_is_not_duplicated(
 def test_stop_reply_written_after_tool_records_keeps_the_tool_calls(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     t.prompt("Question one: what does the shell print?")
     last = "Answer one: it printed hello from the shell."
@@ -366,7 +352,7 @@ def test_stop_after_session_end_already_captured_the_reply_does_not_resend_it(
 ) -> None:
     # In -p mode Stop and SessionEnd fire back to back and both hand off detached workers;
     # the SessionEnd worker can win the session lock and read the (by then complete) file.
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     t.prompt("Question one: how do I flatten nested lists?")
     last = "Answer one: recurse into every nested list."
@@ -379,7 +365,7 @@ def test_stop_after_session_end_already_captured_the_reply_does_not_resend_it(
 def test_session_end_records_reason_and_catches_up(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     t.turn(1)
     hook(
@@ -397,7 +383,7 @@ def test_session_end_records_reason_and_catches_up(
         fake_ov.texts(OV),
         ["Question number 1", "Answer number 1", "Question number 2", "Answer number 2"],
     )
-    state = _state(OV)
+    state = session_state(OV)
     assert state["ended"] is True and state["end_reason"] == "prompt_input_exit"
 
 
@@ -407,7 +393,7 @@ def test_session_end_records_reason_and_catches_up(
 def test_subagent_stop_captures_into_its_own_session(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     t.prompt("main question about the parser module")
     sub = t.subagent(AGENT)
@@ -422,14 +408,14 @@ def test_subagent_stop_captures_into_its_own_session(
     assert OV not in fake_ov.sessions, "nothing of the subagent may reach the parent's session"
     _assert_in_order(fake_ov.texts(SUB_OV), ["SUBAGENT-PROMPT list", "The parser exposes"])
     assert fake_ov.sessions[SUB_OV]["commit_count"] == 1
-    state = _state(SUB_OV)
+    state = session_state(SUB_OV)
     assert state["parent"] == OV and state["host"] == "claude"
 
 
 def test_subagent_final_reply_not_yet_in_its_file_is_captured_once(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     sub = t.subagent(AGENT)
     sub.user("SUBAGENT-PROMPT list the parser's public functions")
@@ -457,7 +443,7 @@ def test_subagent_final_reply_not_yet_in_its_file_is_captured_once(
 def test_compaction_subagent_stop_is_quiet(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript, host_samples: Path
 ) -> None:
-    env = _env(fake_ov, OVHOOKS_LOG_LEVEL="debug")
+    env = capture_only_env(fake_ov.url, OVHOOKS_LOG_LEVEL="debug")
     payload = json.loads(
         (
             host_samples / "claude" / "hook-payloads" / "SubagentStop-compaction-agent.json"
@@ -466,7 +452,7 @@ def test_compaction_subagent_stop_is_quiet(
     assert payload["agent_type"] == "" and not Path(payload["agent_transcript_path"]).exists()
     assert hook("subagent-stop", payload, env) == {}
     assert fake_ov.requests == []
-    assert _errors_logged() == []
+    assert logged_errors() == []
     assert not (Path(os.environ["OVHOOKS_STATE_DIR"]) / "sessions").exists() or not list(
         (Path(os.environ["OVHOOKS_STATE_DIR"]) / "sessions").glob("*.json")
     )
@@ -478,10 +464,10 @@ def test_subagent_stop_without_transcript_file_is_a_noop(
     from ovhooks.events import subagent_stop
 
     monkeypatch.setattr(subagent_stop, "SUBAGENT_TRANSCRIPT_WAIT_S", 0.2)
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     reply = hook("subagent-stop", transcript.subagent_stop_payload("a1b2c3", "done"), env)
     assert reply == {} and fake_ov.requests == []
-    assert _errors_logged() == []
+    assert logged_errors() == []
 
 
 def test_subagent_transcript_written_after_subagent_stop_is_still_captured(
@@ -490,7 +476,7 @@ def test_subagent_transcript_written_after_subagent_stop_is_still_captured(
     """Claude can fire SubagentStop before the subagent's file exists (seen with 2.1.197)."""
     import threading
 
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     payload = t.subagent_stop_payload(AGENT, "The parser exposes parse() and parse_file().")
     assert not Path(payload["agent_transcript_path"]).exists()
@@ -513,7 +499,7 @@ def test_state_at_rest_keeps_no_secret_of_the_last_reply(
 ) -> None:
     """The final reply's text rests in the session state (to capture it exactly once): it is
     kept scrubbed, and a later read of the same reply is still recognised as sent."""
-    env = _env(fake_ov)
+    env = capture_only_env(fake_ov.url)
     t = transcript
     key = "sk-proj-" + "Wq3Lz8Rv2Mx7Kt4Np9Bc1Hd6Jf0Gs5Ay" * 2
     last = f"Set OPENAI_API_KEY={key} in the CI settings and rerun the job."

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import hook_env, run_inline
+from tests.support.hooks import hook_env, log_lines, run_inline, session_state
 from tests.support.rollouts import CodexRollout, codex_payload
 
 SID = "01a201de-87c7-7a30-ba45-7a6cf1e11575"
@@ -36,9 +36,7 @@ def _stop(
 
 
 def _state(sid: str = SID) -> dict[str, Any]:
-    path = Path(os.environ["OVHOOKS_STATE_DIR"]) / "sessions" / f"cx-{sid}.json"
-    doc: dict[str, Any] = json.loads(path.read_text())
-    return doc
+    return session_state(f"cx-{sid}")
 
 
 def test_stop_sends_each_new_turn_once_in_order(
@@ -332,7 +330,7 @@ def test_secrets_and_private_spans_never_leave_the_machine(
     sent = json.dumps(fake_ov.messages(OV))
     assert key not in sent and "hunter2pass" not in sent and "salary" not in sent
     assert "[REDACTED:" in sent and "Deployed" in sent
-    log = (Path(os.environ["OVHOOKS_STATE_DIR"]) / "logs" / "ovhooks.log").read_text()
+    log = "\n".join(log_lines())
     assert key not in log and "hunter2pass" not in log
     assert "capture_redacted" in log
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import HOOKS, REPO, assert_host_valid, hook_env, run_inline
+from tests.support.hooks import HOOKS, REPO, assert_host_valid, crash_lines, hook_env, run_inline
 
 SAMPLES = REPO / "tests" / "fixtures" / "host-samples"
 BUDGET = settings(
@@ -72,13 +72,6 @@ def _mutate(payload: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
     return out
 
 
-def _crash_lines() -> list[str]:
-    log = Path(os.environ["OVHOOKS_STATE_DIR"]) / "logs" / "ovhooks.log"
-    if not log.exists():
-        return []
-    return [ln for ln in log.read_text(errors="replace").splitlines() if "crash" in ln]
-
-
 @given(data=st.data())
 @BUDGET
 def test_mutated_payloads_of_every_event_and_host(data: st.DataObject, tmp_path: Path) -> None:
@@ -88,7 +81,7 @@ def test_mutated_payloads_of_every_event_and_host(data: st.DataObject, tmp_path:
     raw = json.dumps(mutated).encode()  # lone surrogates travel as JSON escapes, as on stdin
     reply, _err = run_inline(HOOKS[event], raw, env, host=host)
     assert_host_valid(host, event, reply)
-    assert _crash_lines() == []
+    assert crash_lines() == []
 
 
 def _odd_paths(tmp_path: Path) -> dict[str, str]:
@@ -142,4 +135,4 @@ def test_odd_transcript_paths_for_every_event(
         assert_host_valid(host, event, reply)
         # Nothing blocks or waits for the path (an inline wait used to take the host's 10 s).
         assert seconds < 5.0, f"{event} with {name}: {seconds:.2f}s"
-    assert _crash_lines() == []
+    assert crash_lines() == []

@@ -10,20 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import run_inline
 from tests.support.rollouts import CodexRollout, codex_payload
-from tests.support.stores import FakeServerStore, LocalStore
-
-
-@pytest.fixture(params=["openviking", "local"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "local":
-        yield LocalStore(tmp_path / "data")
-        return
-    server = FakeOpenViking().start()
-    yield FakeServerStore(server)
-    server.stop()
 
 
 @pytest.fixture

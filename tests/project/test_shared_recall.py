@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,26 +11,15 @@ import pytest
 from ovhooks.backend.local import LocalBackend
 from ovhooks.ids import project_peer
 from ovhooks.project import resolve
-from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import run_inline
 from tests.support.repos import make_clone
 from tests.support.rollouts import CodexRollout, codex_payload
-from tests.support.stores import FakeServerStore, LocalStore
+from tests.support.stores import LocalStore
 
 SSH = "git@github.com:Acme/Widget.git"
 HTTPS = "https://alice:ghp_notreal@github.com/acme/widget"
 MEMORY = "The widget build uses bazelisk 1.19 and must run with --config=ci on CI machines."
 QUESTION = "Which bazelisk config flag does the widget build need on CI machines?"
-
-
-@pytest.fixture(params=["openviking", "local"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    if request.param == "local":
-        yield LocalStore(tmp_path / "data")
-        return
-    server = FakeOpenViking().start()
-    yield FakeServerStore(server)
-    server.stop()
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 
 from ovhooks.backend.local import LocalBackend
-from tests.commands.helpers import run_json
 from tests.support import ov_server
+from tests.support.cli import run_json
 from tests.support.hooks import run_inline
 from tests.support.rollouts import CodexRollout, codex_payload
 from tests.support.stores import LocalStore

@@ -16,7 +16,7 @@ import pytest
 from ovhooks.recall import calibrate, recall_for_prompt
 from ovhooks.recall.query import profile_query
 from ovhooks.recall.rank import Candidate, rank
-from tests.recall.fake_backend import MEMORIES, FakeBackend, make_settings
+from tests.support.fake_backend import MEMORIES, FakeBackend, make_settings
 
 NOW = 1_800_000_000.0
 

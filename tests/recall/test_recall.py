@@ -10,7 +10,7 @@ from ovhooks.backend.errors import BackendError
 from ovhooks.capture.sanitize import strip_injected
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.recall import RecallOutcome, recall_for_prompt, recall_paused, reset_session
-from tests.recall.fake_backend import MEMORIES, SEED, FakeBackend, make_settings
+from tests.support.fake_backend import MEMORIES, SEED, FakeBackend, make_settings
 
 NOW = 1_800_000_000.0
 EDITOR = f"{MEMORIES}/preferences/default/editor.md"

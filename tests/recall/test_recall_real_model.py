@@ -15,8 +15,8 @@ import pytest
 
 from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.recall import recall_for_prompt
-from tests.recall.fake_backend import make_settings
-from tests.recall.test_recall_real_server import seed
+from tests.support.fake_backend import make_settings
+from tests.support.ov_memories import seed
 
 pytestmark = pytest.mark.real_server
 

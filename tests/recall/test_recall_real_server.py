@@ -15,22 +15,10 @@ from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.context import build_session_start
 from ovhooks.recall import recall_for_prompt, reset_session
-from tests.recall.fake_backend import make_settings
+from tests.support.fake_backend import make_settings
+from tests.support.ov_memories import seed
 
 pytestmark = pytest.mark.real_server
-
-
-def seed(client: Any, user: str, memories: dict[str, str]) -> dict[str, str]:
-    uris = {}
-    for rel, text in memories.items():
-        uri = f"viking://user/{user}/memories/{rel}"
-        resp = client.post(
-            "/api/v1/content/write",
-            json={"uri": uri, "content": text, "mode": "replace", "wait": True},
-        )
-        resp.raise_for_status()
-        uris[rel] = uri
-    return uris
 
 
 MEMORIES = {

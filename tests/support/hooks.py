@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ovhooks import layout
 from ovhooks.hookrun import run_hook
 from ovhooks.hosts.base import EVENT_NAMES
 
@@ -35,6 +36,40 @@ def hook_env(url: str | None = None, **overrides: str) -> dict[str, str]:
     env.setdefault("OVHOOKS_LOG_LEVEL", "info")
     env.update(overrides)
     return env
+
+
+def capture_only_env(url: str, **overrides: str) -> dict[str, str]:
+    """``hook_env`` with recall and session-start context off: capture and lifecycle tests
+    then see only their own writes in the fake server's request log."""
+    return hook_env(url, OVHOOKS_RECALL="0", OVHOOKS_SESSION_CONTEXT="0", **overrides)
+
+
+def session_state(key: str, state_dir: str | None = None) -> dict[str, Any]:
+    """The saved state document of session ``key`` (default state dir: the test's)."""
+    base = state_dir or os.environ["OVHOOKS_STATE_DIR"]
+    with open(layout.state_path(base, key), encoding="utf-8") as fh:
+        doc: dict[str, Any] = json.load(fh)
+    return doc
+
+
+def log_lines(state_dir: str | None = None) -> list[str]:
+    """The lines of ovhooks' log (none when nothing was logged yet)."""
+    path = layout.log_path(state_dir or os.environ["OVHOOKS_STATE_DIR"])
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read().splitlines()
+
+
+def crash_lines(state_dir: str | None = None) -> list[str]:
+    """The log lines that report a crash: a hook that failed open still logs one."""
+    return [line for line in log_lines(state_dir) if "crash" in line]
+
+
+def logged_errors(state_dir: str | None = None) -> list[dict[str, Any]]:
+    """The log's records at level ``error``."""
+    records = [json.loads(line) for line in log_lines(state_dir) if line.strip()]
+    return [record for record in records if record.get("level") == "error"]
 
 
 def run_inline(

@@ -1,11 +1,18 @@
-"""One view over both backends for lifecycle tests: what did the store receive?"""
+"""One view over both backends for lifecycle tests: what did the store receive?
+
+Registered as a pytest plugin (tests/conftest.py): the ``store`` fixture runs a test once
+against the fake OpenViking server and once against the local store.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import hook_env
@@ -72,3 +79,14 @@ class LocalStore:
                 "SELECT commit_count FROM sessions WHERE session_id = ?", (session,)
             ).fetchone()
         return int(row[0]) if row else 0
+
+
+@pytest.fixture(params=["openviking", "local"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FakeServerStore | LocalStore]:
+    """Each backend in turn: the fake server (started and stopped here) or a local store."""
+    if request.param == "local":
+        yield LocalStore(tmp_path / "data")
+        return
+    server = FakeOpenViking().start()
+    yield FakeServerStore(server)
+    server.stop()
