@@ -12,13 +12,14 @@ server gives prompts that are known to be unrelated to any memory:
   is cached per server in the recall state and refreshed every few hours (the store grows), or
   at once when live scores no longer fit it (a different model behind the same URL).
 - **Strength** of a candidate: ``(score - loc) / scale``, in units of the probes' own spread.
-- **Agreement.** A candidate that shares a content word with the prompt needs less semantic
-  strength than one that shares none: two weak, independent signals that agree are evidence,
-  one weak signal is not.
+- **Agreement.** A candidate whose text gives the prompt lexical evidence (what the local
+  store asks of a memory: an identifier, a name, rare words, translations through the
+  glossary; ``LexicalEvidence``) needs less semantic strength than one that gives none: two
+  weak, independent signals that agree are evidence, one weak signal is not.
 - **Margin to the best.** Runners-up are kept only within ``BEST_MARGIN`` strength of the
   best candidate, so a prompt about one thing does not bring along the store's next items.
 
-The order is the model's: candidates are sorted by score; words in common only gate, they
+The order is the model's: candidates are sorted by score; lexical evidence only gates, it
 never lift a candidate over one the model ranked higher (a +0.20 word-overlap bonus sized for
 lexical scores used to push accidental matches over the model's correct first choice).
 
@@ -64,9 +65,9 @@ REFRESH_S = 6 * 3600.0
 # A live best score this many scales *below* the location means the model changed.
 DRIFT_SCALES = 8.0
 
-# Strength (in probe scales) a candidate needs on its own, and with two or more of the
-# prompt's content words in common. One shared word is no evidence of its own: prompts that
-# merely mention "tab", "RAM" or "timestamp" share one word with some memory all the time.
+# Strength (in probe scales) a candidate needs on its own, and with lexical evidence. One
+# shared word is no evidence of its own: prompts that merely mention "tab", "RAM" or
+# "timestamp" share one word with some memory all the time.
 STRENGTH_ALONE = 6.0
 STRENGTH_WITH_WORDS = 1.0
 # Runners-up must be within this strength of the best candidate, and at most this many items
@@ -74,8 +75,12 @@ STRENGTH_WITH_WORDS = 1.0
 # costs ~40 tokens of context (target: 150 on average).
 BEST_MARGIN = 3.0
 MAX_ITEMS = 3
-# Content words of the prompt compared with a candidate: all of a long task prompt counts.
-WORDS_CONSIDERED = 40
+# Lexical evidence (``backend.local.evidence`` units) that counts as agreement: what the
+# local store asks of a memory on its own. Replaced a count of shared content words (two, or
+# three in long prompts), which treated "api" like "eks-prod-euw1" and missed translations:
+# replayed on the labelled set's dev split with e5-small scores, the count gave long 0.40,
+# cross-lingual 0.29, unrelated clean 0.85; these units give 0.48, 0.45 and 0.93.
+LEXICAL_UNITS = 2.2
 # The scale never falls under this share of the headroom above the location: probes that
 # happen to agree closely must not turn noise-sized differences into "strong" evidence.
 SCALE_FLOOR = 0.03
@@ -174,29 +179,42 @@ def run_probes(
     return doc
 
 
-def words_in_common(profile: QueryProfile, item: Candidate) -> int:
-    """How many of the prompt's content words the candidate (text or file name) contains."""
-    from ovhooks.recall.query import content_tokens
+class LexicalEvidence:
+    """How much a candidate's text shares with the prompt, weighed the way the local store
+    weighs it (``backend.local.evidence``): an identifier, a version, a name or a term in the
+    other language's words counts for much; common words little; the file name nothing.
 
-    wanted = set(profile.tokens[:WORDS_CONSIDERED])
-    if not wanted:
-        return 0
-    name = item.uri.rsplit("/", 1)[-1].replace("_", " ")
-    have = set(content_tokens(name + " " + item.text))
-    return len(wanted & have)
+    A server gives no statistics over its store, so every term starts at full weight and only
+    the general-vocabulary caps apply. The prompt's side is computed once per prompt.
+    """
+
+    __slots__ = ("found", "named", "order", "translated")
+
+    def __init__(self, prompt: str) -> None:
+        from ovhooks.backend.local.evidence import query_names
+        from ovhooks.backend.local.glossary import expand
+        from ovhooks.backend.local.text import query_terms, terms
+
+        found = query_terms(prompt)
+        self.translated = expand(prompt, found)
+        self.found = found + self.translated
+        self.order = terms(prompt)
+        self.named = query_names(prompt)
+
+    def units(self, text: str) -> float:
+        from ovhooks.backend.local.evidence import evidence
+        from ovhooks.backend.local.text import terms
+
+        doc = terms(text, identifier_parts=True)
+        units, _share = evidence(self.found, self.order, {}, doc, text, self.translated, self.named)
+        return units
 
 
-def words_needed(profile: QueryProfile) -> int:
-    """Shared words that count as agreement: two, and three from 36 content words on: a long
-    prompt shares a few words with almost any memory by chance."""
-    return max(2, len(set(profile.tokens[:WORDS_CONSIDERED])) // 12)
-
-
-def admitted(item_strength: float, shared_words: int, needed: int = 2) -> bool:
-    """The agreement rule: strong semantics alone, or some semantics plus shared words."""
+def admitted(item_strength: float, lexical_units: float) -> bool:
+    """The agreement rule: strong semantics alone, or some semantics plus lexical evidence."""
     if item_strength >= STRENGTH_ALONE:
         return True
-    return shared_words >= needed and item_strength >= STRENGTH_WITH_WORDS
+    return lexical_units >= LEXICAL_UNITS and item_strength >= STRENGTH_WITH_WORDS
 
 
 def select(
@@ -210,7 +228,7 @@ def select(
     """The candidates worth injecting, best first (pure; same inputs, same output)."""
     from ovhooks.recall.rank import EVENT_LIKE, dedupe_key
 
-    needed = words_needed(profile)
+    lexical = LexicalEvidence(profile.text)
     scored: list[tuple[float, Candidate]] = []
     for item in items:
         value = strength(item.score, calibration)
@@ -222,7 +240,7 @@ def select(
         ):
             nudge += PREFERENCE_NUDGE
         item.rank = value + nudge
-        item.supported = admitted(value, words_in_common(profile, item), needed)
+        item.supported = admitted(value, lexical.units(item.text))
         scored.append((value, item))
     if not scored:
         return []

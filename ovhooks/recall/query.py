@@ -83,12 +83,19 @@ def stem(word: str) -> str:
 class QueryProfile:
     """The prompt's content words and intents, for reranking."""
 
-    __slots__ = ("tokens", "wants_preference", "wants_temporal")
+    __slots__ = ("text", "tokens", "wants_preference", "wants_temporal")
 
-    def __init__(self, tokens: tuple[str, ...], wants_preference: bool, wants_temporal: bool):
+    def __init__(
+        self,
+        tokens: tuple[str, ...],
+        wants_preference: bool,
+        wants_temporal: bool,
+        text: str = "",
+    ):
         self.tokens = tokens
         self.wants_preference = wants_preference
         self.wants_temporal = wants_temporal
+        self.text = text
 
 
 def profile_query(prompt: str) -> QueryProfile:
@@ -96,6 +103,7 @@ def profile_query(prompt: str) -> QueryProfile:
         tuple(content_tokens(prompt)),
         bool(_pattern("preference").search(prompt)),
         bool(_pattern("temporal").search(prompt)),
+        prompt,
     )
 
 

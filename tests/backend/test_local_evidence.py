@@ -179,3 +179,12 @@ def test_latin_names_in_a_chinese_prompt_are_names(tmp_path: Path) -> None:
     assert recalled(backend, "celery 连的 redis 是哪个？")[:1] == [memory]
     # one shared name is still not enough on its own
     assert recalled(backend, "redis 和 memcached 有什么区别？") == []
+
+
+def test_a_glossary_entry_gives_its_synonyms_in_the_same_language(tmp_path: Path) -> None:
+    backend = LocalBackend(str(tmp_path), peer="proj")
+    memory = "the nightly cron on the prod box rotates the nginx logs at 02:00"
+    for i, text in enumerate([memory, *MEMORIES]):
+        backend.write(f"{backend.memory_root_for('proj')}/entities/facts/m{i}.md", text)
+    # job ~ cron and production ~ prod are one entry each; "log" is shared.
+    assert recalled(backend, "what time is the job that rotates logs on production?") == [memory]

@@ -203,17 +203,27 @@ FILLER = (
 )
 
 
-def test_long_task_prompts_count_words_anywhere_but_need_more_of_them() -> None:
+def test_long_task_prompts_need_evidence_not_a_count_of_chance_words() -> None:
     cal = calibrate.fit(COMPRESSED_PROBES)
     assert cal is not None
     scores = {DEPLOY: 0.905, CAT: 0.890}  # moderate strength: words must agree
-    # the memory's words come after the first dozen content words of a long prompt
+    # the memory's words come late in a long prompt: they still count
     late = FILLER + "then deploy the billing api to fly"
-    assert calibrate.words_needed(profile_query(late)) == 3
     assert decide(late, COMPRESSED_PROBES, scores) == [DEPLOY]
     # two chance words in common are expected in a prompt this long: not agreement
     chance = FILLER + "then mention billing and api in passing"
-    assert calibrate.words_in_common(profile_query(chance), candidates(scores)[0]) == 2
     assert decide(chance, COMPRESSED_PROBES, scores) == []
-    # a short prompt needs two
-    assert calibrate.words_needed(profile_query("deploy the billing api")) == 2
+
+
+def test_an_identifier_or_a_translation_is_evidence_a_word_count_missed() -> None:
+    """The old rule counted shared content words: "Fly.io" is one specific name, and a
+    Chinese prompt shares one Latin name and a translation with an English memory."""
+    scores = {DEPLOY: 0.905, CAT: 0.890}
+    assert decide("what is on Fly.io?", COMPRESSED_PROBES, scores) == [DEPLOY]
+    assert decide("billing 部署在哪里？", COMPRESSED_PROBES, scores) == [DEPLOY]
+    # the same prompt's words in a file name are no evidence: only the text counts
+    lexical = calibrate.LexicalEvidence("where does the billing api deploy to?")
+    assert lexical.units(TEXTS[DEPLOY]) >= calibrate.LEXICAL_UNITS
+    assert lexical.units("Our office cat is called Biscuit.") == 0.0
+    zh = calibrate.LexicalEvidence("计费 API 部署到哪里了？用的什么数据库？")
+    assert zh.units("The billing API deploys to Fly.io and uses the Postgres database.") > 1.0

@@ -1,11 +1,12 @@
 """Everyday software words in English and Chinese, so a question in one language meets a
 memory stated in the other (a store without embeddings has no other bridge).
 
-Applied to the query only (``expand``): an English prompt also asks for the Chinese terms,
-a Chinese prompt for the English ones. Nothing is re-indexed, so a store written before this
-list benefits too. The words are general vocabulary of work talk, not words of any memory;
-most are capped as common words by ``common.background_cap``, so a translation is evidence
-only beside others, never a match on its own.
+Applied to the query only (``expand``): a prompt that names an entry in either language
+asks for the whole entry, both languages and the synonyms on each side ("prod" also asks
+for "production" and 生产|线上; 线上 for "prod" and 生产). Nothing is re-indexed, so a
+store written before this list benefits too. The words are general vocabulary of work talk,
+not words of any memory; most are capped as common words by ``common.background_cap``, so a
+translation is evidence only beside others, never a match on its own.
 """
 
 from __future__ import annotations
@@ -137,12 +138,13 @@ def expand(text: str, found: list[str]) -> list[str]:
     position = {t: i for i, t in enumerate(found)}
     extra: list[tuple[int, int, str]] = []
     for english, chinese in _pairs():
+        chinese_terms = [t for w in chinese for t in terms(w)]
         at = min((position[t] for t in english if t in position), default=-1)
+        if at < 0:
+            at = min((text.find(w) for w in chinese if w in text), default=-1)
         if at >= 0:
-            extra.extend((at, n, t) for n, t in enumerate(t for w in chinese for t in terms(w)))
-            continue
-        at = min((text.find(w) for w in chinese if w in text), default=-1)
-        if at >= 0:
-            extra.extend((at, n, t) for n, t in enumerate(english))
+            # The whole entry, both languages: "prod" also asks for "production", "cron"
+            # for "schedule", 线上 for 生产.
+            extra.extend((at, n, t) for n, t in enumerate([*english, *chinese_terms]))
     ordered = [t for _at, _n, t in sorted(extra)]
     return [t for t in dict.fromkeys(ordered) if t not in have]
