@@ -188,3 +188,46 @@ def test_a_glossary_entry_gives_its_synonyms_in_the_same_language(tmp_path: Path
         backend.write(f"{backend.memory_root_for('proj')}/entities/facts/m{i}.md", text)
     # job ~ cron and production ~ prod are one entry each; "log" is shared.
     assert recalled(backend, "what time is the job that rotates logs on production?") == [memory]
+
+
+def test_specific_terms_of_chinese_prose_concepts_and_mixed_identifiers() -> None:
+    # Latin words in Chinese prose are names; capped general words are not.
+    zh = specific_terms("订单服务用 celery 跑定时任务，日志写到 log 目录")
+    assert zh["celery"] == NAME and "log" not in zh
+    # A concept's own term is specific; a member (a tool that stands for it) is a name.
+    assert specific_terms("use four spaces for indentation")["indentation"] == IDENT
+    assert specific_terms("we run pytest with -x")["pytest"] == NAME
+    # An identifier whose words are one word and digits: no group of parts to share.
+    found = specific_terms("collation utf8mb4_bin everywhere")
+    assert found["utf8mb4_bin"] == IDENT and "bin" not in found
+
+
+def test_evidence_counts_a_chinese_word_once_not_per_character_pair() -> None:
+    from ovhooks.backend.local.evidence import evidence
+    from ovhooks.backend.local.text import query_terms
+
+    content = "缩进一律用制表符，不要用空格"
+    doc = terms(content, identifier_parts=True)
+    prompt = "制表符还是空格？"
+    found = query_terms(prompt)
+    chained, _ = evidence(found, terms(prompt), {}, doc, content)
+    # 制表符 is two overlapping pairs (制表, 表符): the second adds half, not a whole word.
+    unchained, _ = evidence(["制表", "空格"], ["制表", "空格"], {}, doc, content)
+    assert unchained < chained < unchained + 1.0
+    assert evidence(["kubernetes"], ["kubernetes"], {}, doc, content) == (0.0, 0.0)
+
+
+def test_a_text_about_tools_also_carries_the_concept_they_stand_for() -> None:
+    from ovhooks.backend.local.text import with_concepts
+
+    assert with_concepts(["tab", "width"]) == ["tab", "width", "indentation", "缩进"]
+    assert with_concepts(["width"]) == ["width"]
+
+
+def test_concept_members_are_never_common_words() -> None:
+    """``specific_terms`` makes every member a name without checking the caps: a member that
+    became a general word (an edit of ``common``) would make any text that uses it specific."""
+    from ovhooks.backend.local.common import background_cap
+    from ovhooks.backend.local.text import CONCEPT_MEMBERS
+
+    assert [t for t in sorted(CONCEPT_MEMBERS) if background_cap(t) < 1.0] == []

@@ -133,9 +133,9 @@ def specific_terms(
     for term in CONCEPT_TOPICS.intersection(indexed):
         if background_cap(term) >= 1.0:
             out.setdefault(term, IDENT)
+    # Members name tools and habits (pytest, pnpm, tab), none of them common words.
     for term in CONCEPT_MEMBERS.intersection(indexed):
-        if background_cap(term) >= 1.0:
-            out.setdefault(term, NAME)
+        out.setdefault(term, NAME)
     return out
 
 
