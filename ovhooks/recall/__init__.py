@@ -24,7 +24,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from ovhooks.backend.base import Backend
     from ovhooks.backend.errors import BackendError
@@ -144,26 +144,11 @@ def recall_for_prompt(
 
     server = ServerState(settings.state_dir, server_key(backend, settings))
     if server.breaker_open(now):
-        if server.breaker_noted():
-            return RecallOutcome(reason="breaker")
-        # The breaker was opened where the user could not be told (session start): tell now.
-        server.mark_noted()
-        server.save()
-        return RecallOutcome(system_message=_paused_note(server, settings), reason="breaker")
+        return _paused(server, settings)
 
     from ovhooks.backend.errors import BackendError
-    from ovhooks.capture.scrub import clean_outbound
-    from ovhooks.recall.query import build_query, profile_query
 
-    # The query leaves the machine: the prompt and the recent turns go through the same
-    # scrub as captured text (before build_query cuts them).
-    text = clean_outbound(text, settings)
-    recent: list[str] = []
-    for turn in recent_user_texts:
-        cleaned = strip_injected(turn)
-        if cleaned and is_noise(cleaned, "user") is None:
-            recent.append(clean_outbound(cleaned, settings))
-    query = build_query(text, recent)
+    text, query = _outbound_query(text, recent_user_texts, settings)
     seen = injected_uris(settings.state_dir, session_key)
 
     try:
@@ -179,46 +164,15 @@ def recall_for_prompt(
     server.close_breaker()
     server.save()
 
-    if settings.session_context:
-        # The profile is already in the session-start block; do not spend recall on it again.
-        candidates = [c for c in candidates if c.category != "profile"]
+    # With session context on, the profile is already in the session-start block.
+    candidates = [c for c in candidates if c.category != "profile" or not settings.session_context]
     if not candidates:
         return RecallOutcome(reason="no_results")
 
     from ovhooks.capture.tokens import estimate_tokens
-    from ovhooks.recall.rank import rank
     from ovhooks.recall.render import render
 
-    # A lexical store (the local backend) only returns entries that share terms with the
-    # query (or a concept of them), so its score is itself the word-overlap evidence the
-    # "supported" rule asks embedding scores for.
-    lexical = getattr(backend, "name", "") == "local"
-    profile = profile_query(text)
-    if lexical:
-        ranked = rank(candidates, profile, exclude=seen, strong_score=0.0)
-    else:
-        from ovhooks.recall import calibrate
-
-        best = max(c.score for c in candidates)
-        script = calibrate.script_of(text)
-        stored = server.calibration()
-        calibration = calibrate.usable(stored, now, script, best)
-        if calibrate.needs_refresh(stored, now, script, calibration):
-            # Detached (hooks): measured in the background, for the next prompts. Inline
-            # (tests, dry runs): measured now, so the same inputs give the same output.
-            stored = _refresh_calibration(backend, settings, server.key, now)
-            calibration = calibrate.usable(stored, now, script, best)
-        if calibration is not None:
-            ranked = calibrate.select(
-                candidates,
-                profile,
-                calibration,
-                exclude=seen,
-                max_items=min(calibrate.MAX_ITEMS, settings.recall_max_items),
-            )
-        else:
-            # No calibration yet: no score is trusted on its own, words in common decide.
-            ranked = rank(candidates, profile, exclude=seen, strong_score=2.0)
+    ranked = _decide(candidates, text, backend, settings, server, seen, now)
     if not ranked:
         # Nothing new (all shown this session), or nothing with enough evidence.
         fresh = [c for c in candidates if c.uri not in seen]
@@ -237,74 +191,79 @@ def recall_for_prompt(
     return RecallOutcome(block.text, None, uris, tokens=block.tokens)
 
 
-def _refresh_calibration(
-    backend: Backend, settings: Settings, key: str, now: float
-) -> dict[str, object] | None:
-    """Search the probe prompts and store the server's calibration, after the hook answered.
+def _paused(server: ServerState, settings: Settings) -> RecallOutcome:
+    """Recall while the breaker is open: nothing, and the note once per outage."""
+    if server.breaker_noted():
+        return RecallOutcome(reason="breaker")
+    # The breaker was opened where the user could not be told (session start): tell now.
+    server.mark_noted()
+    server.save()
+    return RecallOutcome(system_message=_paused_note(server, settings), reason="breaker")
 
-    With ``detach`` on (hooks) this runs in a detached child, so the prompt does not wait for
-    the ~15 searches; otherwise (tests, dry runs) right here. Failures leave the old state.
+
+def _outbound_query(
+    text: str, recent_user_texts: Sequence[str], settings: Settings
+) -> tuple[str, str]:
+    """``(prompt, search query)``, both scrubbed: the query leaves the machine, so the prompt
+    and the recent turns go through the same scrub as captured text (before ``build_query``
+    cuts them)."""
+    from ovhooks.capture.noise import is_noise
+    from ovhooks.capture.sanitize import strip_injected
+    from ovhooks.capture.scrub import clean_outbound
+    from ovhooks.recall.query import build_query
+
+    text = clean_outbound(text, settings)
+    recent: list[str] = []
+    for turn in recent_user_texts:
+        cleaned = strip_injected(turn)
+        if cleaned and is_noise(cleaned, "user") is None:
+            recent.append(clean_outbound(cleaned, settings))
+    return text, build_query(text, recent)
+
+
+def _decide(
+    candidates: list[Candidate],
+    text: str,
+    backend: Backend,
+    settings: Settings,
+    server: ServerState,
+    seen: Collection[str],
+    now: float,
+) -> list[Candidate]:
+    """The candidates worth injecting for the prompt ``text``, best first.
+
+    A lexical store (the local backend) only returns entries whose evidence passed its own
+    bar, so its score decides. An embedding server's scores are judged against its own
+    calibration (``calibrate``); until there is one, no score is trusted on its own.
     """
-    import os
+    from ovhooks.recall.query import profile_query
+    from ovhooks.recall.rank import rank
 
-    def measure() -> dict[str, object] | None:
-        from ovhooks.backend.errors import BackendError
-        from ovhooks.recall import calibrate
-        from ovhooks.recall.state import ServerState
+    profile = profile_query(text)
+    if getattr(backend, "name", "") == "local":
+        return rank(candidates, profile, exclude=seen, strong_score=0.0)
+    from ovhooks.recall import calibrate
 
-        if hasattr(backend, "deadline"):
-            import time
+    best = max(c.score for c in candidates)
+    script = calibrate.script_of(text)
+    stored = server.calibration()
+    calibration = calibrate.usable(stored, now, script, best)
+    if calibrate.needs_refresh(stored, now, script, calibration):
+        # Detached (hooks): measured in the background, for the next prompts. Inline
+        # (tests, dry runs): measured now, so the same inputs give the same output.
+        from ovhooks.recall.probing import refresh_calibration
 
-            backend.deadline = time.monotonic() + calibrate.PROBE_BUDGET_S
-        placeholder = ServerState(settings.state_dir, key)
-        try:
-            doc = calibrate.run_probes(
-                lambda probe: _retrieve(
-                    probe,
-                    backend=backend,
-                    settings=settings,
-                    server=placeholder,
-                    now=now,
-                    threshold=0.0,  # the probes' true best scores, however low
-                ),
-                now,
-            )
-        except BackendError:
-            return None
-        server = ServerState(settings.state_dir, key)  # re-read: the hook may have saved since
-        server.set_calibration(doc)
-        server.save()
-        return doc
-
-    if not settings.detach or not hasattr(os, "fork"):
-        return measure()
-    import sys
-
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        pid = os.fork()
-    except OSError:
-        return None
-    if pid:
-        try:
-            os.waitpid(pid, 0)  # the intermediate child exits at once
-        except OSError:
-            pass
-        return None
-    code = 0
-    try:
-        os.setsid()
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        if os.fork():  # reparent the measuring process so nobody waits for it
-            os._exit(0)
-        measure()
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)
+        stored = refresh_calibration(backend, settings, server.key, now, _retrieve)
+        calibration = calibrate.usable(stored, now, script, best)
+    if calibration is None:
+        return rank(candidates, profile, exclude=seen, strong_score=2.0)
+    return calibrate.select(
+        candidates,
+        profile,
+        calibration,
+        exclude=seen,
+        max_items=min(calibrate.MAX_ITEMS, settings.recall_max_items),
+    )
 
 
 def _paused_note(server: ServerState, settings: Settings) -> str:

@@ -20,7 +20,7 @@ from ovhooks.capture.tokens import estimate_tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from ovhooks.backend.base import JSON
     from ovhooks.backend.local import LocalBackend
@@ -153,37 +153,51 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
                 )
             )
     if archives:
-        ids = _matches(store, con, "history", chosen, peer)
-        best: dict[str, _Hit] = {}
-        if ids:
-            marks = ",".join("?" * len(ids))
-            # ``+s.peer``: the history of this project's sessions only (and the user's own
-            # sessions outside any project), as the scope token already chose.
-            for sid, number, text, created, doc in con.execute(
-                "SELECT h.session_id, h.archive_no, h.text, h.created_at, h.terms"
-                " FROM history h JOIN sessions s ON s.session_id = h.session_id"
-                f" WHERE h.id IN ({marks}) AND +s.owner = ? AND s.peer IN ('', ?)"
-                " ORDER BY h.id",
-                [*ids, store.user, peer],
-            ):
-                value = rate(doc, text, (now - created) / 86400.0, 0.0, _HISTORY_PENALTY)
-                uri = store.archive_uri(sid, number)
-                kept = best.get(uri)
-                # One statement per archive: the best, the earlier one on a tie.
-                if kept is None or value > kept.score:
-                    best[uri] = _Hit(
-                        "archive",
-                        uri,
-                        category="archive",
-                        text=text,
-                        abstract=text,
-                        tags="",
-                        score=value,
-                    )
-        hits.extend(best.values())
+        hits.extend(_history_hits(store, con, chosen, peer, rate, now))
     # Highest score first; the URI breaks ties so the order is stable run to run.
     hits.sort(key=lambda h: (-h.score, h.uri))
     return hits
+
+
+def _history_hits(
+    store: LocalBackend,
+    con: sqlite3.Connection,
+    chosen: list[str],
+    peer: str,
+    rate: Callable[[str, str, float, float, float], float],
+    now: float,
+) -> list[_Hit]:
+    """The best statement of each archive that matches: what the user said that no memory
+    holds, shown under its archive's URI."""
+    ids = _matches(store, con, "history", chosen, peer)
+    if not ids:
+        return []
+    best: dict[str, _Hit] = {}
+    marks = ",".join("?" * len(ids))
+    # ``+s.peer``: the history of this project's sessions only (and the user's own
+    # sessions outside any project), as the scope token already chose.
+    for sid, number, text, created, doc in con.execute(
+        "SELECT h.session_id, h.archive_no, h.text, h.created_at, h.terms"
+        " FROM history h JOIN sessions s ON s.session_id = h.session_id"
+        f" WHERE h.id IN ({marks}) AND +s.owner = ? AND s.peer IN ('', ?)"
+        " ORDER BY h.id",
+        [*ids, store.user, peer],
+    ):
+        value = rate(doc, text, (now - created) / 86400.0, 0.0, _HISTORY_PENALTY)
+        uri = store.archive_uri(sid, number)
+        kept = best.get(uri)
+        # One statement per archive: the best, the earlier one on a tie.
+        if kept is None or value > kept.score:
+            best[uri] = _Hit(
+                "archive",
+                uri,
+                category="archive",
+                text=text,
+                abstract=text,
+                tags="",
+                score=value,
+            )
+    return list(best.values())
 
 
 def search_context(

@@ -119,9 +119,6 @@ def commit(store: LocalBackend, session_id: str, *, keep_recent_count: int = 0) 
 def archive_and_extract(
     store: LocalBackend, con: sqlite3.Connection, session_id: str, keep_recent: int
 ) -> JSON:
-    from ovhooks.backend.local.extraction import history_statements, memory_candidates
-    from ovhooks.backend.local.memories import promote
-    from ovhooks.backend.local.messages import prose
     from ovhooks.backend.local.overview import build_overview
 
     session = con.execute(
@@ -171,6 +168,37 @@ def archive_and_extract(
             term_string(overview.text),
         ),
     )
+    extracted = _extract(store, con, messages, peer, session_id, number, now)
+    con.execute(
+        "UPDATE sessions SET commit_count = ?, last_commit_at = ?, updated_at = ?,"
+        " memories_extracted = memories_extracted + ? WHERE session_id = ?",
+        (number, now, now, extracted["total"], session_id),
+    )
+    return {
+        "session_id": session_id,
+        "status": "accepted",
+        "task_id": f"local-{os.urandom(8).hex()}",
+        "archive_uri": store.archive_uri(session_id, number),
+        "archived": True,
+        "memories_extracted": extracted,
+    }
+
+
+def _extract(
+    store: LocalBackend,
+    con: sqlite3.Connection,
+    messages: list[JSON],
+    peer: str,
+    session_id: str,
+    number: int,
+    now: float,
+) -> dict[str, int]:
+    """Promote the statements of the archived user turns to memories, index the rest of what
+    the user said in the history layer; the counts by category."""
+    from ovhooks.backend.local.extraction import history_statements, memory_candidates
+    from ovhooks.backend.local.memories import promote
+    from ovhooks.backend.local.messages import prose
+
     user_texts = []
     for message in messages:
         if message["role"] != "user":
@@ -197,19 +225,7 @@ def archive_and_extract(
             for text in history_statements(user_texts, (c.text for c in candidates))
         ],
     )
-    con.execute(
-        "UPDATE sessions SET commit_count = ?, last_commit_at = ?, updated_at = ?,"
-        " memories_extracted = memories_extracted + ? WHERE session_id = ?",
-        (number, now, now, extracted["total"], session_id),
-    )
-    return {
-        "session_id": session_id,
-        "status": "accepted",
-        "task_id": f"local-{os.urandom(8).hex()}",
-        "archive_uri": store.archive_uri(session_id, number),
-        "archived": True,
-        "memories_extracted": extracted,
-    }
+    return extracted
 
 
 def session_info(store: LocalBackend, session_id: str) -> JSON:
