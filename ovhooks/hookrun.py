@@ -187,7 +187,7 @@ def _log_crash(
         if ctx is not None:
             ctx.log.error("hook_crashed", command=command, error=error, trace=trace)
             return
-        from ovhooks.config import user_dir
+        from ovhooks.layout import user_dir
         from ovhooks.log import Log
 
         state_dir = environ.get("OVHOOKS_STATE_DIR") or user_dir("state", environ)

@@ -8,7 +8,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from ovhooks.config import load_settings, mask_secret, user_dir
+from ovhooks.config import load_settings, mask_secret
+from ovhooks.layout import user_dir
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:

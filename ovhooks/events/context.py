@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ovhooks.layout import Job
     from ovhooks.plan import Plan
     from ovhooks.project import ProjectIdentity
+    from ovhooks.state import StateStore
 
 
 class HookContext:
@@ -79,6 +80,12 @@ class HookContext:
         from ovhooks.capture.bypass import is_bypassed
 
         return is_bypassed(self.project_dir(event), self.settings.bypass)
+
+    def store(self) -> StateStore:
+        """The session documents; in a dry run, a store that only says what it would write."""
+        from ovhooks.state import open_store
+
+        return open_store(self.settings.state_dir, plan=self.plan, log=self.log)
 
     def backend(self, event: Event, *, deadline: float | None = None) -> Backend:
         from ovhooks.backend.factory import DryRunBackend, make_backend
