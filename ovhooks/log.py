@@ -80,21 +80,15 @@ def read_recent(
     state_dir: str, *, level: str = "error", limit: int = 20
 ) -> list[dict[str, object]]:
     """The last ``limit`` records at ``level`` (for ``status`` and ``doctor``)."""
-    records: list[dict[str, object]] = []
     from ovhooks.layout import log_path
+    from ovhooks.transcripts.reader import read_tail
 
+    records: list[dict[str, object]] = []
     base = log_path(state_dir)
     for path in (base + ".1", base):
         try:
-            with open(path, "rb") as fh:
-                lines = fh.read().splitlines()
+            found = read_tail(path, 4 * _MAX_BYTES)  # rotation keeps each file near _MAX_BYTES
         except OSError:
             continue
-        for raw in lines:
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and rec.get("level") == level:
-                records.append(rec)
+        records.extend(rec for rec in found if rec.get("level") == level)
     return records[-limit:]

@@ -9,12 +9,12 @@ live capture continue later without sending a turn twice.
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import time
 
 from ovhooks.commands.errors import CommandError, ExitCode
+from ovhooks.transcripts.reader import parse_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -97,11 +97,8 @@ def _head(path: str) -> list[dict[str, Any]]:
             line = fh.readline()
             if not line:
                 break
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
+            record = parse_line(line)
+            if record is not None:
                 records.append(record)
     return records
 
