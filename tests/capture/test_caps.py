@@ -58,3 +58,20 @@ def test_build_messages_queues_only_acceptable_records(tmp_path: Path) -> None:
     for message in result.messages:
         assert sum(_text_sizes(message)) <= MESSAGE_MAX_BYTES
         json.dumps(message, ensure_ascii=False).encode("utf-8")
+
+
+def test_cut_middle_keeps_head_and_tail_within_the_limit() -> None:
+    from ovhooks.capture.caps import cut_middle
+
+    for limit in (121, 200, 1000, 2000, 24000):
+        for size in (limit + 1, limit + 50, 10 * limit, 2_000_003):
+            text = "".join(chr(ord("a") + i % 26) for i in range(size))
+            out = cut_middle(text, limit)
+            head, mark, tail = out.split("\n")
+            omitted = int(mark.removeprefix("… [").removesuffix(" chars omitted] …"))
+            assert len(out) <= limit, (limit, size)
+            assert len(head) == limit * 2 // 3 and text.startswith(head)
+            assert tail and text.endswith(tail) and len(head) + omitted + len(tail) == size
+    assert cut_middle("x" * 50, 0) == "x" * 50 and cut_middle("short", 10) == "short"
+    small = cut_middle("y" * 500, 90)  # too little room for a tail: the head only
+    assert small == "y" * 60 + "\n… [440 chars omitted] …"
