@@ -64,7 +64,8 @@ _register_human_commands()
 
 
 def run() -> None:
-    """Run the app, turning a user-facing error into one clear line (never a traceback)."""
+    """Run the app; Ctrl-C exits 130. Each command turns its own errors into one clear line
+    and an exit code (``commands/output.py``); this catches nothing else."""
     try:
         app()
     except KeyboardInterrupt:

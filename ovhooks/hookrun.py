@@ -1,8 +1,10 @@
 """The hook boundary: argv, stdin, environment and clock in; one JSON line out; exit 0.
 
 Every path ends in a host-valid reply: bad input, a broken config, a dead server, a bug in a
-handler, or the deadline firing. Nothing below this module touches ``sys.stdin``,
-``os.environ`` or the clock's "now": they are read here once and passed down.
+handler, or the deadline firing. ``sys.stdin``, the environment and the clock's "now" are
+read here once and passed to the handlers; below them, the HTTP transport still reads
+``os.environ`` (proxy variables, as curl reads them), and the local store, the log and file
+housekeeping read the clock themselves.
 """
 
 from __future__ import annotations

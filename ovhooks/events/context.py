@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 
 class HookContext:
+    """One hook run's inputs (settings, host, clock, environment, dry-run plan, log) and the
+    services handlers reach through it: state store, backend, project identity, hand-off."""
+
     __slots__ = ("_identities", "environ", "host", "log", "now", "plan", "settings", "started")
 
     def __init__(
@@ -48,6 +51,7 @@ class HookContext:
 
     @property
     def dry_run(self) -> bool:
+        """Whether this run only says what it would write (``--dry-run``)."""
         return self.plan is not None
 
     def session_key(self, event: Event) -> str:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Move the session to the added directory's project: later captures go to its peer."""
     key = ctx.session_key(event)
     if not key or not event.directory or not os.path.isabs(event.directory):
         return Reply()

@@ -36,6 +36,7 @@ def is_compaction(event: Event) -> bool:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Register the subagent's session and hand its capture and commit to the worker."""
     if not event.session_id or not event.agent_id or not ctx.settings.capture:
         return Reply()
     if is_compaction(event):

@@ -92,6 +92,9 @@ def _without_lone_surrogates(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class ReadResult:
+    """What ``read_new`` found: (offset, record) pairs, the cursor after them, whether the
+    file was rewritten since the old cursor, and how many lines could not be parsed."""
+
     __slots__ = ("bad_lines", "cursor", "records", "rewritten")
 
     def __init__(
