@@ -172,15 +172,6 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     "bypass": (("OVHOOKS_BYPASS",), _parse_list, ()),
 }
 
-# ovcli.conf keys (JSON) that may supply connection fields, in order of preference.
-_OVCLI_KEYS: dict[str, tuple[str, ...]] = {
-    "url": ("url",),
-    "api_key": ("api_key",),
-    "account": ("account", "account_id"),
-    "user": ("user", "user_id"),
-    "actor_peer": ("actor_peer_id", "peer_id"),
-}
-
 
 class Settings:
     """The configuration in force. Read-only after ``load_settings`` builds it."""
@@ -300,17 +291,22 @@ def _config_file(environ: Mapping[str, str], warnings: list[str]) -> tuple[str, 
     worth a word."""
     named = environ.get("OVHOOKS_CONFIG", "").strip()
     path = named or os.path.join(user_dir("config", environ), "config.toml")
-    if not named and not os.path.lexists(path):
-        return path, {}
-    from ovhooks.config_files import config_toml
+    if os.path.isfile(path):
+        from ovhooks.config_files import config_toml
 
-    return path, config_toml(path, named=bool(named), known=tuple(_FIELDS), warnings=warnings)
+        return path, config_toml(path, known=tuple(_FIELDS), warnings=warnings)
+    if named or os.path.lexists(path):
+        what = "does not exist" if not os.path.lexists(path) else "is not a file"
+        warnings.append(
+            f"{'OVHOOKS_CONFIG names' if named else 'config file'} {path}, which {what}: ignored"
+        )
+    return path, {}
 
 
 def _ovcli(
     environ: Mapping[str, str], home: str, warnings: list[str]
 ) -> tuple[str, dict[str, object]]:
-    """(path, values) of OpenViking's ``ovcli.conf``, if there is one."""
+    """(path, the settings it supplies) of OpenViking's ``ovcli.conf``, if there is one."""
     path = environ.get("OPENVIKING_CLI_CONFIG_FILE", "").strip()
     path = os.path.expanduser(path) if path else os.path.join(home, ".openviking", "ovcli.conf")
     if not os.path.isfile(path):
@@ -324,22 +320,17 @@ def _candidates(
     name: str,
     flags: Mapping[str, object],
     environ: Mapping[str, str],
-    config: tuple[str, dict[str, object]],
-    ovcli: tuple[str, dict[str, object]],
+    files: tuple[tuple[str, dict[str, object]], ...],
 ) -> list[tuple[str, object]]:
-    """Every (source, raw value) offered for setting ``name``, highest precedence first."""
+    """Every (source, raw value) offered for setting ``name``, highest precedence first;
+    ``files`` are (source, values by setting name), config.toml's before ovcli.conf's."""
     found: list[tuple[str, object]] = []
     if flags.get(name) is not None:
         found.append(("flag", flags[name]))
     found += [
         (f"env:{var}", environ[var]) for var in _FIELDS[name][0] if environ.get(var, "").strip()
     ]
-    if name in config[1]:
-        found.append((f"config:{config[0]}", config[1][name]))
-    for key in _OVCLI_KEYS.get(name, ()):
-        raw = ovcli[1].get(key)
-        if isinstance(raw, str) and raw.strip():
-            found.append((f"ovcli:{ovcli[0]}", raw))
+    found += [(source, values[name]) for source, values in files if name in values]
     return found
 
 
@@ -371,10 +362,11 @@ def load_settings(
     sources: dict[str, str] = {}
     warnings: list[str] = []
     home = environ.get("HOME") or os.path.expanduser("~")
-    config = _config_file(environ, warnings)
-    ovcli = _ovcli(environ, home, warnings)
+    config_path, config = _config_file(environ, warnings)
+    ovcli_path, ovcli = _ovcli(environ, home, warnings)
+    files = ((f"config:{config_path}", config), (f"ovcli:{ovcli_path}", ovcli))
     for name, (_env_vars, parse, default) in _FIELDS.items():
-        candidates = _candidates(name, flags or {}, environ, config, ovcli)
+        candidates = _candidates(name, flags or {}, environ, files)
         if name == "api_key":
             from ovhooks.redact import remember_secret
 

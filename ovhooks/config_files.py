@@ -1,30 +1,19 @@
 """The two files settings may come from: ovhooks' ``config.toml`` and OpenViking's
 ``ovcli.conf``, each read with what makes it ignored turned into a warning.
 
-Imported by ``config.load_settings`` only when one of them exists (or ``OVHOOKS_CONFIG``
-names one), so a hook on a machine without them never loads this module or ``tomllib``.
+Imported by ``config.load_settings`` only when one of them is a file, so a hook on a machine
+without them never loads this module or ``tomllib``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 
 
-def config_toml(
-    path: str, *, named: bool, known: tuple[str, ...], warnings: list[str]
-) -> dict[str, object]:
-    """The settings in ovhooks' config file at ``path`` (flat, or under an ``[ovhooks]`` table).
-
-    ``named``: the path came from ``OVHOOKS_CONFIG``. A named file that is missing, a path
-    that is not a file, a file that does not parse and a key not in ``known`` each add a
-    warning; the values that can be used are still returned.
-    """
-    if not os.path.isfile(path):
-        what = "does not exist" if not os.path.lexists(path) else "is not a file"
-        where = "OVHOOKS_CONFIG names " if named else "config file "
-        warnings.append(f"{where}{path}, which {what}: ignored")
-        return {}
+def config_toml(path: str, *, known: tuple[str, ...], warnings: list[str]) -> dict[str, object]:
+    """The settings in ovhooks' config file at ``path`` (flat, or under an ``[ovhooks]``
+    table). A file that does not parse, and each key not in ``known``, add a warning; the
+    values that can be used are still returned."""
     import tomllib
 
     try:
@@ -41,12 +30,31 @@ def config_toml(
     return values
 
 
+# ovcli.conf keys (JSON) that may supply connection settings, in order of preference.
+_OVCLI_KEYS: dict[str, tuple[str, ...]] = {
+    "url": ("url",),
+    "api_key": ("api_key",),
+    "account": ("account", "account_id"),
+    "user": ("user", "user_id"),
+    "actor_peer": ("actor_peer_id", "peer_id"),
+}
+
+
 def ovcli_conf(path: str, *, warnings: list[str]) -> dict[str, object]:
-    """The JSON object in OpenViking's ``ovcli.conf``; a file that does not parse is a warning."""
+    """The connection settings OpenViking's ``ovcli.conf`` supplies, by setting name: for
+    each, the first of its keys holding a non-empty string. A file that does not parse is a
+    warning."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError) as exc:
         warnings.append(f"ovcli.conf {path} ignored: {exc}")
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    out: dict[str, object] = {}
+    for name, keys in _OVCLI_KEYS.items():
+        found = [data[k] for k in keys if isinstance(data.get(k), str) and data[k].strip()]
+        if found:
+            out[name] = found[0]
+    return out
