@@ -1,11 +1,11 @@
-"""Dry runs: the state store, outbox and worker that say what they would write, and write
-nothing (interface §1: ``--dry-run`` reads, but changes no state file or queue and sends no
-write).
+"""Dry runs: the hook context, state store, outbox and worker that say what they would
+write, and write nothing (interface §1: ``--dry-run`` reads, but changes no state file or
+queue and sends no write).
 
 Each is the real class with its writes replaced, chosen once where the run starts
-(``state.open_store``, ``worker.run_jobs``), so the real classes carry no dry-run branches.
-What the run would have written goes to the ``Plan``; what it would have stored stays in
-memory, so later steps of the same run read it back as if it had been written.
+(``hookrun`` and ``worker.run_jobs``), so the real classes carry no dry-run branches. What
+the run would have written goes to the ``Plan``; what it would have stored stays in memory,
+so later steps of the same run read it back as if it had been written.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import os
 import time
 
+from ovhooks.events.context import HookContext
 from ovhooks.outbox import DrainResult, Outbox, batches
 from ovhooks.state import StateStore
 from ovhooks.worker import SessionWorker, backends_for, run_each
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.config import Settings
+    from ovhooks.hosts.base import Event
     from ovhooks.layout import Job, QueueEntry, State
     from ovhooks.log import Log
     from ovhooks.plan import Plan
@@ -168,6 +170,58 @@ def plan_jobs(
     store = PlannedStateStore(settings.state_dir, plan, log=log)
     worker = PlannedSessionWorker(settings, backend_for, store, log=log, clock=clock, plan=plan)
     return run_each(worker, jobs, log)
+
+
+class PlannedHookContext(HookContext):
+    """A hook run's context in a dry run: its store, backend and hand-off only plan their
+    writes, and it logs nothing (the state directory is left as it is, the log included)."""
+
+    __slots__ = ("plan",)
+    dry_run = True
+
+    def __init__(self, settings: Settings, plan: Plan, **kwargs: Any) -> None:
+        from ovhooks.log import Log
+
+        log = Log(settings.state_dir, "silent", component=kwargs["host"])
+        super().__init__(settings, log=log, **kwargs)
+        self.plan = plan
+
+    def store(self) -> StateStore:
+        return PlannedStateStore(self.settings.state_dir, self.plan, log=self.log)
+
+    def backend(self, event: Event, *, deadline: float | None = None) -> Backend:
+        from ovhooks.backend.factory import DryRunBackend
+
+        return DryRunBackend(super().backend(event, deadline=deadline), self.plan)
+
+    def scratch_settings(self) -> Settings:
+        """Settings whose state dir is a throw-away copy: recall keeps small files (injected
+        memories, breaker, server capabilities) that a dry run must read as they are but
+        must not change."""
+        import shutil
+        import tempfile
+
+        scratch = tempfile.mkdtemp(prefix="ovhooks-dry-run-")
+        source = self.settings.state_dir
+        try:
+            names = os.listdir(source)
+        except OSError:
+            names = []
+        for name in names:
+            path = os.path.join(source, name)
+            try:
+                if name == "recall" and os.path.isdir(path):
+                    shutil.copytree(path, os.path.join(scratch, name))
+                elif os.path.isfile(path):
+                    shutil.copy2(path, os.path.join(scratch, name))
+            except OSError:
+                continue
+        return self.settings.replace(state_dir=scratch)
+
+    def hand_off(self, jobs: Sequence[Job]) -> None:
+        """Describe what the worker would write for ``jobs``."""
+        if jobs:
+            plan_jobs(self.settings, jobs, log=self.log, plan=self.plan, clock=self.clock)
 
 
 def _diff(old: State | None, new: State) -> str:

@@ -99,7 +99,7 @@ def run_hook(
     payload = decode_payload(stdin)
     host = host_flag or detect_host(payload, environ)
     stderr = ""
-    ctx = None
+    ctx: HookContext | None = None
     try:
         from ovhooks.config import load_settings
         from ovhooks.events.context import HookContext
@@ -108,10 +108,15 @@ def run_hook(
         settings = load_settings(environ)
         plan = None
         if dry_run:
+            from ovhooks.dryrun import PlannedHookContext
             from ovhooks.plan import Plan
 
             plan = Plan()
-        ctx = HookContext(settings, host=host, now=now, started=started, environ=environ, plan=plan)
+            ctx = PlannedHookContext(
+                settings, plan, host=host, now=now, started=started, environ=environ
+            )
+        else:
+            ctx = HookContext(settings, host=host, now=now, started=started, environ=environ)
         if unknown:
             ctx.log.error("hook_bad_arguments", command=command, args=unknown)
         if not payload:

@@ -2,8 +2,8 @@
 
 Paths come from ``layout.py``. Writes are atomic (temp file + ``os.replace``) under the
 sibling lock. A corrupt or unreadable document is moved aside (``.corrupt-<time>``) and
-rebuilt, so a hook still answers. A dry run uses ``dryrun.PlannedStateStore`` instead
-(``open_store`` chooses): nothing is written, changes go to an in-memory overlay and the plan.
+rebuilt, so a hook still answers. A dry run uses ``dryrun.PlannedStateStore`` instead:
+nothing is written, changes go to an in-memory overlay and the plan.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
     from ovhooks.layout import State
     from ovhooks.log import Log
-    from ovhooks.plan import Plan
 
 STATE_VERSION = 1
 
@@ -62,16 +61,6 @@ def new_state(key: str, host: str, host_session_id: str, now: float) -> State:
         "queue": [],
         "next_seq": 1,
     }
-
-
-def open_store(state_dir: str, *, plan: Plan | None = None, log: Log | None = None) -> StateStore:
-    """The session documents under ``state_dir``; with a plan, a store that only says what it
-    would write (``dryrun.py``)."""
-    if plan is None:
-        return StateStore(state_dir, log=log)
-    from ovhooks.dryrun import PlannedStateStore
-
-    return PlannedStateStore(state_dir, plan, log=log)
 
 
 class StateStore:

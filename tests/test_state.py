@@ -7,9 +7,10 @@ import multiprocessing
 import os
 from pathlib import Path
 
+from ovhooks.dryrun import PlannedStateStore
 from ovhooks.fsutil import FileLock, write_json_atomic
 from ovhooks.plan import Plan
-from ovhooks.state import StateStore, new_state, open_store
+from ovhooks.state import StateStore, new_state
 
 
 def _bump(state_dir: str, n: int) -> None:
@@ -47,7 +48,7 @@ def test_corrupt_state_is_quarantined(tmp_path: Path) -> None:
 
 def test_dry_run_store_changes_nothing_on_disk(tmp_path: Path) -> None:
     plan = Plan()
-    store = open_store(str(tmp_path), plan=plan)
+    store = PlannedStateStore(str(tmp_path), plan)
     store.update(
         "cx-a",
         lambda d: d.update({"uncommitted": 3}),
@@ -60,10 +61,10 @@ def test_dry_run_store_changes_nothing_on_disk(tmp_path: Path) -> None:
 
 
 def test_dry_run_delete_hides_the_document_but_leaves_the_file(tmp_path: Path) -> None:
-    real = open_store(str(tmp_path))
+    real = StateStore(str(tmp_path))
     real.update("cx-b", lambda d: None, create=lambda: new_state("cx-b", "codex", "b", 1.0))
     plan = Plan()
-    planned = open_store(str(tmp_path), plan=plan)
+    planned = PlannedStateStore(str(tmp_path), plan)
     assert planned.keys() == ["cx-b"]
     planned.delete("cx-b")
     assert planned.keys() == [] and planned.load("cx-b") is None
