@@ -62,8 +62,8 @@ app.command("export", rich_help_panel=LIFECYCLE)(export.export)
 
 
 def run() -> None:
-    """Run the app; Ctrl-C exits 130. Each command's own boundary (``commands/output.py``)
-    turns its failures into one clear line, never a traceback."""
+    """Run the app; Ctrl-C exits 130. Each command turns its own errors into one clear line
+    and an exit code (``commands/output.py``); this catches nothing else."""
     try:
         app()
     except KeyboardInterrupt:

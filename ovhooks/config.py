@@ -9,10 +9,10 @@ Nothing here reads ``os.environ`` itself: the entry point passes the environment
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import sys
+
+from ovhooks.layout import user_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -172,15 +172,6 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     "bypass": (("OVHOOKS_BYPASS",), _parse_list, ()),
 }
 
-# ovcli.conf keys (JSON) that may supply connection fields, in order of preference.
-_OVCLI_KEYS: dict[str, tuple[str, ...]] = {
-    "url": ("url",),
-    "api_key": ("api_key",),
-    "account": ("account", "account_id"),
-    "user": ("user", "user_id"),
-    "actor_peer": ("actor_peer_id", "peer_id"),
-}
-
 
 class Settings:
     """The configuration in force. Read-only after ``load_settings`` builds it."""
@@ -294,116 +285,94 @@ def mask_secret(value: str) -> str:
     return f"{value[:4]}…{value[-2:]} ({len(value)} chars)"
 
 
-def field_names() -> tuple[str, ...]:
-    return tuple(_FIELDS)
+def _config_file(environ: Mapping[str, str], warnings: list[str]) -> tuple[str, dict[str, object]]:
+    """(path, values) of ovhooks' config file. Silent only when the default file is simply
+    absent; a path the user named, or a config.toml that is a folder, is a set-up mistake
+    worth a word."""
+    named = environ.get("OVHOOKS_CONFIG", "").strip()
+    path = named or os.path.join(user_dir("config", environ), "config.toml")
+    if os.path.isfile(path):
+        from ovhooks.config_files import config_toml
+
+        return path, config_toml(path, known=tuple(_FIELDS), warnings=warnings)
+    if named or os.path.lexists(path):
+        what = "does not exist" if not os.path.lexists(path) else "is not a file"
+        warnings.append(
+            f"{'OVHOOKS_CONFIG names' if named else 'config file'} {path}, which {what}: ignored"
+        )
+    return path, {}
 
 
-def env_names(name: str) -> tuple[str, ...]:
-    return _FIELDS[name][0]
+def _ovcli(
+    environ: Mapping[str, str], home: str, warnings: list[str]
+) -> tuple[str, dict[str, object]]:
+    """(path, the settings it supplies) of OpenViking's ``ovcli.conf``, if there is one."""
+    path = environ.get("OPENVIKING_CLI_CONFIG_FILE", "").strip()
+    path = os.path.expanduser(path) if path else os.path.join(home, ".openviking", "ovcli.conf")
+    if not os.path.isfile(path):
+        return path, {}
+    from ovhooks.config_files import ovcli_conf
+
+    return path, ovcli_conf(path, warnings=warnings)
 
 
-def user_dir(kind: str, environ: Mapping[str, str]) -> str:
-    """The platform user directory ``kind`` (``state``, ``data``, ``config``) for ovhooks.
-
-    On Linux this follows the XDG base-directory spec directly, as platformdirs does, because
-    importing platformdirs costs ~13 ms on every hook; other platforms ask platformdirs.
-    """
-    home = environ.get("HOME") or os.path.expanduser("~")
-    if sys.platform.startswith("linux"):
-        xdg_var, fallback = {
-            "state": ("XDG_STATE_HOME", ".local/state"),
-            "data": ("XDG_DATA_HOME", ".local/share"),
-            "config": ("XDG_CONFIG_HOME", ".config"),
-        }[kind]
-        base = environ.get(xdg_var, "").strip()
-        if not base or not os.path.isabs(base):
-            base = os.path.join(home, fallback)
-        return os.path.join(base, "ovhooks")
-    import platformdirs
-
-    getter = {
-        "state": platformdirs.user_state_dir,
-        "data": platformdirs.user_data_dir,
-        "config": platformdirs.user_config_dir,
-    }[kind]
-    return str(getter("ovhooks", appauthor=False))
+def _candidates(
+    name: str,
+    flags: Mapping[str, object],
+    environ: Mapping[str, str],
+    files: tuple[tuple[str, dict[str, object]], ...],
+) -> list[tuple[str, object]]:
+    """Every (source, raw value) offered for setting ``name``, highest precedence first;
+    ``files`` are (source, values by setting name), config.toml's before ovcli.conf's."""
+    found: list[tuple[str, object]] = []
+    if flags.get(name) is not None:
+        found.append(("flag", flags[name]))
+    found += [
+        (f"env:{var}", environ[var]) for var in _FIELDS[name][0] if environ.get(var, "").strip()
+    ]
+    found += [(source, values[name]) for source, values in files if name in values]
+    return found
 
 
-def _read_toml(path: str) -> dict[str, object]:
-    import tomllib
-
-    with open(path, "rb") as fh:
-        data = tomllib.load(fh)
-    # Accept both a flat file and one with an [ovhooks] table.
-    section = data.get("ovhooks")
-    return dict(section) if isinstance(section, dict) else dict(data)
-
-
-def _read_ovcli(path: str) -> dict[str, object]:
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
-    return data if isinstance(data, dict) else {}
+def _derive(values: dict[str, object], sources: dict[str, str], environ: Mapping[str, str]) -> str:
+    """Fill the values whose default depends on others (URL, directories, backend); returns
+    why the backend is the one chosen."""
+    server_configured = sources["url"] != "default"
+    values["url"] = str(DEFAULT_URL if values["url"] is None else values["url"]).rstrip("/")
+    for name, kind in (("state_dir", "state"), ("data_dir", "data")):
+        if values[name] is None:
+            values[name] = user_dir(kind, environ)
+            sources[name] = "platform"
+        values[name] = os.path.abspath(os.path.expanduser(str(values[name])))
+    if values["backend"] != "auto":
+        return f"chosen by {sources['backend']}"
+    sources["backend"] = "derived"
+    if server_configured:
+        values["backend"] = "openviking"
+        return f"a server is configured ({sources['url']})"
+    values["backend"] = "local"
+    return "no OpenViking server is configured (set OPENVIKING_URL to use one)"
 
 
 def load_settings(
     environ: Mapping[str, str], flags: Mapping[str, object] | None = None
 ) -> Settings:
     """Resolve the settings in force. Never raises for bad values: they become warnings."""
-    flags = flags or {}
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
     warnings: list[str] = []
     home = environ.get("HOME") or os.path.expanduser("~")
-
-    explicit_config = environ.get("OVHOOKS_CONFIG", "").strip()
-    config_path = explicit_config or os.path.join(user_dir("config", environ), "config.toml")
-    file_values: dict[str, object] = {}
-    if not os.path.isfile(config_path) and (explicit_config or os.path.lexists(config_path)):
-        # Silence only when the default file is simply absent; a path the user named, or a
-        # config.toml that is a folder, is a set-up mistake worth a word.
-        what = "does not exist" if not os.path.lexists(config_path) else "is not a file"
-        named = "OVHOOKS_CONFIG names " if explicit_config else "config file "
-        warnings.append(f"{named}{config_path}, which {what}: ignored")
-    elif os.path.isfile(config_path):
-        try:
-            file_values = _read_toml(config_path)
-        except (OSError, ValueError) as exc:
-            warnings.append(f"config file {config_path} ignored: {exc}")
-        for key in file_values:
-            if key not in _FIELDS:
-                warnings.append(f"config file {config_path}: unknown key {key!r}")
-
-    ovcli_path = environ.get("OPENVIKING_CLI_CONFIG_FILE", "").strip()
-    ovcli_path = (
-        os.path.expanduser(ovcli_path)
-        if ovcli_path
-        else os.path.join(home, ".openviking", "ovcli.conf")
-    )
-    ovcli: dict[str, object] = {}
-    if os.path.isfile(ovcli_path):
-        try:
-            ovcli = _read_ovcli(ovcli_path)
-        except (OSError, ValueError) as exc:
-            warnings.append(f"ovcli.conf {ovcli_path} ignored: {exc}")
-
-    for name, (env_vars, parse, default) in _FIELDS.items():
-        candidates: list[tuple[str, object]] = []
-        if name in flags and flags[name] is not None:
-            candidates.append(("flag", flags[name]))
-        for var in env_vars:
-            if environ.get(var, "").strip():
-                candidates.append((f"env:{var}", environ[var]))
-        if name in file_values:
-            candidates.append((f"config:{config_path}", file_values[name]))
-        for key in _OVCLI_KEYS.get(name, ()):
-            if isinstance(ovcli.get(key), str) and str(ovcli[key]).strip():
-                candidates.append((f"ovcli:{ovcli_path}", ovcli[key]))
+    config_path, config = _config_file(environ, warnings)
+    ovcli_path, ovcli = _ovcli(environ, home, warnings)
+    files = ((f"config:{config_path}", config), (f"ovcli:{ovcli_path}", ovcli))
+    for name, (_env_vars, parse, default) in _FIELDS.items():
+        candidates = _candidates(name, flags or {}, environ, files)
         if name == "api_key":
             from ovhooks.redact import remember_secret
 
             for _source, raw in candidates:  # valid or not, no output may show any of them
                 remember_secret(raw)
-        chosen = False
+        values[name], sources[name] = default, "default"
         for source, raw in candidates:
             try:
                 values[name] = parse(raw)
@@ -411,35 +380,7 @@ def load_settings(
                 warnings.append(f"{name} from {source} ignored: {exc}")
                 continue
             sources[name] = source
-            chosen = True
             break
-        if not chosen:
-            values[name] = default
-            sources[name] = "default"
-
     warnings.extend(header_warnings(values, sources))
-    server_configured = sources["url"] != "default"
-    if values["url"] is None:
-        values["url"] = DEFAULT_URL
-    values["url"] = str(values["url"]).rstrip("/")
-    if values["state_dir"] is None:
-        values["state_dir"] = user_dir("state", environ)
-        sources["state_dir"] = "platform"
-    if values["data_dir"] is None:
-        values["data_dir"] = user_dir("data", environ)
-        sources["data_dir"] = "platform"
-    values["state_dir"] = os.path.abspath(os.path.expanduser(str(values["state_dir"])))
-    values["data_dir"] = os.path.abspath(os.path.expanduser(str(values["data_dir"])))
-
-    why = ""
-    if values["backend"] == "auto":
-        if server_configured:
-            values["backend"] = "openviking"
-            why = f"a server is configured ({sources['url']})"
-        else:
-            values["backend"] = "local"
-            why = "no OpenViking server is configured (set OPENVIKING_URL to use one)"
-        sources["backend"] = "derived"
-    else:
-        why = f"chosen by {sources['backend']}"
+    why = _derive(values, sources, environ)
     return Settings(values, sources, tuple(warnings), why)

@@ -1,8 +1,10 @@
 """The hook boundary: argv, stdin, environment and clock in; one JSON line out; exit 0.
 
 Every path ends in a host-valid reply: bad input, a broken config, a dead server, a bug in a
-handler, or the deadline firing. Nothing below this module touches ``sys.stdin``,
-``os.environ`` or the clock's "now": they are read here once and passed down.
+handler, or the deadline firing. ``sys.stdin``, the environment and the clock's "now" are
+read here once and passed to the handlers; below them, the HTTP transport still reads
+``os.environ`` (proxy variables, as curl reads them), and the local store, the log and file
+housekeeping read the clock themselves.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ def run_hook(
     payload = decode_payload(stdin)
     host = host_flag or detect_host(payload, environ)
     stderr = ""
-    ctx = None
+    ctx: HookContext | None = None
     try:
         from ovhooks.config import load_settings
         from ovhooks.events.context import HookContext
@@ -106,10 +108,15 @@ def run_hook(
         settings = load_settings(environ)
         plan = None
         if dry_run:
+            from ovhooks.dryrun import PlannedHookContext
             from ovhooks.plan import Plan
 
             plan = Plan()
-        ctx = HookContext(settings, host=host, now=now, started=started, environ=environ, plan=plan)
+            ctx = PlannedHookContext(
+                settings, plan, host=host, now=now, started=started, environ=environ
+            )
+        else:
+            ctx = HookContext(settings, host=host, now=now, started=started, environ=environ)
         if unknown:
             ctx.log.error("hook_bad_arguments", command=command, args=unknown)
         if not payload:
@@ -187,7 +194,7 @@ def _log_crash(
         if ctx is not None:
             ctx.log.error("hook_crashed", command=command, error=error, trace=trace)
             return
-        from ovhooks.config import user_dir
+        from ovhooks.layout import user_dir
         from ovhooks.log import Log
 
         state_dir = environ.get("OVHOOKS_STATE_DIR") or user_dir("state", environ)

@@ -1,5 +1,7 @@
 """Where everything lives under the state directory, and the shapes of what is stored there.
 
+``user_dir`` finds ovhooks' own directories (state, data, config) when no setting names them.
+
 Every path under ``settings.state_dir`` is built here and nowhere else::
 
     sessions/<key>.json               the session document: state AND its queue (``State``)
@@ -24,9 +26,11 @@ The ``TypedDict`` shapes are for the type checker only (``typing`` costs start-u
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any, NotRequired, TypedDict
 
     class Cursor(TypedDict, total=False):
@@ -112,6 +116,33 @@ if TYPE_CHECKING:
         last_assistant: str
         wait_for_transcript_s: float
         handed: NotRequired[int]
+
+
+def user_dir(kind: str, environ: Mapping[str, str]) -> str:
+    """The platform user directory ``kind`` (``state``, ``data``, ``config``) for ovhooks.
+
+    On Linux this follows the XDG base-directory spec directly, as platformdirs does, because
+    importing platformdirs costs ~13 ms on every hook; other platforms ask platformdirs.
+    """
+    home = environ.get("HOME") or os.path.expanduser("~")
+    if sys.platform.startswith("linux"):
+        xdg_var, fallback = {
+            "state": ("XDG_STATE_HOME", ".local/state"),
+            "data": ("XDG_DATA_HOME", ".local/share"),
+            "config": ("XDG_CONFIG_HOME", ".config"),
+        }[kind]
+        base = environ.get(xdg_var, "").strip()
+        if not base or not os.path.isabs(base):
+            base = os.path.join(home, fallback)
+        return os.path.join(base, "ovhooks")
+    import platformdirs
+
+    getter = {
+        "state": platformdirs.user_state_dir,
+        "data": platformdirs.user_data_dir,
+        "config": platformdirs.user_config_dir,
+    }[kind]
+    return str(getter("ovhooks", appauthor=False))
 
 
 def sessions_dir(state_dir: str) -> str:

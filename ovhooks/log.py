@@ -2,8 +2,14 @@
 
 The stdlib ``logging`` package is not used on hook paths: it costs several milliseconds to
 import and its handlers buy nothing for one short line per event. Each record is one
-``O_APPEND`` write, so concurrent hooks never interleave within a line. Values are logged as
-given: callers pass counts and ids, never message text or secrets.
+``O_APPEND`` write, so concurrent hooks never interleave within a line; past 5 MB the file is
+rotated to ``ovhooks.log.1``.
+
+Callers pass counts, ids and error texts, not message text. Every line has our own
+credentials removed (``redact.redact_known_secrets``), and a line with a string value over 16
+characters (an error may quote a server's answer or a command) also goes through the secret
+scrubber, which catches the credential formats it knows: a secret of no known shape inside
+an error text can still reach the log, which is private to the user (mode 0600).
 """
 
 from __future__ import annotations
@@ -80,21 +86,15 @@ def read_recent(
     state_dir: str, *, level: str = "error", limit: int = 20
 ) -> list[dict[str, object]]:
     """The last ``limit`` records at ``level`` (for ``status`` and ``doctor``)."""
-    records: list[dict[str, object]] = []
     from ovhooks.layout import log_path
+    from ovhooks.transcripts.reader import read_tail
 
+    records: list[dict[str, object]] = []
     base = log_path(state_dir)
     for path in (base + ".1", base):
         try:
-            with open(path, "rb") as fh:
-                lines = fh.read().splitlines()
+            found = read_tail(path, 4 * _MAX_BYTES)  # rotation keeps each file near _MAX_BYTES
         except OSError:
             continue
-        for raw in lines:
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and rec.get("level") == level:
-                records.append(rec)
+        records.extend(rec for rec in found if rec.get("level") == level)
     return records[-limit:]

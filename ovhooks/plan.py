@@ -2,7 +2,8 @@
 
 Interface §1: ``--dry-run`` may read from the server but writes nothing (no append, commit or
 content write), changes no state file or queue and starts no worker; stderr gets a readable
-plan. State, outbox and backend consult a ``Plan`` and record into it instead of writing.
+plan. The dry-run state store, outbox and worker (``dryrun.py``) and backend
+(``backend.factory.DryRunBackend``) record into a ``Plan`` instead of writing.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 
 
 class Plan:
+    """The lines of a dry run's plan, in the order the writes would have happened."""
+
     def __init__(self) -> None:
         self.lines: list[str] = []
 

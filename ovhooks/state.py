@@ -2,13 +2,12 @@
 
 Paths come from ``layout.py``. Writes are atomic (temp file + ``os.replace``) under the
 sibling lock. A corrupt or unreadable document is moved aside (``.corrupt-<time>``) and
-rebuilt, so a hook still answers. In a dry run nothing is written: changes go to an
-in-memory overlay and the plan.
+rebuilt, so a hook still answers. A dry run uses ``dryrun.PlannedStateStore`` instead:
+nothing is written, changes go to an in-memory overlay and the plan.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -18,10 +17,10 @@ from ovhooks.fsutil import FileLock, read_json, write_json_atomic
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from contextlib import AbstractContextManager
 
     from ovhooks.layout import State
     from ovhooks.log import Log
-    from ovhooks.plan import Plan
 
 STATE_VERSION = 1
 
@@ -65,32 +64,28 @@ def new_state(key: str, host: str, host_session_id: str, now: float) -> State:
 
 
 class StateStore:
+    """The session documents under ``state_dir``: read, locked read-modify-write, delete."""
+
     def __init__(
         self,
         state_dir: str,
         *,
-        plan: Plan | None = None,
         log: Log | None = None,
         lock_timeout_s: float = 10.0,
     ) -> None:
         self.state_dir = state_dir
         self.sessions_dir = layout.sessions_dir(state_dir)
-        self.plan = plan
         self.log = log
         self.lock_timeout_s = lock_timeout_s
-        self._overlay: dict[str, State | None] = {}
 
     def path(self, key: str) -> str:
         return layout.state_path(self.state_dir, key)
 
-    def lock(self, key: str) -> FileLock:
+    def lock(self, key: str) -> AbstractContextManager[object]:
         return FileLock(layout.state_lock_path(self.state_dir, key), self.lock_timeout_s)
 
     def load(self, key: str) -> State | None:
         """The state for ``key``, or None when there is none (or it was corrupt)."""
-        if key in self._overlay:
-            doc = self._overlay[key]
-            return json.loads(json.dumps(doc)) if doc is not None else None
         path = self.path(key)
         try:
             raw = read_json(path)
@@ -108,22 +103,13 @@ class StateStore:
     def _quarantine(self, path: str, exc: Exception) -> None:
         if self.log:
             self.log.error("state_corrupt", path=path, error=str(exc))
-        if self.plan is not None:
-            self.plan.note(f"move corrupt state {path} aside")
-            return
         try:
             os.replace(path, f"{path}.corrupt-{int(time.time())}")
         except OSError:
             pass
 
     def save(self, doc: State) -> None:
-        key = str(doc["key"])
-        if self.plan is not None:
-            old = self.load(key)
-            self._overlay[key] = json.loads(json.dumps(doc))
-            self.plan.note(f"update state {key}: {_diff(old, doc)}")
-            return
-        write_json_atomic(self.path(key), doc)
+        write_json_atomic(self.path(str(doc["key"])), doc)
 
     def update(
         self,
@@ -136,7 +122,7 @@ class StateStore:
 
         Without ``create``, a missing state is left missing and None is returned.
         """
-        with self.lock(key) if self.plan is None else _NoLock():
+        with self.lock(key):
             doc = self.load(key)
             if doc is None:
                 if create is None:
@@ -147,10 +133,6 @@ class StateStore:
             return doc
 
     def delete(self, key: str) -> None:
-        if self.plan is not None:
-            self._overlay[key] = None
-            self.plan.note(f"delete state {key}")
-            return
         try:
             os.unlink(self.path(key))
         except FileNotFoundError:
@@ -162,11 +144,6 @@ class StateStore:
         except FileNotFoundError:  # nothing captured yet; an unusable directory is an error
             names = []
         keys = {n[: -len(".json")] for n in names if n.endswith(".json") and not n.startswith(".")}
-        for key, doc in self._overlay.items():
-            if doc is None:
-                keys.discard(key)
-            else:
-                keys.add(key)
         return sorted(keys)
 
     def all(self) -> list[State]:
@@ -176,22 +153,3 @@ class StateStore:
             if doc is not None:
                 out.append(doc)
         return out
-
-
-class _NoLock:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-def _diff(old: State | None, new: State) -> str:
-    if old is None:
-        return "created"
-    changed = [k for k in sorted(new) if old.get(k) != new.get(k)]
-    shown = []
-    for k in changed[:8]:
-        value = json.dumps(new.get(k), ensure_ascii=False)
-        shown.append(f"{k}={value[:60]}")
-    return ", ".join(shown) or "no change"

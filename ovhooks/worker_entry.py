@@ -7,6 +7,7 @@ import os
 
 
 def main(argv: list[str]) -> int:
+    """Run the jobs listed in the JSON file ``argv[0]`` (deleted once read); 2 if unreadable."""
     from ovhooks.config import load_settings
     from ovhooks.log import Log
     from ovhooks.worker import run_jobs

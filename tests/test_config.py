@@ -8,7 +8,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from ovhooks.config import load_settings, mask_secret, user_dir
+from ovhooks.config import load_settings, mask_secret
+from ovhooks.layout import user_dir
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -121,3 +122,17 @@ def test_wrongly_typed_values_are_warned_about(tmp_path: Path, line: str, field:
     s = load_settings(_env(tmp_path))
     assert s.sources[field] != f"config:{tmp_path / 'config.toml'}"
     assert any(w.startswith(f"{field} from config:") for w in s.warnings), s.warnings
+
+
+def test_ovcli_keys_in_order_of_preference_and_a_bad_file_value_falls_through(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "config.toml").write_text("url = 5\n")  # not a string: ignored, with a warning
+    conf = {"url": "http://ovcli:2", "account": " ", "account_id": "acme", "peer_id": "p1"}
+    (tmp_path / "ovcli.conf").write_text(json.dumps({**conf, "user": "ann", "user_id": "bob"}))
+    s = load_settings(_env(tmp_path))
+    assert s.url == "http://ovcli:2" and s.sources["url"].startswith("ovcli:")
+    assert any(w.startswith("url from config:") for w in s.warnings)
+    assert (s.account, s.user, s.actor_peer) == ("acme", "ann", "p1")
+    (tmp_path / "ovcli.conf").write_text("[1, 2]")  # JSON, but not an object: nothing from it
+    assert load_settings(_env(tmp_path)).sources["url"] == "default"

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 from pathlib import Path
 
+from ovhooks.dryrun import PlannedStateStore
 from ovhooks.fsutil import FileLock, write_json_atomic
 from ovhooks.plan import Plan
 from ovhooks.state import StateStore, new_state
@@ -47,7 +48,7 @@ def test_corrupt_state_is_quarantined(tmp_path: Path) -> None:
 
 def test_dry_run_store_changes_nothing_on_disk(tmp_path: Path) -> None:
     plan = Plan()
-    store = StateStore(str(tmp_path), plan=plan)
+    store = PlannedStateStore(str(tmp_path), plan)
     store.update(
         "cx-a",
         lambda d: d.update({"uncommitted": 3}),
@@ -57,6 +58,18 @@ def test_dry_run_store_changes_nothing_on_disk(tmp_path: Path) -> None:
     assert overlay is not None and overlay["uncommitted"] == 3  # visible in this process
     assert not (tmp_path / "sessions").exists()
     assert "update state cx-a: created" in plan.render()
+
+
+def test_dry_run_delete_hides_the_document_but_leaves_the_file(tmp_path: Path) -> None:
+    real = StateStore(str(tmp_path))
+    real.update("cx-b", lambda d: None, create=lambda: new_state("cx-b", "codex", "b", 1.0))
+    plan = Plan()
+    planned = PlannedStateStore(str(tmp_path), plan)
+    assert planned.keys() == ["cx-b"]
+    planned.delete("cx-b")
+    assert planned.keys() == [] and planned.load("cx-b") is None
+    assert real.keys() == ["cx-b"] and (tmp_path / "sessions" / "cx-b.json").exists()
+    assert "delete state cx-b" in plan.render()
 
 
 def test_lock_excludes_and_times_out(tmp_path: Path) -> None:

@@ -151,16 +151,6 @@ def _bump(stats: dict[str, int], key: str, n: int = 1) -> None:
     stats[key] = stats.get(key, 0) + n
 
 
-def _cut_text(text: str, limit: int) -> str:
-    if limit <= 0 or len(text) <= limit:
-        return text
-    head = limit * 2 // 3
-    tail = limit - head - 40 if limit > 120 else 0
-    omitted = len(text) - head - tail
-    end = text[len(text) - tail :] if tail > 0 else ""
-    return f"{text[:head]}\n… [{omitted} chars omitted] …\n{end}".rstrip()
-
-
 def _turn_bytes(turn: Turn) -> int:
     import json
 
@@ -206,7 +196,9 @@ def _message_for(
         cleaned = clean(text).strip()
         if len(cleaned) > options.max_chars > 0:
             _bump(stats, "truncated")
-            cleaned = _cut_text(cleaned, options.max_chars)
+            from ovhooks.capture.caps import cut_middle
+
+            cleaned = cut_middle(cleaned, options.max_chars)
         if cleaned:
             parts.append({"type": "text", "text": cleaned})
     elif text:

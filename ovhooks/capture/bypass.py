@@ -12,8 +12,8 @@ Pattern language (``OVHOOKS_BYPASS``, comma- or path-separator-separated):
 - everything else is literal (``[``, ``.`` and friends have no special meaning).
 
 Matching is on the normalised absolute path and case-sensitive (case-folded on Windows).
-This runs on every hook when patterns are set: it uses only ``re`` (already loaded by the
-interpreter at start-up) and ``os.path``, and caches each compiled pattern.
+This runs on every hook when patterns are set: it uses only ``re`` (which every hook has
+loaded already, for ``redact``) and ``os.path``, and caches each compiled pattern.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ A text part over 16 KB (248 KB parts were seen), or a lone UTF-16 surrogate (fro
 cut mid-character or a tool's binary output), makes a record the server can never store; a
 queue holding one retried it forever. Like OpenViking's own plugin: text parts are cut to
 16 KB, a message's text to 48 KB in all, and every unpaired surrogate becomes U+FFFD.
+
+``cut_middle`` is the one head-and-tail truncator of capture (a long message text, tool
+inputs and results); the byte caps above keep the head only.
 """
 
 from __future__ import annotations
@@ -15,6 +18,26 @@ if TYPE_CHECKING:
 PART_MAX_BYTES = 16 * 1024
 MESSAGE_MAX_BYTES = 48 * 1024
 _MARK = "\n…[cut: {n} more bytes]"
+
+
+# What ``cut_middle`` reserves for its marker ("\n… [N chars omitted] …\n" is 22 characters
+# plus the digits of N), so the result stays within the limit.
+_MIDDLE_MARK_ROOM = 40
+
+
+def cut_middle(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters (limits over 120), its middle replaced by
+    ``… [N chars omitted] …``: two thirds of the room go to the head (where a message or a
+    command says what it is about), the rest to the tail (how it ended). A limit of 120 or
+    less keeps the head only; 0 means no limit.
+    """
+    if limit <= 0 or len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head - _MIDDLE_MARK_ROOM if limit > 3 * _MIDDLE_MARK_ROOM else 0
+    omitted = len(text) - head - tail
+    end = text[len(text) - tail :] if tail > 0 else ""
+    return f"{text[:head]}\n… [{omitted} chars omitted] …\n{end}".rstrip()
 
 
 def clean_surrogates(text: str) -> str:

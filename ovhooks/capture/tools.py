@@ -16,6 +16,8 @@ kept, so a key in a command line or a file body never survives into the preview.
 
 from __future__ import annotations
 
+from ovhooks.capture.caps import cut_middle
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -40,16 +42,6 @@ _SHELL_TOOLS = frozenset(
 )
 _PROMPT_KEYS = frozenset({"prompt", "description", "query", "pattern", "task"})
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "file")
-
-
-def _cut(text: str, limit: int) -> str:
-    """``text`` cut to about ``limit`` characters, keeping the head and a little of the tail."""
-    if len(text) <= limit:
-        return text
-    head = limit * 3 // 4
-    tail = limit // 5
-    dropped = len(text) - head - tail
-    return f"{text[:head]}\n… [{dropped} chars omitted] …\n{text[len(text) - tail :]}"
 
 
 def _preview(text: str, clean: Callable[[str], str], limit: int = PREVIEW_CHARS) -> str:
@@ -107,7 +99,7 @@ def _compact_value(
     value: object, clean: Callable[[str], str], limit: int, depth: int = 0
 ) -> object:
     if isinstance(value, str):
-        return _cut(clean(value), limit)
+        return cut_middle(clean(value), limit)
     if isinstance(value, dict):
         if depth > 4:
             return "{…}"
@@ -124,7 +116,7 @@ def _compact_value(
         return items
     if value is None or isinstance(value, bool | int | float):
         return value
-    return _cut(clean(str(value)), limit)
+    return cut_middle(clean(str(value)), limit)
 
 
 def _shell_command(data: Mapping[str, object]) -> tuple[str, str]:
@@ -195,14 +187,14 @@ def compact_input(
         command_key, command = _shell_command(data)
         if "*** Begin Patch" in command:
             # Codex sometimes applies patches through the shell: apply_patch <<'EOF' … EOF
-            out = {command_key: _cut(clean(command.split("\n", 1)[0]), 200)}
+            out = {command_key: cut_middle(clean(command.split("\n", 1)[0]), 200)}
             out.update(_compact_patch(command, clean))
             return out
         if command:
             out = {}
             for key, value in data.items():
                 if key == command_key:
-                    out[key] = _cut(clean(command), SHELL_MAX_CHARS)
+                    out[key] = cut_middle(clean(command), SHELL_MAX_CHARS)
                 else:
                     out[str(key)] = _compact_value(value, clean, STRING_MAX_CHARS)
             return out

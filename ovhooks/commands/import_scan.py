@@ -6,11 +6,11 @@ The files or folders named on the command line, or the host's own session folder
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 
 from ovhooks.commands.errors import CommandError, ExitCode, usage_error
+from ovhooks.transcripts.reader import parse_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,11 +88,8 @@ def _head(path: str) -> list[dict[str, Any]]:
             line = fh.readline()
             if not line:
                 break
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
+            record = parse_line(line)
+            if record is not None:
                 records.append(record)
     return records
 

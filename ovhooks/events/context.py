@@ -1,8 +1,10 @@
-"""What every event handler receives: settings, clock, log, dry-run plan, host."""
+"""What every event handler receives: settings, clock, log, host, and the services it uses.
+
+A dry run gets ``dryrun.PlannedHookContext`` instead, whose store, backend and hand-off only
+say what they would write.
+"""
 
 from __future__ import annotations
-
-import os
 
 from ovhooks.ids import ov_session_id, project_root
 from ovhooks.log import Log
@@ -16,12 +18,16 @@ if TYPE_CHECKING:
     from ovhooks.config import Settings
     from ovhooks.hosts.base import Event
     from ovhooks.layout import Job
-    from ovhooks.plan import Plan
     from ovhooks.project import ProjectIdentity
+    from ovhooks.state import StateStore
 
 
 class HookContext:
-    __slots__ = ("_identities", "environ", "host", "log", "now", "plan", "settings", "started")
+    """One hook run's inputs (settings, host, clock, environment, log) and the services
+    handlers reach through it: state store, backend, project identity, hand-off."""
+
+    __slots__ = ("_identities", "environ", "host", "log", "now", "settings", "started")
+    dry_run = False  # whether this run only says what it would write (``--dry-run``)
 
     def __init__(
         self,
@@ -31,7 +37,6 @@ class HookContext:
         now: float,
         started: float,
         environ: Mapping[str, str],
-        plan: Plan | None = None,
         log: Log | None = None,
     ) -> None:
         self.settings = settings
@@ -39,15 +44,8 @@ class HookContext:
         self.now = now  # wall clock, read once at the edge
         self.started = started  # time.monotonic() at process start, for deadlines
         self.environ = environ
-        self.plan = plan
-        # A dry run leaves the state directory untouched, the log included.
-        level = "silent" if plan is not None else settings.log_level
-        self.log = log or Log(settings.state_dir, level, component=host)
+        self.log = log or Log(settings.state_dir, settings.log_level, component=host)
         self._identities: dict[str, ProjectIdentity] = {}
-
-    @property
-    def dry_run(self) -> bool:
-        return self.plan is not None
 
     def session_key(self, event: Event) -> str:
         return ov_session_id(self.host, event.session_id) if event.session_id else ""
@@ -80,41 +78,22 @@ class HookContext:
 
         return is_bypassed(self.project_dir(event), self.settings.bypass)
 
-    def backend(self, event: Event, *, deadline: float | None = None) -> Backend:
-        from ovhooks.backend.factory import DryRunBackend, make_backend
+    def store(self) -> StateStore:
+        """The session documents."""
+        from ovhooks.state import StateStore
 
-        backend = make_backend(self.settings, peer=self.peer(event), deadline=deadline)
-        if self.plan is not None:
-            return DryRunBackend(backend, self.plan)
-        return backend
+        return StateStore(self.settings.state_dir, log=self.log)
+
+    def backend(self, event: Event, *, deadline: float | None = None) -> Backend:
+        """The backend for the event's project peer, bounded by ``deadline``."""
+        from ovhooks.backend.factory import make_backend
+
+        return make_backend(self.settings, peer=self.peer(event), deadline=deadline)
 
     def scratch_settings(self) -> Settings:
-        """Settings whose state dir is a throw-away copy, for dry runs of code that writes.
-
-        Recall keeps small files (injected memories, breaker, server capabilities) that a dry
-        run must read as they are but must not change: it gets a copy of them.
-        """
-        if self.plan is None:
-            return self.settings
-        import shutil
-        import tempfile
-
-        scratch = tempfile.mkdtemp(prefix="ovhooks-dry-run-")
-        source = self.settings.state_dir
-        try:
-            names = os.listdir(source)
-        except OSError:
-            names = []
-        for name in names:
-            path = os.path.join(source, name)
-            try:
-                if name == "recall" and os.path.isdir(path):
-                    shutil.copytree(path, os.path.join(scratch, name))
-                elif os.path.isfile(path):
-                    shutil.copy2(path, os.path.join(scratch, name))
-            except OSError:
-                continue
-        return self.settings.replace(state_dir=scratch)
+        """The settings for code that keeps its own small files (recall); a dry run gives it
+        a throw-away copy of the state directory."""
+        return self.settings
 
     def job(self, event: Event, **work: Any) -> Job:
         """A worker job for this event's session."""
@@ -132,13 +111,8 @@ class HookContext:
         return new_job(**fields)
 
     def hand_off(self, jobs: Sequence[Job]) -> None:
-        """Give jobs to the worker, or describe them in a dry run."""
+        """Give jobs to the worker (detached, or inline with ``OVHOOKS_DETACH=0``)."""
         if not jobs:
-            return
-        if self.plan is not None:
-            from ovhooks.worker import run_jobs
-
-            run_jobs(self.settings, jobs, log=self.log, plan=self.plan, clock=self.clock)
             return
         from ovhooks.detach import hand_off
 

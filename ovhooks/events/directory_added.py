@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Move the session to the added directory's project: later captures go to its peer."""
     key = ctx.session_key(event)
     if not key or not event.directory or not os.path.isabs(event.directory):
         return Reply()
@@ -29,13 +30,13 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     identity = resolve(event.directory, actor_peer=ctx.settings.actor_peer)
     if not identity.peer:
         return Reply()
-    from ovhooks.state import StateStore, new_state
+    from ovhooks.state import new_state
 
     def follow(doc: State) -> None:
         doc["project_dir"] = event.directory
         doc["peer"] = identity.peer
 
-    StateStore(ctx.settings.state_dir, plan=ctx.plan, log=ctx.log).update(
+    ctx.store().update(
         key, follow, create=lambda: new_state(key, ctx.host, event.session_id, ctx.now)
     )
     ctx.log.info("project_followed", session=key, peer=identity.peer, source=identity.source)

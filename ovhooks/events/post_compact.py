@@ -11,4 +11,5 @@ if TYPE_CHECKING:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Nothing to do: the no-op reply."""
     return Reply()

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """After a Read of a SKILL.md, the skill's memory as context; otherwise the no-op."""
     settings = ctx.settings
     if event.tool_name != "Read" or not (settings.recall and settings.skill_memory):
         return Reply()

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Let recalled memories be injected again; hand a catch-up and a commit to the worker."""
     if not event.session_id or ctx.bypassed(event):
         return Reply()
     key = ctx.session_key(event)

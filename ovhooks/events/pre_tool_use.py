@@ -61,6 +61,7 @@ def deny_reason(tool_name: str, uri: str, tool_input: Mapping[str, Any]) -> str:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Deny a Read/Glob/Grep aimed at a ``viking://`` URI, naming the command to use instead."""
     uri = viking_target(event.tool_name, event.tool_input)
     if not uri:
         return Reply()

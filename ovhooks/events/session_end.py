@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Hand a catch-up capture and the session's last commit to the worker."""
     if not event.session_id or ctx.bypassed(event):
         return Reply()
     reason = event.reason or "other"

@@ -1,7 +1,9 @@
 """Stop: capture the turn that just ended.
 
-The hook only hands a job to the worker and answers: reading the transcript, cleaning,
-queueing and sending all happen in the worker, off the host's critical path.
+The hook hands a job to the worker and answers: reading the transcript, cleaning, queueing
+and sending all happen in the worker, off the host's critical path. The answer may carry a
+notice (once per outage, or once about records the server refused) and, with
+``OVHOOKS_USAGE_VIEW=summary``, which memories were supplied this turn.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Hand the capture of this turn to the worker; reply with any notice for the user."""
     if not event.session_id or not ctx.settings.capture or ctx.bypassed(event):
         return Reply()
     message = outage_notice(ctx.settings.state_dir, ctx.session_key(event))

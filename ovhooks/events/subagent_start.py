@@ -61,6 +61,7 @@ def subagent_task(transcript_path: str, agent_id: str) -> str:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Recall for the subagent's task, keyed to the subagent's own session."""
     settings = ctx.settings
     if not event.session_id or not event.agent_id or not settings.recall or ctx.bypassed(event):
         return Reply()

@@ -36,6 +36,7 @@ def is_compaction(event: Event) -> bool:
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Register the subagent's session and hand its capture and commit to the worker."""
     if not event.session_id or not event.agent_id or not ctx.settings.capture:
         return Reply()
     if is_compaction(event):
@@ -53,7 +54,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     if ctx.bypassed(event):
         return Reply()
     from ovhooks.ids import subagent_session_id
-    from ovhooks.state import StateStore, new_state
+    from ovhooks.state import new_state
 
     parent = ctx.session_key(event)
     key = subagent_session_id(parent, event.agent_id)
@@ -71,7 +72,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
             doc["cwd"] = event.cwd
         doc["peer"] = peer
 
-    store = StateStore(ctx.settings.state_dir, plan=ctx.plan, log=ctx.log)
+    store = ctx.store()
     store.update(key, register, create=lambda: new_state(key, ctx.host, event.session_id, ctx.now))
     ctx.hand_off(
         [

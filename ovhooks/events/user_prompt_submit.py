@@ -18,6 +18,7 @@ RECENT_USER_TURNS = 3
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
+    """Recall for this prompt (and the legacy peer's memories) within the deadline."""
     settings = ctx.settings
     prompt = event.prompt.strip()
     if not settings.recall or not prompt or ctx.bypassed(event):

@@ -1,8 +1,10 @@
 """Host payloads in, host replies out: the one place that knows each host's dialect.
 
-``parse_event`` turns whatever arrived on stdin into an ``Event`` (never raising: a payload
-that is not an object, or fields of the wrong type, become empty values). ``render_reply``
-turns a ``Reply`` into exactly one JSON object that the host accepts for that event.
+``decode_payload`` turns whatever arrived on stdin into a payload object and ``Event`` reads
+its fields, neither raising: a payload that is not an object, a field of the wrong type or
+over its length bound, become empty values. ``detect_host`` names the host when ``--host``
+was not given. ``render_reply`` turns a ``Reply`` into exactly one JSON object that the host
+accepts for that event.
 """
 
 from __future__ import annotations

@@ -72,6 +72,7 @@ def _skip_user(record: dict[str, Any]) -> bool:
 
 
 def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
+    """Turns in transcript order from (offset, record) pairs."""
     turns: list[Turn] = []
     current: AssistantTurnBuilder | None = None
     # Tool calls from earlier assistant turns in this read, so a result that arrives after an

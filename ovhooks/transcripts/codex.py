@@ -85,6 +85,35 @@ def _parse_arguments(raw: object) -> dict[str, Any]:
     return {} if raw is None else {"input": raw}
 
 
+_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def _call(kind: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A tool call's name and arguments, for each kind of call record."""
+    if kind == "function_call":
+        return str(payload.get("name") or "tool"), _parse_arguments(payload.get("arguments"))
+    if kind == "custom_tool_call":
+        return str(payload.get("name") or "custom_tool"), _parse_arguments(payload.get("input"))
+    raw_action = payload.get("action")
+    action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
+    if kind == "local_shell_call":
+        return "local_shell", {"command": action.get("command")}
+    return "web_search", {"query": action.get("query")}
+
+
+def _attach_output(current: AssistantTurnBuilder | None, payload: dict[str, Any]) -> None:
+    """Put a tool output on the call it answers, if that call is in the turn being built."""
+    target = current.by_id.get(str(payload.get("call_id") or "")) if current is not None else None
+    if target is None:
+        return  # an output whose call was captured earlier; nothing to attach to
+    output = payload.get("output")
+    if isinstance(output, dict):
+        target["error"] = output.get("success") is False
+        output = output.get("content", json.dumps(output, ensure_ascii=False))
+    target["output"] = output if isinstance(output, str) else json.dumps(output)
+
+
 def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     """Turns in transcript order from (offset, record) pairs."""
     turns: list[Turn] = []
@@ -103,68 +132,38 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
         return current
 
     for offset, record in records:
-        if record.get("type") != "response_item":
-            continue
         payload = record.get("payload")
-        if not isinstance(payload, dict):
+        if record.get("type") != "response_item" or not isinstance(payload, dict):
             continue
         kind = payload.get("type")
         ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
         uid = str(payload.get("id") or payload.get("call_id") or f"cx-off-{offset}")
-        raw_meta = record.get("metadata")
-        metadata: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-        if kind == "message":
-            role = payload.get("role")
-            if role == "user":
-                texts = _block_texts(payload)
-                if not texts:
-                    continue
+        if kind == "message" and payload.get("role") == "user":
+            texts = _block_texts(payload)
+            if texts:
                 flush()
                 turns.append(Turn("user", "\n\n".join(texts), timestamp=ts, uid=uid))
-            elif role == "assistant":
-                if metadata.get("compaction_output"):
-                    continue  # the compaction summary, not something the agent said
-                texts = _block_texts(payload)
-                if texts:
-                    turn = assistant(uid, ts)
-                    turn.texts.extend(texts)
-                    if not turn.uid.startswith("msg"):
-                        turn.uid = uid
-            continue
-        if kind == "agent_message":
+        elif kind == "message" and payload.get("role") == "assistant":
+            raw_meta = record.get("metadata")
+            if isinstance(raw_meta, dict) and raw_meta.get("compaction_output"):
+                continue  # the compaction summary, not something the agent said
+            texts = _block_texts(payload)
+            if texts:
+                turn = assistant(uid, ts)
+                turn.texts.extend(texts)
+                if not turn.uid.startswith("msg"):
+                    turn.uid = uid
+        elif kind == "agent_message":
             # a sub-agent's message (Codex multi-agent): kept as assistant text naming who spoke
             text = _agent_message_text(payload)
             if text:
-                turn = assistant(uid, ts)
-                turn.texts.append(text)
-            continue
-        if kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+                assistant(uid, ts).texts.append(text)
+        elif kind in _CALLS:
             call_id = str(payload.get("call_id") or payload.get("id") or f"call-{offset}")
-            if kind == "function_call":
-                name = str(payload.get("name") or "tool")
-                args = _parse_arguments(payload.get("arguments"))
-            elif kind == "custom_tool_call":
-                name = str(payload.get("name") or "custom_tool")
-                args = _parse_arguments(payload.get("input"))
-            else:
-                raw_action = payload.get("action")
-                action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
-                if kind == "local_shell_call":
-                    name, args = "local_shell", {"command": action.get("command")}
-                else:
-                    name, args = "web_search", {"query": action.get("query")}
+            name, args = _call(str(kind), payload)
             assistant(f"turn-{uid}", ts).add_call(name, args, call_id)
-            continue
-        if kind in ("function_call_output", "custom_tool_call_output"):
-            call_id = str(payload.get("call_id") or "")
-            target = current.by_id.get(call_id) if current is not None else None
-            if target is None:
-                continue  # an output whose call was captured earlier; nothing to attach to
-            output = payload.get("output")
-            if isinstance(output, dict):
-                target["error"] = output.get("success") is False
-                output = output.get("content", json.dumps(output, ensure_ascii=False))
-            target["output"] = output if isinstance(output, str) else json.dumps(output)
+        elif kind in _OUTPUTS:
+            _attach_output(current, payload)
     flush()
     return turns
 

@@ -9,7 +9,6 @@ of what it read are the parent's, and treats them as already captured (under the
 
 from __future__ import annotations
 
-import json
 import os
 
 TYPE_CHECKING = False
@@ -31,24 +30,17 @@ def _parent_ids(records: list[tuple[int, dict[str, Any]]], own_id: str) -> list[
 
 
 def _uuids_in(path: str) -> set[str] | None:
+    """The uuids of the records in the transcript at ``path``; None when it cannot be read
+    whole (missing, too large, not a regular file)."""
+    from ovhooks.transcripts.reader import read_whole
+
     try:
-        if os.path.getsize(path) > MAX_PARENT_BYTES:
-            return None
-        with open(path, "rb") as fh:
-            lines = fh.readlines()
+        records = read_whole(path, MAX_PARENT_BYTES, needle=b'"uuid"')
     except OSError:
         return None
-    out: set[str] = set()
-    for line in lines:
-        if b'"uuid"' not in line:
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("uuid"), str):
-            out.add(record["uuid"])
-    return out
+    if records is None:
+        return None
+    return {r["uuid"] for r in records if isinstance(r.get("uuid"), str)}
 
 
 def copied_uuids(

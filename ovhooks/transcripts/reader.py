@@ -1,4 +1,5 @@
-"""Incremental JSONL reading by byte offset, the same for every host.
+"""The one JSONL reader: transcripts by byte offset (the same for every host), their tail,
+and whole files (a fork's parent transcript, ovhooks' own log).
 
 A hook reads only what the transcript gained since the last capture: the cost of a Stop does
 not grow with the length of the session. The cursor remembers the byte offset after the last
@@ -10,7 +11,7 @@ Every read is bounded (issue 11): the path must be a regular file (a FIFO, a dev
 ``/dev/zero`` or a directory is refused without blocking: opened ``O_NONBLOCK``, checked with
 ``fstat``), at most ``MAX_READ`` bytes are read per call (the cursor takes the rest next
 time), and a line that cannot be decoded (bad UTF-8, nesting too deep for the parser) is
-skipped and counted, never fatal.
+skipped and counted, never fatal. ``read_tail`` and ``read_whole`` apply the same rules.
 """
 
 from __future__ import annotations
@@ -91,6 +92,9 @@ def _without_lone_surrogates(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class ReadResult:
+    """What ``read_new`` found: (offset, record) pairs, the cursor after them, whether the
+    file was rewritten since the old cursor, and how many lines could not be parsed."""
+
     __slots__ = ("bad_lines", "cursor", "records", "rewritten")
 
     def __init__(
@@ -188,8 +192,23 @@ def read_new(path: str, cursor: dict[str, Any] | None, max_bytes: int = MAX_READ
     return result
 
 
+def records_in(data: bytes, *, needle: bytes = b"") -> list[dict[str, Any]]:
+    """The JSON objects on the lines of ``data``; other lines are skipped. With ``needle``,
+    only lines containing it are parsed (a cheap filter before the parser)."""
+    out: list[dict[str, Any]] = []
+    for line in data.split(b"\n"):
+        if needle in line and line.strip():
+            doc = parse_line(line)
+            if doc is not None:
+                out.append(doc)
+    return out
+
+
 def read_tail(path: str, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
-    """The records in the last ``max_bytes`` of ``path`` (for building a recall query)."""
+    """The records in the last ``max_bytes`` of ``path`` (for building a recall query).
+
+    Raises ``OSError`` if ``path`` is unreadable or not a regular file.
+    """
     fd = open_regular(path)
     try:
         size = os.fstat(fd).st_size
@@ -200,11 +219,20 @@ def read_tail(path: str, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
     if start:
         first_newline = data.find(b"\n")
         data = data[first_newline + 1 :] if first_newline >= 0 else b""
-    out: list[dict[str, Any]] = []
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        doc = parse_line(line)
-        if doc is not None:
-            out.append(doc)
-    return out
+    return records_in(data)
+
+
+def read_whole(path: str, max_bytes: int, *, needle: bytes = b"") -> list[dict[str, Any]] | None:
+    """Every record of ``path`` (see ``records_in``), or None when it is over ``max_bytes``.
+
+    Raises ``OSError`` if ``path`` is unreadable or not a regular file.
+    """
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            return None
+        data = _read_at(fd, 0, size)
+    finally:
+        os.close(fd)
+    return records_in(data, needle=needle)

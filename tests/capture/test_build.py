@@ -186,7 +186,7 @@ def test_speed_100_turns() -> None:
 def test_scrub_happens_before_the_cut_so_no_token_head_survives() -> None:
     """A token crossing the head/tail cut: cut first, its head would go out unrecognised."""
     limit = 24000
-    head_room = limit * 2 // 3  # what _cut_text keeps of the head
+    head_room = limit * 2 // 3  # what cut_middle keeps of the head
     key = "sk-ant-api03-" + "Qx7LmP2vR9tZ4wK8nB1cY6hD3jF5gS0aE" * 3
     text = "word " * ((head_room - 20) // 5)
     text = text[: head_room - 20] + " " + key + " " + "tail words " * 2000

@@ -77,3 +77,20 @@ def test_parts_past_the_message_budget_are_dropped_and_counted() -> None:
         total = sum(len(p["text"].encode("utf-8")) for p in capped["parts"])
         assert len(capped["parts"]) == 3 and total <= MESSAGE_MAX_BYTES
     assert counted == {"parts_dropped_over_cap": 1}
+
+
+def test_cut_middle_keeps_head_and_tail_within_the_limit() -> None:
+    from ovhooks.capture.caps import cut_middle
+
+    for limit in (121, 200, 1000, 2000, 24000):
+        for size in (limit + 1, limit + 50, 10 * limit, 2_000_003):
+            text = "".join(chr(ord("a") + i % 26) for i in range(size))
+            out = cut_middle(text, limit)
+            head, mark, tail = out.split("\n")
+            omitted = int(mark.removeprefix("… [").removesuffix(" chars omitted] …"))
+            assert len(out) <= limit, (limit, size)
+            assert len(head) == limit * 2 // 3 and text.startswith(head)
+            assert tail and text.endswith(tail) and len(head) + omitted + len(tail) == size
+    assert cut_middle("x" * 50, 0) == "x" * 50 and cut_middle("short", 10) == "short"
+    small = cut_middle("y" * 500, 90)  # too little room for a tail: the head only
+    assert small == "y" * 60 + "\n… [440 chars omitted] …"

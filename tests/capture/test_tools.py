@@ -1,7 +1,13 @@
 from __future__ import annotations
 
 from ovhooks.capture.scrub import scrub
-from ovhooks.capture.tools import compact_input, patch_files, summary_line, tool_part
+from ovhooks.capture.tools import (
+    SHELL_MAX_CHARS,
+    compact_input,
+    patch_files,
+    summary_line,
+    tool_part,
+)
 from ovhooks.model import ToolUse
 
 
@@ -94,3 +100,13 @@ def test_summary_line() -> None:
     assert summary_line(tools) == (
         "Tools: Bash×2, Edit(src/app.py), apply_patch(docs/new.md, src/a.py, old.txt)"
     )
+
+
+def test_cut_inputs_stay_within_their_caps() -> None:
+    """Tool inputs are cut by capture's one truncator, which never exceeds its cap."""
+    first_line = "apply_patch " + "--flag " * 500
+    shell = compact_input("exec_command", {"cmd": first_line + "\n" + PATCH}, clean)
+    assert len(str(shell["cmd"])) <= 200 and str(shell["cmd"]).startswith("apply_patch --flag")
+    long_cmd = compact_input("Bash", {"command": "echo start; " + "x" * 9000 + "; echo end"}, clean)
+    command = str(long_cmd["command"])
+    assert len(command) <= SHELL_MAX_CHARS and command.endswith("; echo end")

@@ -1,0 +1,60 @@
+"""The two files settings may come from: ovhooks' ``config.toml`` and OpenViking's
+``ovcli.conf``, each read with what makes it ignored turned into a warning.
+
+Imported by ``config.load_settings`` only when one of them is a file, so a hook on a machine
+without them never loads this module or ``tomllib``.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def config_toml(path: str, *, known: tuple[str, ...], warnings: list[str]) -> dict[str, object]:
+    """The settings in ovhooks' config file at ``path`` (flat, or under an ``[ovhooks]``
+    table). A file that does not parse, and each key not in ``known``, add a warning; the
+    values that can be used are still returned."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError) as exc:
+        warnings.append(f"config file {path} ignored: {exc}")
+        return {}
+    section = data.get("ovhooks")
+    values = dict(section) if isinstance(section, dict) else dict(data)
+    for key in values:
+        if key not in known:
+            warnings.append(f"config file {path}: unknown key {key!r}")
+    return values
+
+
+# ovcli.conf keys (JSON) that may supply connection settings, in order of preference.
+_OVCLI_KEYS: dict[str, tuple[str, ...]] = {
+    "url": ("url",),
+    "api_key": ("api_key",),
+    "account": ("account", "account_id"),
+    "user": ("user", "user_id"),
+    "actor_peer": ("actor_peer_id", "peer_id"),
+}
+
+
+def ovcli_conf(path: str, *, warnings: list[str]) -> dict[str, object]:
+    """The connection settings OpenViking's ``ovcli.conf`` supplies, by setting name: for
+    each, the first of its keys holding a non-empty string. A file that does not parse is a
+    warning."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError) as exc:
+        warnings.append(f"ovcli.conf {path} ignored: {exc}")
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out: dict[str, object] = {}
+    for name, keys in _OVCLI_KEYS.items():
+        found = [data[k] for k in keys if isinstance(data.get(k), str) and data[k].strip()]
+        if found:
+            out[name] = found[0]
+    return out
