@@ -8,7 +8,7 @@ queries, and queries with no match. Prints median and p90 in milliseconds.
 
 ``--compare-trigram`` also builds an FTS5 ``trigram`` index over the raw texts in the same
 database and times equivalent queries on it, with both index sizes, to back the tokenizer
-choice documented in ``ovhooks/backend/local/text.py``.
+choice documented in ``ovhooks/lexical/text.py``.
 
 Then the figure the issue sets a budget for (UserPromptSubmit with 100,000 memories: p50 at
 most 5x ``python -c pass`` in the same run, peak RSS at most 60 MiB): the real hook,

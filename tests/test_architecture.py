@@ -52,7 +52,7 @@ FUNCTION_MAX = 80
 # Declarative tables exempt from the limits: data, not logic, read as a list rather than
 # followed as steps. None needs the exemption today: the largest tables (the settings table
 # ``config._FIELDS``, the credential formats of ``capture/scrub_rules.py``, the bilingual
-# word pairs of ``backend/local/glossary.py``) fit inside their modules. A table that ever
+# word pairs of ``lexical/glossary.py``) fit inside their modules. A table that ever
 # pushes its module or function over the limit is named here with why it cannot be split.
 DECLARATIVE_TABLES: dict[str, str] = {}
 

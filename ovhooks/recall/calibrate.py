@@ -75,7 +75,7 @@ STRENGTH_WITH_WORDS = 1.0
 # costs ~40 tokens of context (target: 150 on average).
 BEST_MARGIN = 3.0
 MAX_ITEMS = 3
-# Lexical evidence (``backend.local.evidence`` units) that counts as agreement: what the
+# Lexical evidence (``lexical.evidence`` units) that counts as agreement: what the
 # local store asks of a memory on its own. Replaced a count of shared content words (two, or
 # three in long prompts), which treated "api" like "eks-prod-euw1" and missed translations:
 # replayed on the labelled set's dev split with e5-small scores, the count gave long 0.40,
@@ -181,7 +181,7 @@ def run_probes(
 
 class LexicalEvidence:
     """How much a candidate's text shares with the prompt, weighed the way the local store
-    weighs it (``backend.local.evidence``): an identifier, a version, a name or a term in the
+    weighs it (``lexical.evidence``): an identifier, a version, a name or a term in the
     other language's words counts for much; common words little; the file name nothing.
 
     A server gives no statistics over its store, so every term starts at full weight and only
@@ -191,9 +191,9 @@ class LexicalEvidence:
     __slots__ = ("found", "named", "order", "translated")
 
     def __init__(self, prompt: str) -> None:
-        from ovhooks.backend.local.evidence import query_names
-        from ovhooks.backend.local.glossary import expand
-        from ovhooks.backend.local.text import query_terms, terms
+        from ovhooks.lexical.evidence import query_names
+        from ovhooks.lexical.glossary import expand
+        from ovhooks.lexical.text import query_terms, terms
 
         found = query_terms(prompt)
         self.translated = expand(prompt, found)
@@ -202,8 +202,8 @@ class LexicalEvidence:
         self.named = query_names(prompt)
 
     def units(self, text: str) -> float:
-        from ovhooks.backend.local.evidence import evidence
-        from ovhooks.backend.local.text import terms
+        from ovhooks.lexical.evidence import evidence
+        from ovhooks.lexical.text import terms
 
         doc = terms(text, identifier_parts=True)
         units, _share = evidence(self.found, self.order, {}, doc, text, self.translated, self.named)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ovhooks.backend.local.messages import lines, prose, sentences, split_line
-from ovhooks.backend.local.text import has_cjk
+from ovhooks.lexical.text import has_cjk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ def _verb_object(text: str) -> bool:
     """The shape of an imperative: a first word that is no function word, then an object
     ("restore the snapshot", "bump it"), where a statement has its subject first
     ("the importer chokes", "python is pinned")."""
-    from ovhooks.backend.local.text import ENGLISH_STOP_WORDS
+    from ovhooks.lexical.text import ENGLISH_STOP_WORDS
 
     words = re.sub(_PATTERNS["lead"], "", text.lower()).split()
     return (
@@ -192,7 +192,7 @@ def _verb_object(text: str) -> bool:
 
 def content_size(text: str) -> int:
     """How much the text says: content words, CJK content characters counting half."""
-    from ovhooks.backend.local.text import terms
+    from ovhooks.lexical.text import terms
 
     found = terms(text)
     cjk = sum(1 for t in found if has_cjk(t))

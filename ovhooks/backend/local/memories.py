@@ -16,7 +16,7 @@ from ovhooks.backend.local.schema import (
     not_found,
     scope_token,
 )
-from ovhooks.backend.local.text import fts_or_query, term_string
+from ovhooks.lexical.text import fts_or_query, term_string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def promote(
     now: float,
 ) -> str:
     """Store one candidate: ``added``, ``merged`` (near-duplicate updated) or ``duplicate``."""
-    from ovhooks.backend.local.text import normalise
+    from ovhooks.lexical.text import normalise
 
     peer = peer if candidate.project else ""
     norm = normalise(candidate.text)
@@ -138,7 +138,7 @@ def insert_memory(
     source: str,
     now: float,
 ) -> None:
-    from ovhooks.backend.local.text import normalise
+    from ovhooks.lexical.text import normalise
 
     con.execute(
         "INSERT INTO memories (uri, owner, peer, category, title, content, abstract, tags,"
@@ -164,7 +164,7 @@ def insert_memory(
 
 
 def update_memory(con: sqlite3.Connection, memory_id: int, content: str, now: float) -> None:
-    from ovhooks.backend.local.text import normalise
+    from ovhooks.lexical.text import normalise
 
     con.execute(
         "UPDATE memories SET content = ?, title = ?, abstract = ?, norm = ?, terms = ?,"

@@ -13,10 +13,10 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from ovhooks.backend.local.evidence import evidence, query_names, score, term_weights
 from ovhooks.backend.local.schema import db_error, scope_token
-from ovhooks.backend.local.text import fts_or_query, query_terms, terms
 from ovhooks.capture.tokens import estimate_tokens
+from ovhooks.lexical.evidence import evidence, query_names, score, term_weights
+from ovhooks.lexical.text import fts_or_query, query_terms, terms
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def _matches(
 def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> list[_Hit]:
     # Concepts are added to documents only: a question about "indentation" finds "tabs",
     # but a prompt that merely says "spaces" does not become a question about indentation.
-    from ovhooks.backend.local.glossary import expand
+    from ovhooks.lexical.glossary import expand
 
     found = query_terms(query)
     if not found:

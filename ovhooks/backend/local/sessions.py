@@ -17,8 +17,8 @@ from ovhooks.backend.local.schema import (
     not_found,
     scope_token,
 )
-from ovhooks.backend.local.text import term_string
 from ovhooks.capture.tokens import estimate_tokens
+from ovhooks.lexical.text import term_string
 
 MAX_PROMOTED = 200
 

@@ -10,7 +10,7 @@ case, plural stripped), so they are stored the same way.
 
 from __future__ import annotations
 
-from ovhooks.backend.local.text import stem
+from ovhooks.lexical.text import stem
 
 # Everyday English beyond the stop words: weak evidence that two texts are about one thing.
 GENERAL = frozenset(

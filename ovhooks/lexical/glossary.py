@@ -119,7 +119,7 @@ _compiled: list[tuple[list[str], list[str]]] = []
 def _pairs() -> list[tuple[list[str], list[str]]]:
     """``(English terms, Chinese words)`` per entry, parsed on first use."""
     if not _compiled:
-        from ovhooks.backend.local.text import terms
+        from ovhooks.lexical.text import terms
 
         for line in _PAIRS.strip().splitlines():
             english, _, chinese = line.partition("=")
@@ -132,7 +132,7 @@ def _pairs() -> list[tuple[list[str], list[str]]]:
 def expand(text: str, found: list[str]) -> list[str]:
     """Terms to add to the query ``found`` (terms of ``text``): the other language's words,
     in the order their sources appear in the prompt (so neighbours stay neighbours)."""
-    from ovhooks.backend.local.text import terms
+    from ovhooks.lexical.text import terms
 
     have = set(found)
     position = {t: i for i, t in enumerate(found)}

@@ -9,7 +9,7 @@ import pytest
 from ovhooks.backend.local.extraction import classify, memory_candidates
 from ovhooks.backend.local.messages import sentences
 from ovhooks.backend.local.overview import build_overview
-from ovhooks.backend.local.text import normalise, query_terms, stem, terms
+from ovhooks.lexical.text import normalise, query_terms, stem, terms
 
 
 def test_english_words_are_lowercased_stemmed_and_stop_words_dropped() -> None:

@@ -29,8 +29,8 @@ import itertools
 import math
 import re
 
-from ovhooks.backend.local.common import background_cap
-from ovhooks.backend.local.text import (
+from ovhooks.lexical.common import background_cap
+from ovhooks.lexical.text import (
     CONCEPT_MEMBERS,
     CONCEPT_TOPICS,
     ENGLISH_STOP_WORDS,

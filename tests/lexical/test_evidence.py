@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ovhooks.backend.local import LocalBackend
-from ovhooks.backend.local.evidence import IDENT, NAME, specific_terms
-from ovhooks.backend.local.text import terms
+from ovhooks.lexical.evidence import IDENT, NAME, specific_terms
+from ovhooks.lexical.text import terms
 
 THRESHOLD = 0.55  # the default recall_score_threshold
 
@@ -203,8 +203,8 @@ def test_specific_terms_of_chinese_prose_concepts_and_mixed_identifiers() -> Non
 
 
 def test_evidence_counts_a_chinese_word_once_not_per_character_pair() -> None:
-    from ovhooks.backend.local.evidence import evidence
-    from ovhooks.backend.local.text import query_terms
+    from ovhooks.lexical.evidence import evidence
+    from ovhooks.lexical.text import query_terms
 
     content = "缩进一律用制表符，不要用空格"
     doc = terms(content, identifier_parts=True)
@@ -218,7 +218,7 @@ def test_evidence_counts_a_chinese_word_once_not_per_character_pair() -> None:
 
 
 def test_a_text_about_tools_also_carries_the_concept_they_stand_for() -> None:
-    from ovhooks.backend.local.text import with_concepts
+    from ovhooks.lexical.text import with_concepts
 
     assert with_concepts(["tab", "width"]) == ["tab", "width", "indentation", "缩进"]
     assert with_concepts(["width"]) == ["width"]
@@ -227,7 +227,7 @@ def test_a_text_about_tools_also_carries_the_concept_they_stand_for() -> None:
 def test_concept_members_are_never_common_words() -> None:
     """``specific_terms`` makes every member a name without checking the caps: a member that
     became a general word (an edit of ``common``) would make any text that uses it specific."""
-    from ovhooks.backend.local.common import background_cap
-    from ovhooks.backend.local.text import CONCEPT_MEMBERS
+    from ovhooks.lexical.common import background_cap
+    from ovhooks.lexical.text import CONCEPT_MEMBERS
 
     assert [t for t in sorted(CONCEPT_MEMBERS) if background_cap(t) < 1.0] == []
