@@ -54,3 +54,36 @@ def test_too_few_collected_tests_fail_the_run(tmp_path: Path) -> None:
     )
     assert completed.returncode != 0
     assert "fewer than OVHOOKS_MIN_TESTS=1000" in completed.stdout + completed.stderr
+
+
+def test_the_minimum_test_count_applies_to_the_whole_suite_not_the_coverage_subset(
+    tmp_path: Path,
+) -> None:
+    """scripts/test runs a chosen subset for the coverage floor, then the whole suite; with
+    .ci/run's OVHOOKS_MIN_TESTS the subset (about 200 tests) must not fail the run."""
+    root = tmp_path / "repo"
+    (root / "scripts").mkdir(parents=True)
+    shutil.copy(REPO / "scripts" / "test", root / "scripts" / "test")
+    bin_dir = root / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    log = tmp_path / "calls.log"
+    for tool in ("python", "ruff", "mypy"):
+        stub = bin_dir / tool
+        stub.write_text(
+            f'#!/usr/bin/env bash\necho "{tool} min=${{OVHOOKS_MIN_TESTS:-}} $*" >> {log}\n'
+        )
+        stub.chmod(0o755)
+    completed = subprocess.run(
+        ["bash", str(root / "scripts" / "test"), "-q"],
+        env={**os.environ, "OVHOOKS_MIN_TESTS": "600"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    runs = [line for line in log.read_text().splitlines() if " -m pytest" in line]
+    assert len(runs) == 2, runs
+    coverage, whole = runs
+    assert "--cov" in coverage and coverage.startswith("python min= ")
+    assert "--cov" not in whole and whole.startswith("python min=600 ")
