@@ -41,3 +41,25 @@ class BackendError(Exception):
     def __str__(self) -> str:
         where = f" (HTTP {self.status})" if self.status else ""
         return f"{self.kind}{where}: {self.message}"
+
+
+def failure_kind(exc: BackendError) -> str:
+    """What went wrong, for people: ``unreachable``, ``timeout``, a network set-up problem
+    (``tls``, ``config``, ``too_large``, ``redirect``), ``unauthenticated`` (401),
+    ``permission_denied`` (403), ``tenant_missing`` (trusted mode without the tenant
+    headers), ``not_found``, or ``server_error`` (anything else the server answered)."""
+    if exc.kind in ("unreachable", "timeout"):
+        return exc.kind
+    if exc.code == "REDIRECT":
+        return "redirect"
+    if exc.kind in ("tls", "config", "too_large"):
+        return exc.kind
+    if exc.status == 401:
+        return "unauthenticated"
+    if exc.status == 403:
+        return "permission_denied"
+    if exc.not_found:
+        return "not_found"
+    if exc.status == 400 and "trusted" in exc.message.lower():
+        return "tenant_missing"
+    return "server_error"

@@ -1,7 +1,8 @@
 """Exit codes, the error type human commands raise, and backend failures worded for people.
 
-``failure_kind`` and ``backend_failure`` are the one mapping from a ``BackendError`` to what
-the user is told.
+``backend_failure`` words ``backend.errors.failure_kind`` for people: with recall's breaker
+note (``recall.failure_reason``) the one mapping from a ``BackendError`` to what the user is
+told.
 
 Every command ends through ``output.boundary``: a ``CommandError`` becomes one line (or a JSON
 error document) and its exit code; anything unexpected becomes one line plus the log path,
@@ -11,6 +12,8 @@ never a traceback (a traceback can carry an API key in its frame locals).
 from __future__ import annotations
 
 from enum import IntEnum
+
+from ovhooks.backend.errors import failure_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,28 +64,6 @@ def usage_error(message: str, fix: str) -> CommandError:
 # recall's note) branches on it instead of re-reading ``kind``/``status``/``code`` itself.
 
 NETWORK_KINDS = ("tls", "config", "too_large", "redirect")
-
-
-def failure_kind(exc: BackendError) -> str:
-    """What went wrong, for people: ``unreachable``, ``timeout``, a network set-up problem
-    (``tls``, ``config``, ``too_large``, ``redirect``), ``unauthenticated`` (401),
-    ``permission_denied`` (403), ``tenant_missing`` (trusted mode without the tenant
-    headers), ``not_found``, or ``server_error`` (anything else the server answered)."""
-    if exc.kind in ("unreachable", "timeout"):
-        return exc.kind
-    if exc.code == "REDIRECT":
-        return "redirect"
-    if exc.kind in ("tls", "config", "too_large"):
-        return exc.kind
-    if exc.status == 401:
-        return "unauthenticated"
-    if exc.status == 403:
-        return "permission_denied"
-    if exc.not_found:
-        return "not_found"
-    if exc.status == 400 and "trusted" in exc.message.lower():
-        return "tenant_missing"
-    return "server_error"
 
 
 def not_an_openviking_answer(exc: BackendError) -> bool:

@@ -91,10 +91,16 @@ def _seconds(value: float) -> str:
 
 
 def failure_reason(exc: BackendError) -> str:
-    """How a failure reads in the user's note: "memory server <reason>; recall paused…"."""
-    if exc.kind in ("unreachable", "timeout"):
-        return "unreachable" if exc.kind == "unreachable" else "not answering in time"
-    if exc.status in (401, 403):
+    """How a failure reads in the user's note: "memory server <reason>; recall paused…"
+    (the short wording of ``backend.errors.failure_kind``; commands word it at length)."""
+    from ovhooks.backend.errors import failure_kind
+
+    kind = failure_kind(exc)
+    if kind == "unreachable":
+        return "unreachable"
+    if kind == "timeout":
+        return "not answering in time"
+    if kind in ("unauthenticated", "permission_denied"):
         return f"refusing our credentials (HTTP {exc.status})"
     return f"failing ({exc})"
 

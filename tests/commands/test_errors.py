@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
+from ovhooks.backend.errors import BackendError, failure_kind
 from ovhooks.backend.openviking import parse_envelope
 from ovhooks.commands.errors import (
     ExitCode,
     backend_failure,
-    failure_kind,
     not_an_openviking_answer,
     usage_error,
 )
