@@ -5,6 +5,8 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from ovhooks.capture import CaptureOptions, build_messages
 from ovhooks.model import ToolUse, Turn
 
@@ -195,3 +197,87 @@ def test_scrub_happens_before_the_cut_so_no_token_head_survives() -> None:
     sent = json.dumps(out.messages)
     assert out.stats.get("truncated") == 1
     assert "sk-ant-api03-Qx7" not in sent and "Qx7LmP2vR9" not in sent
+
+
+def test_options_repr_names_every_setting() -> None:
+    options = CaptureOptions(mode="keyword", max_chars=99, scrub_phones=True)
+    assert repr(options) == (
+        "CaptureOptions(assistant=True, max_chars=99, mode='keyword', scrub=True, "
+        "scrub_emails=False, scrub_phones=True, tool_result_chars=2000, tool_results=False)"
+    )
+
+
+def tool_inputs(result: Any) -> list[dict[str, Any]]:
+    return [p["tool_input"] for m in result.messages for p in m["parts"] if p["type"] == "tool"]
+
+
+def test_nul_bytes_and_empty_strings_in_tool_inputs() -> None:
+    """NUL bytes never go out (the server rejects them); an empty string stays empty."""
+    tools = (
+        ToolUse("Bash", {"command": "printf 'a\x00b' > out.bin"}, "c1"),
+        ToolUse("Edit", {"file_path": "a.py", "old_string": "", "new_string": "x = 1"}, "c2"),
+    )
+    result = build_messages([Turn("assistant", "", tools)], CaptureOptions())
+    bash, edit = tool_inputs(result)
+    assert bash["command"] == "printf 'ab' > out.bin"
+    assert edit["old_chars"] == 0 and edit["old_preview"] == ""
+    assert edit["new_preview"] == "x = 1"
+
+
+def test_scrub_off_counts_private_spans_removed_from_tool_inputs() -> None:
+    tool = ToolUse("Bash", {"command": "deploy --token <private>tok-123</private> now"}, "c1")
+    result = build_messages([Turn("assistant", "", (tool,))], CaptureOptions(scrub=False))
+    assert tool_inputs(result)[0]["command"] == "deploy --token  now"
+    assert result.stats["redacted_private"] == 1
+
+
+def test_turns_left_empty_by_sanitising_are_named_by_what_they_were() -> None:
+    slash = "<command-name>/clear</command-name>\n<command-message>clear</command-message>"
+    turns = [Turn("user", slash), Turn("user", "<system-reminder>be brief</system-reminder>")]
+    result = build_messages(turns, CaptureOptions())
+    assert result.messages == []
+    assert result.stats["skipped_slash"] == 1 and result.stats["skipped_boilerplate"] == 1
+
+
+def test_held_parts_that_are_not_objects_do_not_count_toward_the_bound() -> None:
+    """Held messages come from the state file: a part that is no object weighs nothing."""
+    big = "x" * 60_000
+    odd: list[dict[str, Any]] = [{"role": "user", "parts": [big]}]
+    kept = build_messages([], CaptureOptions(mode="keyword"), held=odd)
+    assert kept.held == odd and "held_dropped" not in kept.stats
+    heavy: list[dict[str, Any]] = [{"role": "user", "parts": [{"type": "text", "text": big}]}]
+    dropped = build_messages([], CaptureOptions(mode="keyword"), held=heavy)
+    assert dropped.held == [] and dropped.stats["held_dropped"] == 1
+
+
+def test_keyword_trigger_with_nothing_held_sends_only_its_exchange() -> None:
+    turns = [
+        Turn("user", "remember: we always build arm64 on CI"),
+        Turn("assistant", "Noted, arm64 on CI."),
+    ]
+    result = build_messages(turns, CaptureOptions(mode="keyword"))
+    assert texts(result.messages) == [
+        "remember: we always build arm64 on CI",
+        "Noted, arm64 on CI.",
+    ]
+    assert result.held == [] and "held_released" not in result.stats
+
+
+def test_text_the_scrubber_removes_entirely_is_not_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scrubbing is what is sent: if it leaves no text, a turn without tools is skipped and a
+    turn with tools keeps only them. (No rule removes a whole text today; this pins the
+    outcome for one that would, with a scrubber that deletes one word.)"""
+    import ovhooks.capture.scrub as scrub_module
+
+    def scrub_word(text: str, **_: object) -> tuple[str, dict[str, int]]:
+        return text.replace("classified", ""), {}
+
+    monkeypatch.setattr(scrub_module, "scrub", scrub_word)
+    words = "classified " * 12
+    tool = ToolUse("Bash", {"command": "make test"}, "c1")
+    turns = [Turn("user", words), Turn("assistant", words, (tool,))]
+    result = build_messages(turns, CaptureOptions())
+    assert [m["role"] for m in result.messages] == ["assistant"]
+    assert [p["type"] for p in result.messages[0]["parts"]] == ["text", "tool"]
+    assert texts(result.messages) == ["Tools: Bash"]
+    assert result.stats["skipped_empty"] == 1

@@ -110,3 +110,70 @@ def test_cut_inputs_stay_within_their_caps() -> None:
     long_cmd = compact_input("Bash", {"command": "echo start; " + "x" * 9000 + "; echo end"}, clean)
     command = str(long_cmd["command"])
     assert len(command) <= SHELL_MAX_CHARS and command.endswith("; echo end")
+
+
+def test_apply_patch_without_any_patch_text_reports_an_empty_patch() -> None:
+    """A patch tool whose input has no string body (here a list) is kept as an empty patch."""
+    out = compact_input("apply_patch", {"input": ["not", "text"], "note": "x"}, clean)
+    assert out == {"files": [], "patch_chars": 0, "patch_lines": 0, "preview": ""}
+
+
+def test_text_editor_create_keeps_its_command_and_previews_the_body() -> None:
+    """The text-editor tool's ``create`` names its sub-command next to the body's metadata."""
+    data = {"command": "create", "path": "src/new.py", "file_text": "print(1)\n" * 400}
+    out = compact_input("str_replace_based_edit_tool", data, clean)
+    assert out["command"] == "create" and out["file_path"] == "src/new.py"
+    assert out["content_chars"] == 3600 and out["content_lines"] == 400
+    assert "file_text" not in out
+    no_command = compact_input("Write", {"file_path": "a.txt", "content": "hi"}, clean)
+    assert "command" not in no_command
+
+
+def test_text_editor_str_replace_and_replace_all_edits() -> None:
+    """``str_replace`` carries old/new strings like Edit; ``replace_all`` is kept only when set."""
+    data = {"command": "str_replace", "path": "a.py", "old_str": "x = 1", "new_str": "x = 2"}
+    out = compact_input("str_replace_based_edit_tool", data, clean)
+    assert out == {
+        "file_path": "a.py",
+        "old_chars": 5,
+        "new_chars": 5,
+        "old_preview": "x = 1",
+        "new_preview": "x = 2",
+    }
+    every = {"file_path": "b.py", "old_string": "a", "new_string": "b", "replace_all": True}
+    assert compact_input("Edit", every, clean)["replace_all"] is True
+    once = {"file_path": "b.py", "old_string": "a", "new_string": "b", "replace_all": False}
+    assert "replace_all" not in compact_input("Edit", once, clean)
+
+
+def test_a_command_key_that_holds_no_command_is_kept_field_by_field() -> None:
+    """A ``command`` that is neither a string nor a list of strings is no shell command."""
+    out = compact_input("Bash", {"command": ["ls", 3], "timeout": 5}, clean)
+    assert out == {"command": ["ls", 3], "timeout": 5}
+    empty = compact_input("custom", {"cmd": "", "flag": None}, clean)
+    assert empty == {"cmd": "", "flag": None}
+
+
+def test_a_kept_result_under_the_cap_is_whole_and_cleaned_by_clean_output() -> None:
+    tool = ToolUse("Bash", {"command": "cat notes"}, "c1", output="short result")
+    kept = tool_part(tool, clean, fallback_id="f", results=True, clean_output=lambda t: t.upper())
+    assert kept["tool_output"] == "SHORT RESULT"
+    long = ToolUse("Bash", {"command": "cat big"}, "c2", output="o" * 150)
+    cut = tool_part(long, clean, fallback_id="f", results=True, result_chars=100)
+    assert cut["tool_output"] == "o" * 100 + "\n… [truncated 50 chars]"
+    off = tool_part(long, clean, fallback_id="f", results=True, result_chars=0)
+    assert "tool_output" not in off
+
+
+def test_summary_names_each_path_once_and_counts_the_rest() -> None:
+    tools = [
+        ToolUse("Edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}),
+        ToolUse("Edit", {"file_path": "src/app.py", "old_string": "b", "new_string": "c"}),
+        ToolUse("Read", {"file_path": "a.md"}),
+        ToolUse("Read", {"file_path": "b.md"}),
+        ToolUse("Read", {"file_path": "c.md"}),
+        ToolUse("Read", {"file_path": "d.md"}),
+        ToolUse("Read", {"file_path": "a.md"}),
+        ToolUse("Write", {"content": "no path given"}),
+    ]
+    assert summary_line(tools) == "Tools: Edit(src/app.py), Read(a.md, b.md, c.md, +1), Write"
