@@ -10,7 +10,9 @@ import pytest
 
 from ovhooks import layout
 from ovhooks.backend.errors import BackendError
-from ovhooks.outbox import InflightError, batches
+from ovhooks.log import Log, read_recent
+from ovhooks.outbox import InflightError, Outbox, batches, find
+from ovhooks.state import StateStore, new_state
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.outbox_rig import RecordingBackend, msgs, session_box, texts
 
@@ -184,3 +186,158 @@ def test_entries_an_older_version_queued_as_files_are_adopted(tmp_path: Path) ->
     doc = box.store.load("cx-a")
     assert doc is not None and doc["cursor"]["offset"] == 900 and "u1" in doc["recent_uids"]
     assert list(folder.iterdir()) == []
+
+
+def test_find_names_an_entry_by_its_number(tmp_path: Path) -> None:
+    box = session_box(tmp_path)
+    box.enqueue("append", "cx-a", msgs(1))
+    box.enqueue("commit", "cx-a", reason="t")
+    doc = box.store.load("cx-a")
+    assert doc is not None
+    first, second = doc["queue"]
+    assert find(doc, int(second["seq"])) is second and find(doc, int(first["seq"])) is first
+    assert find(doc, int(second["seq"]) + 1) is None  # sent and removed, or never queued
+    assert find(new_state("cx-b", "codex", "b", 1.0), 1) is None
+
+
+@pytest.mark.parametrize("content", ["[]", '{"session": "cx-a"}', '{"messages": "m0"}'])
+def test_a_blob_that_holds_no_message_list_is_refused(tmp_path: Path, content: str) -> None:
+    box = session_box(tmp_path)
+    folder = tmp_path / "outbox" / "cx-a"
+    folder.mkdir(parents=True)
+    (folder / "b.json").write_text(content)
+    with pytest.raises(ValueError, match="not a queued capture"):
+        box.read_blob("b.json")
+
+
+def test_a_capture_with_no_messages_queues_nothing_but_still_moves_the_cursor(
+    tmp_path: Path,
+) -> None:
+    """Turns that scrubbed down to nothing: the cursor passes them, no empty send is queued."""
+    box = session_box(tmp_path)
+    box.enqueue("append", "cx-a", [], change=lambda d: d.update({"cursor": {"offset": 77}}))
+    doc = box.store.load("cx-a")
+    assert doc is not None and doc["queue"] == [] and doc["cursor"]["offset"] == 77
+    assert doc["next_seq"] == 1
+    assert not (tmp_path / "outbox" / "cx-a").exists()  # no blob written
+
+
+def test_enqueue_creates_the_session_document_when_there_is_none(tmp_path: Path) -> None:
+    """A commit queued for a session whose document is gone (removed, or quarantined)."""
+    store = StateStore(str(tmp_path))
+    box = Outbox(store, "cx-z", clock=lambda: 55.0)
+    box.enqueue("commit", "cx-z", reason="session_end")
+    doc = store.load("cx-z")
+    assert doc is not None and doc["key"] == "cx-z" and doc["created_at"] == 55.0
+    assert [(e["op"], e["seq"], e["reason"]) for e in doc["queue"]] == [
+        ("commit", 1, "session_end")
+    ]
+
+
+def test_a_failed_commit_enqueue_keeps_the_blobs_of_the_entries_before_it(tmp_path: Path) -> None:
+    box = session_box(tmp_path)
+    box.enqueue("append", "cx-a", msgs(2))
+    blob = str(box.entries()[0]["blob"])
+
+    def disk_full(doc: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        box.enqueue("commit", "cx-a", change=disk_full)
+    assert [e["op"] for e in box.entries()] == ["append"]
+    assert [p.name for p in (tmp_path / "outbox" / "cx-a").iterdir()] == [blob]
+
+
+def test_tidy_and_drain_of_a_session_with_no_folders_yet(tmp_path: Path) -> None:
+    """Nothing captured: no outbox folder, no sessions folder; tidying finds nothing to do."""
+    box = Outbox(StateStore(str(tmp_path / "fresh")), "cx-a")
+    box.tidy()
+    result = box.drain(RecordingBackend())  # type: ignore[arg-type]
+    assert result.error is None and result.remaining == 0 and result.messages_sent == 0
+    assert not (tmp_path / "fresh").exists()
+
+
+def test_tidy_forgets_the_notices_of_outages_and_set_asides_that_are_over(
+    tmp_path: Path,
+) -> None:
+    box = session_box(tmp_path)
+    box.store.update(
+        "cx-a", lambda d: d.update({"outage": {"since": 50, "last_failure_at": 60}, "set_aside": 2})
+    )
+    folder = tmp_path / "sessions"
+    current = [".cx-a.notice-outage-50", ".cx-a.notice-set-aside-2"]
+    over = [".cx-a.notice-outage-10", ".cx-a.notice-set-aside-1"]
+    other = [".cx-b.notice-outage-10"]
+    for name in current + over + other:
+        (folder / name).write_text("")
+    box.tidy()
+    assert sorted(p.name for p in folder.glob(".*notice-*")) == sorted(current + other)
+    box.store.update("cx-a", lambda d: d.update({"outage": None}))  # the outage ended
+    box.tidy()
+    assert sorted(p.name for p in folder.glob(".*notice-*")) == sorted([current[1], *other])
+
+
+def test_changing_an_entry_that_is_no_longer_queued_changes_nothing(tmp_path: Path) -> None:
+    box = session_box(tmp_path)
+    box.enqueue("append", "cx-a", msgs(1))
+    before = box.store.load("cx-a")
+    box.patch(99, sent=5, inflight={"start": 0})
+    assert box.store.load("cx-a") == before
+
+
+def test_dropping_a_blob_that_is_already_gone_is_not_an_error(tmp_path: Path) -> None:
+    box = session_box(tmp_path)
+    box.enqueue("append", "cx-a", msgs(1))
+    blob = str(box.entries()[0]["blob"])
+    box.drop_blob(blob)
+    box.drop_blob(blob)  # a second drainer, or a crash between remove and unlink
+    assert list((tmp_path / "outbox" / "cx-a").iterdir()) == []
+
+
+class _GoneSession(RecordingBackend):
+    """A server that no longer has the session (deleted, or a local store that was reset)."""
+
+    def commit(self, session_id: str, *, keep_recent_count: int = 0) -> Any:
+        raise BackendError("http", "no such session", 404, "NOT_FOUND")
+
+
+@pytest.mark.parametrize("observed", [True, False])
+def test_a_commit_for_a_session_the_server_no_longer_has_is_dropped(
+    tmp_path: Path, observed: bool
+) -> None:
+    log_root = tmp_path / "logroot"
+    box = session_box(tmp_path, log=Log(str(log_root), "info") if observed else None)
+    box.enqueue("commit", "cx-a", keep_recent_count=3)
+    box.enqueue("append", "cx-a", msgs(1))
+    gone: list[Any] = []
+    server = _GoneSession()
+    result = box.drain(server, on_commit_not_found=gone.append if observed else None)  # type: ignore[arg-type]
+    # the commit is dropped without counting as one, and the queue behind it still goes
+    assert result.error is None and result.commits == [] and len(box) == 0
+    assert texts(server.live) == ["m0"]
+    doc = box.store.load("cx-a")
+    assert doc is not None and doc["commit_count"] == 0 and doc["last_commit_at"] is None
+    if observed:
+        assert [(e["op"], e["keep_recent_count"]) for e in gone] == [("commit", 3)]
+        events = [r["event"] for r in read_recent(str(log_root), level="info")]
+        assert "commit_session_gone" in events
+
+
+@pytest.mark.parametrize(
+    "error", [BackendError("unreachable", "refused"), BackendError("http", "busy", 503)]
+)
+def test_a_commit_that_fails_otherwise_stays_queued(tmp_path: Path, error: BackendError) -> None:
+    class Failing(RecordingBackend):
+        def commit(self, session_id: str, *, keep_recent_count: int = 0) -> Any:
+            raise error
+
+    box = session_box(tmp_path)
+    box.enqueue("commit", "cx-a")
+    box.enqueue("append", "cx-a", msgs(1))
+    server = Failing()
+    result = box.drain(server)  # type: ignore[arg-type]
+    assert result.error is error and result.remaining == 2 and server.appended == []
+    good = RecordingBackend()
+    assert box.drain(good).error is None and good.commits == ["cx-a"]  # type: ignore[arg-type]
+    doc = box.store.load("cx-a")
+    assert doc is not None and doc["commit_count"] == 1
