@@ -5,12 +5,20 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
 
 from ovhooks.dryrun import PlannedStateStore
 from ovhooks.fsutil import FileLock, write_json_atomic
+from ovhooks.log import Log, read_recent
 from ovhooks.plan import Plan
 from ovhooks.state import StateStore, new_state
+
+if TYPE_CHECKING:
+    from ovhooks.layout import State
 
 
 def _bump(state_dir: str, n: int) -> None:
@@ -102,3 +110,96 @@ def test_new_state_directories_are_private(tmp_path: Path) -> None:
     )
     for directory in (tmp_path / "xdg", root, root / "logs", root / "sessions"):
         assert oct(directory.stat().st_mode & 0o777) == "0o700", directory
+
+
+def _sessions(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.mark.parametrize("content", ["[1, 2]", '"text"', '{"key": "cx-other", "v": 1}', '{"v": 1}'])
+def test_a_document_that_is_not_this_sessions_state_is_set_aside(
+    tmp_path: Path, content: str
+) -> None:
+    """Valid JSON that is not the state of ``key`` (a list, another session's) is corrupt too."""
+    (_sessions(tmp_path) / "cx-a.json").write_text(content)
+    log_root = tmp_path / "logroot"
+    store = StateStore(str(tmp_path), log=Log(str(log_root), "info"))
+    assert store.load("cx-a") is None
+    moved = list((tmp_path / "sessions").glob("cx-a.json.corrupt-*"))
+    assert len(moved) == 1 and moved[0].read_text() == content
+    assert not (tmp_path / "sessions" / "cx-a.json").exists()
+    records = read_recent(str(log_root))
+    assert [r["event"] for r in records] == ["state_corrupt"]
+    assert records[0]["error"] == "not a state document"
+
+
+def test_a_corrupt_document_that_cannot_be_moved_aside_still_reads_as_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quarantine name is taken (a non-empty directory): load still answers, no raise."""
+    monkeypatch.setattr(time, "time", lambda: 1234.0)
+    folder = _sessions(tmp_path)
+    (folder / "cx-a.json").write_text("{torn")
+    blocker = folder / "cx-a.json.corrupt-1234"
+    blocker.mkdir()
+    (blocker / "occupied").write_text("x")
+    store = StateStore(str(tmp_path))
+    assert store.load("cx-a") is None
+    assert (folder / "cx-a.json").read_text() == "{torn"  # left where it was
+    assert [p.name for p in blocker.iterdir()] == ["occupied"]
+    # the next write replaces the unreadable document with a fresh one
+    doc = store.update("cx-a", lambda d: None, create=lambda: new_state("cx-a", "codex", "a", 2.0))
+    assert doc is not None and store.load("cx-a") == doc
+
+
+def test_update_without_create_leaves_a_missing_state_missing(tmp_path: Path) -> None:
+    store = StateStore(str(tmp_path))
+    changed: list[object] = []
+    assert store.update("cx-a", changed.append) is None
+    assert changed == [] and store.keys() == []
+    assert not (tmp_path / "sessions" / "cx-a.json").exists()
+
+
+def test_delete_removes_the_document_and_tolerates_a_missing_one(tmp_path: Path) -> None:
+    store = StateStore(str(tmp_path))
+    store.update("cx-a", lambda d: None, create=lambda: new_state("cx-a", "codex", "a", 1.0))
+    store.update("cx-b", lambda d: None, create=lambda: new_state("cx-b", "codex", "b", 1.0))
+    store.delete("cx-a")
+    assert store.keys() == ["cx-b"] and store.load("cx-a") is None
+    store.delete("cx-a")  # already gone: no error
+    store.delete("cx-never")
+    assert store.keys() == ["cx-b"]
+
+
+def test_keys_and_all_before_anything_was_captured(tmp_path: Path) -> None:
+    store = StateStore(str(tmp_path / "fresh"))
+    assert store.keys() == [] and store.all() == []
+
+
+def test_all_skips_corrupt_documents_and_lists_only_state_files(tmp_path: Path) -> None:
+    store = StateStore(str(tmp_path))
+    for key in ("cx-b", "cx-a"):
+        store.update(key, lambda d: None, create=lambda k=key: new_state(k, "codex", k, 1.0))  # type: ignore[misc]
+    folder = tmp_path / "sessions"
+    (folder / "cx-c.json").write_text("{not json")
+    (folder / ".cx-a.notice-outage-5").write_text("")  # a notice claim, not a state
+    (folder / "cx-a.json.123.tmp").write_text("torn")
+    assert store.keys() == ["cx-a", "cx-b", "cx-c"]
+    assert [d["key"] for d in store.all()] == ["cx-a", "cx-b"]
+    assert list(folder.glob("cx-c.json.corrupt-*"))  # the corrupt one was set aside
+    assert store.keys() == ["cx-a", "cx-b"]
+
+
+def test_update_of_an_existing_document_changes_it_without_recreating(tmp_path: Path) -> None:
+    store = StateStore(str(tmp_path))
+    store.update("cx-a", lambda d: None, create=lambda: new_state("cx-a", "codex", "a", 1.0))
+
+    def must_not_create() -> State:
+        raise AssertionError("the document exists")
+
+    doc = store.update("cx-a", lambda d: d.update({"uncommitted": 4}), create=must_not_create)
+    loaded = store.load("cx-a")
+    assert doc is not None and loaded is not None
+    assert loaded["uncommitted"] == 4 and loaded["created_at"] == 1.0
