@@ -26,6 +26,19 @@ class LockTimeoutError(Exception):
     """The lock stayed busy for longer than the caller was willing to wait."""
 
 
+def missing_dirs(path: str) -> list[str]:
+    """``path`` and those of its ancestors that do not exist yet, deepest first."""
+    missing = []
+    probe = os.path.abspath(path)
+    while probe and not os.path.isdir(probe):
+        missing.append(probe)
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return missing
+
+
 def ensure_dir(path: str, *, private: bool = True) -> None:
     """Create ``path`` if it does not exist, every new directory private to the user.
 
@@ -39,15 +52,7 @@ def ensure_dir(path: str, *, private: bool = True) -> None:
         if private:
             tighten(path, 0o700)
         return
-    missing = []
-    probe = os.path.abspath(path)
-    while probe and not os.path.isdir(probe):
-        missing.append(probe)
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
-    for directory in reversed(missing):
+    for directory in reversed(missing_dirs(path)):
         try:
             os.mkdir(directory, 0o700)
         except FileExistsError:

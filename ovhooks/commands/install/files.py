@@ -84,15 +84,10 @@ CREATED_DIRS_SUFFIX = ".ovhooks-dirs"
 
 
 def _missing_dirs(path: str) -> list[str]:
-    missing = []
-    probe = os.path.dirname(os.path.abspath(path))
-    while probe and not os.path.isdir(probe):
-        missing.append(probe)
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
-    return missing
+    """The directories a file at ``path`` still needs, deepest first."""
+    from ovhooks.fsutil import missing_dirs
+
+    return missing_dirs(os.path.dirname(os.path.abspath(path)))
 
 
 def remove_created_dirs(hooks_path: str) -> list[str]:
