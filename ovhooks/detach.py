@@ -34,9 +34,8 @@ def hand_off(
 ) -> None:
     """Run ``jobs`` in a detached worker (``OVHOOKS_DETACH=1``) or right here (``0``).
 
-    The detached child is a fork of the hook process: it starts instantly with everything
-    already imported, closes the host's pipes so the host is not kept waiting, and leaves the
-    host's process group so a host timeout cannot kill it half-way.
+    The detached child is a fork of the hook process (``run_detached``): it starts instantly
+    with everything already imported.
     """
     if not jobs:
         return
@@ -46,16 +45,26 @@ def hand_off(
     if not hasattr(os, "fork"):  # pragma: no cover (Windows)
         _spawn_process(settings, jobs, log)
         return
-    sys.stdout.flush()
-    sys.stderr.flush()
     try:
-        pid = os.fork()
+        run_detached(lambda: _run(settings, jobs, log, clock))
     except OSError as exc:
         log.error("fork_failed", error=str(exc))
         _run(settings, jobs, log, clock)
-        return
+
+
+def run_detached(work: Callable[[], object]) -> int:
+    """Run ``work`` in a detached grandchild of this process and return at once.
+
+    The grandchild closes the host's pipes (so the host is not kept waiting) and leaves the
+    host's process group (so a host timeout cannot kill it half-way). Returns the pid of the
+    intermediate child, which exits as soon as it has forked; raises ``OSError`` when the
+    first fork fails (nothing was started).
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
     if pid:
-        return
+        return pid
     # --- child ---
     code = 0
     try:
@@ -63,9 +72,9 @@ def hand_off(
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
-        if os.fork():  # let the intermediate child exit so the worker is reparented
+        if os.fork():  # let the intermediate child exit so the work is reparented
             os._exit(0)
-        _run(settings, jobs, log, clock)
+        work()
     except BaseException:
         code = 1
     finally:

@@ -61,30 +61,14 @@ def refresh_calibration(
 
     if not settings.detach or not hasattr(os, "fork"):
         return measure()
-    import sys
+    from ovhooks.detach import run_detached
 
-    sys.stdout.flush()
-    sys.stderr.flush()
     try:
-        pid = os.fork()
+        pid = run_detached(measure)
     except OSError:
         return None
-    if pid:
-        try:
-            os.waitpid(pid, 0)  # the intermediate child exits at once
-        except OSError:
-            pass
-        return None
-    code = 0
     try:
-        os.setsid()
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        if os.fork():  # reparent the measuring process so nobody waits for it
-            os._exit(0)
-        measure()
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)
+        os.waitpid(pid, 0)  # the intermediate child exits at once
+    except OSError:
+        pass
+    return None
