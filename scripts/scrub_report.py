@@ -65,20 +65,18 @@ def main() -> int:
     for host in ("codex", "claude"):
         with tempfile.TemporaryDirectory() as tmp:
             hosts[host] = figures(host, Path(tmp))
-    print("| family | split | rows | recall codex | recall claude |")
-    print("|---|---|---:|---:|---:|")
-    for family in secret_families:
-        n = sum(r["family"] == family for r in secrets)
-        cells = [f"{rates(hosts[h][0], {family}, 'all'):.3f}" for h in hosts]
-        print(f"| {family} | {split_of[family]} | {n} | " + " | ".join(cells) + " |")
-    print()
-    print("| family | split | rows | false positives codex | false positives claude |")
-    print("|---|---|---:|---:|---:|")
-    for family in negative_families:
-        n = sum(r["family"] == family for r in negatives)
-        cells = [f"{1 - rates(hosts[h][0], {family}, 'all'):.3f}" for h in hosts]
-        print(f"| {family} | {split_of[family]} | {n} | " + " | ".join(cells) + " |")
-    print()
+    for figure, families, rows, flip in (
+        ("recall", secret_families, secrets, False),
+        ("false positives", negative_families, negatives, True),
+    ):
+        print(f"| family | split | rows | {figure} codex | {figure} claude |")
+        print("|---|---|---:|---:|---:|")
+        for family in families:
+            n = sum(r["family"] == family for r in rows)
+            values = [rates(hosts[h][0], {family}, "all") for h in hosts]
+            cells = [f"{1 - v if flip else v:.3f}" for v in values]
+            print(f"| {family} | {split_of[family]} | {n} | " + " | ".join(cells) + " |")
+        print()
     print("| split | recall codex | recall claude | fp codex | fp claude |")
     print("|---|---:|---:|---:|---:|")
     for split in ("tune", "heldout", "all"):
