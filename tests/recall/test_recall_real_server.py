@@ -11,12 +11,10 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.context import build_session_start
-from ovhooks.recall import recall_for_prompt, reset_session
-from tests.support.fake_backend import make_settings
-from tests.support.ov_memories import seed
+from ovhooks.recall import reset_session
+from tests.support.ov_memories import RecallEnv, recall, seeded_env
 
 pytestmark = pytest.mark.real_server
 
@@ -38,23 +36,9 @@ MEMORIES = {
 
 
 @pytest.fixture
-def env(ov_server_capture: Any, capture_client: Any, ov_user: str, tmp_path: Any) -> Any:
-    uris = seed(capture_client, ov_user, MEMORIES)
-    settings = make_settings(str(tmp_path / "state"), url=ov_server_capture.url, user=ov_user)
-    backend = OpenVikingBackend(settings, peer="", request_timeout_s=10.0)
-    return settings, backend, uris
-
-
-def recall(prompt: str, env: Any, key: str = "cx-real") -> Any:
-    settings, backend, _ = env
-    return recall_for_prompt(
-        prompt,
-        recent_user_texts=[],
-        session_key=key,
-        ov_session_id=key,
-        backend=backend,
-        settings=settings,
-        now=time.time(),
+def env(ov_server_capture: Any, capture_client: Any, ov_user: str, tmp_path: Any) -> RecallEnv:
+    return seeded_env(
+        ov_server_capture.url, capture_client, ov_user, MEMORIES, str(tmp_path / "state")
     )
 
 
