@@ -226,20 +226,13 @@ def select(
     max_items: int = MAX_ITEMS,
 ) -> list[Candidate]:
     """The candidates worth injecting, best first (pure; same inputs, same output)."""
-    from ovhooks.recall.rank import EVENT_LIKE, dedupe_key
+    from ovhooks.recall.rank import dedupe_key, intent_nudge
 
     lexical = LexicalEvidence(profile.text)
     scored: list[tuple[float, Candidate]] = []
     for item in items:
         value = strength(item.score, calibration)
-        nudge = 0.0
-        if profile.wants_temporal and (item.category in EVENT_LIKE or "/events/" in item.uri):
-            nudge += TEMPORAL_NUDGE
-        if profile.wants_preference and (
-            item.category == "preferences" or "/preferences/" in item.uri
-        ):
-            nudge += PREFERENCE_NUDGE
-        item.rank = value + nudge
+        item.rank = value + intent_nudge(profile, item, TEMPORAL_NUDGE, PREFERENCE_NUDGE)
         item.supported = admitted(value, lexical.units(item.text))
         scored.append((value, item))
     if not scored:

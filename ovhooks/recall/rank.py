@@ -212,6 +212,19 @@ def _bucket_category(bucket: str, hit: Mapping[str, object]) -> str:
     return bucket
 
 
+def intent_nudge(
+    profile: QueryProfile, item: Candidate, temporal: float, preference: float
+) -> float:
+    """``temporal`` for an event when the prompt asks about time, plus ``preference`` for a
+    preference when it asks what the user likes (each caller sizes them to its own scale)."""
+    nudge = 0.0
+    if profile.wants_temporal and (item.category in EVENT_LIKE or "/events/" in item.uri):
+        nudge += temporal
+    if profile.wants_preference and (item.category == "preferences" or "/preferences/" in item.uri):
+        nudge += preference
+    return nudge
+
+
 def dedupe_key(item: Candidate) -> str:
     if item.category in EVENT_LIKE or "/events/" in item.uri or "/cases/" in item.uri:
         return "uri:" + item.uri
@@ -238,13 +251,7 @@ def rank(
 
     wanted = profile.tokens[:12]
     for item in items:
-        boost = 0.0
-        if profile.wants_temporal and (item.category in EVENT_LIKE or "/events/" in item.uri):
-            boost += TEMPORAL_BOOST
-        if profile.wants_preference and (
-            item.category == "preferences" or "/preferences/" in item.uri
-        ):
-            boost += PREFERENCE_BOOST
+        boost = intent_nudge(profile, item, TEMPORAL_BOOST, PREFERENCE_BOOST)
         matched = 0
         if wanted:
             # The text only: a URI's slug repeats the text's first words (local store) or
