@@ -73,10 +73,15 @@ def redact_known_secrets(text: str, settings: object | None = None) -> str:
     return done
 
 
-def _redact(text: str) -> str:
+def _redact(text: str, *, json_escaped: bool = False) -> str:
+    """``text`` without our known values (in their JSON-escaped form inside serialized JSON)
+    and without header credentials."""
+    if json_escaped:
+        import json
     for value in sorted(_known, key=len, reverse=True):
-        if value in text:
-            text = text.replace(value, REDACTED_KEY)
+        needle = json.dumps(value, ensure_ascii=False)[1:-1] if json_escaped else value
+        if needle in text:
+            text = text.replace(needle, REDACTED_KEY)
     lowered = text.lower()
     if any(w in lowered for w in ("auth", "api-key", "apikey", "api_key", "bearer", "basic")):
         text = _pattern().sub(_header_repl, text)
@@ -90,16 +95,7 @@ def redact_json_text(text: str) -> str:
     the header pattern cannot cross a string's closing quote (its value excludes ``"`` and
     ``\\``), so the result stays the same valid JSON with the secrets replaced.
     """
-    import json
-
-    for value in sorted(_known, key=len, reverse=True):
-        escaped = json.dumps(value, ensure_ascii=False)[1:-1]
-        if escaped in text:
-            text = text.replace(escaped, REDACTED_KEY)
-    lowered = text.lower()
-    if any(w in lowered for w in ("auth", "api-key", "apikey", "api_key", "bearer", "basic")):
-        text = _pattern().sub(_header_repl, text)
-    return text
+    return _redact(text, json_escaped=True)
 
 
 def redact_doc(doc: object, settings: object | None = None) -> object:
