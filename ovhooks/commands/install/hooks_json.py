@@ -56,14 +56,7 @@ def merge_hooks(
     """``doc`` with exactly one ovhooks group per wanted event (and none elsewhere)."""
     new = copy.deepcopy(doc)
     hooks = _hooks_table(new, path)
-    for event in list(hooks):
-        if event not in wanted:
-            stripped = _strip_ours(hooks[event])
-            if stripped != hooks[event]:
-                if stripped:
-                    hooks[event] = stripped
-                else:
-                    del hooks[event]
+    _strip_events(hooks, [event for event in hooks if event not in wanted])
     for event, group in wanted.items():
         groups = list(hooks.get(event, []))
         if group in groups:
@@ -74,19 +67,24 @@ def merge_hooks(
     return new
 
 
-def remove_hooks(doc: dict[str, Any], path: str = "") -> dict[str, Any]:
-    """``doc`` without any ovhooks handler; containers emptied by the removal go too."""
-    new = copy.deepcopy(doc)
-    if "hooks" not in new:
-        return new
-    hooks = _hooks_table(new, path)
-    for event in list(hooks):
+def _strip_events(hooks: dict[str, Any], events: list[str]) -> None:
+    """Remove ovhooks' handlers from ``events`` of ``hooks``; an event left empty goes."""
+    for event in events:
         stripped = _strip_ours(hooks[event])
         if stripped != hooks[event]:
             if stripped:
                 hooks[event] = stripped
             else:
                 del hooks[event]
+
+
+def remove_hooks(doc: dict[str, Any], path: str = "") -> dict[str, Any]:
+    """``doc`` without any ovhooks handler; containers emptied by the removal go too."""
+    new = copy.deepcopy(doc)
+    if "hooks" not in new:
+        return new
+    hooks = _hooks_table(new, path)
+    _strip_events(hooks, list(hooks))
     if not hooks and doc.get("hooks"):
         del new["hooks"]
     return new
