@@ -91,9 +91,9 @@ class _Compiled:
         self.candidate = re.compile(_CANDIDATE_SRC)
         # prefixes by their first two characters, longest first: a dict lookup and a few
         # startswith calls per token, instead of compiling a 200-way alternation
-        self.prefixes: dict[str, list[str]] = {}
+        self.prefixes: dict[str, tuple[str, ...]] = {}
         for p in sorted({p for p, _k, _b in rules.PREFIXED}, key=len, reverse=True):
-            self.prefixes.setdefault(p[:2], []).append(p)
+            self.prefixes[p[:2]] = (*self.prefixes.get(p[:2], ()), p)
         # Bodies and context expressions compile when first needed: a prompt with no token
         # that starts like a credential compiles none of the ~250 of them.
         self.by_prefix: dict[str, list[tuple[str, LazyRe, int]]] = {}
@@ -132,6 +132,7 @@ class _Compiled:
         self.needles = KEYWORDS + tuple(lit for lit in literals if lit not in self.derived)
         self.providers = rules.PROVIDERS
         self.word_char = re.compile(r"\w")
+        self.digit = re.compile("[0-9]")
         self.assign = re.compile(ASSIGN_SRC)
         self.card = re.compile(_CARD_SRC)
         self.card_run = re.compile(_CARD_RUN_SRC)
@@ -184,12 +185,13 @@ class _Pass:
     went character by character (then anchors can be carried over) and whether the text
     has a PEM block (``high_entropy`` looks for one 8,000 characters back)."""
 
-    __slots__ = ("blocks", "edits", "hits", "local", "plain_lower", "seen")
+    __slots__ = ("blocks", "edits", "hits", "local", "plain_lower", "seen", "verdicts")
 
     def __init__(self) -> None:
         self.edits: list[tuple[int, int, int, int]] | None = None
         self.hits: dict[str, list[int]] = {}
         self.seen: Windows = {}
+        self.verdicts: dict[str, str] = {}  # an assignment's matched text -> its kind or ""
         self.plain_lower = True
         self.local = False
         self.blocks = False
@@ -208,18 +210,20 @@ def _collect(text: str, emails: bool, phones: bool, state: _Pass) -> list[Span]:
         # a later pass: only what is near a marker can read differently (see the helpers)
         hits = carried_hits(state.hits, edits, lowered)  # the needles' occurrences
         reach = 8_000 if state.blocks or "-----BEGIN " in text else 64
-        scan_tokens(text, c, spans, token_zones([(e[2], e[3]) for e in edits], reach))
+        markers = [(e[2], e[3]) for e in edits]
+        scan_tokens(text, c, spans, token_zones(markers, reach))
+        scan_cards(text, c, spans, markers)
     else:
         hits = literal_hits(lowered, c.needles)
         scan_tokens(text, c, spans)
+        scan_cards(text, c, spans)
     state.hits = dict(hits)
     derive_hits(hits, lowered, c.derived)
     state.plain_lower = plain_lower
     state.local = local
     state.blocks = "-----BEGIN " in text
     scan_context(text, lowered, c, spans, hits, state.seen)
-    scan_assignments(text, lowered, c, spans, hits)
-    scan_cards(text, c, spans)
+    scan_assignments(text, lowered, c, spans, hits, state.verdicts)
     optional: list[tuple[bool, re.Pattern[str], str]] = [
         (emails and "@" in text, c.email, "email"),
         (phones, c.phone, "phone"),

@@ -68,8 +68,16 @@ def _keyword_hits(lowered: str, c: _Compiled, hits: dict[str, list[int]]) -> lis
 
 
 def scan_assignments(
-    text: str, lowered: str, c: _Compiled, spans: list[Span], hits: dict[str, list[int]]
+    text: str,
+    lowered: str,
+    c: _Compiled,
+    spans: list[Span],
+    hits: dict[str, list[int]],
+    verdicts: dict[str, str],
 ) -> None:
+    """Spans for the assignments of a credential. ``verdicts`` keeps each matched text's
+    verdict, which depends on that text alone, for the scrub of one text: code and logs
+    repeat their assignments, and a later pass meets them again."""
     last_key_end = -1
     for pos, hit_end in _keyword_hits(lowered, c, hits):
         if pos < last_key_end:
@@ -89,7 +97,9 @@ def scan_assignments(
         last_key_end = m.end("key")
         quoted = m.group("value") is not None
         group = "value" if quoted else "value2"
-        kind = _assignment_kind(m, quoted, c)
+        kind = verdicts.get(m.group())
+        if kind is None:
+            kind = verdicts[m.group()] = _assignment_kind(m, quoted, c)
         if kind:
             s, e = m.span(group)
             spans.append((s, e, kind))

@@ -9,6 +9,7 @@ real issuer's prefix and length.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from ovhooks.capture.scrub_values import is_placeholder, looks_like_code, password_like, randomish
 
@@ -112,18 +113,68 @@ def carried_hits(
     return moved
 
 
-def window(kind: str, hints: str) -> tuple[int, int, tuple[str, ...]]:
+def window(kind: str, hints: str) -> tuple[int, int, tuple[str, ...], tuple[str, ...]]:
     """How far before and after an anchor a match may reach; characters one of which it needs
-    within 300 characters after the anchor (a password in a URL needs its "@")."""
+    within 300 characters after the anchor (a password in a URL needs its "@"); literals one
+    of which every match holds (lower-cased), so a window without any is not scanned."""
     if kind == "private_key":
-        return 60, 41_000, ()
+        return 60, 41_000, (), ()
     if kind == "url_password":
-        return 40, 400, ("@",)
+        return 40, 400, ("@",), ()
     if hints.startswith("-u|"):
-        return 40, 300, (":", "%")
+        return 40, 300, (":", "%"), ()
     if kind == "cookie":
-        return 40, 2_100, ()
-    return 240, 420, ()
+        return 40, 2_100, (), ()
+    return 240, 420, (), _REQUIRES.get(hints, ())
+
+
+# Literals a rule's every match holds, for the rules whose anchors are common words ("default",
+# "zip" in "unzip" and "rar" in "library", "-cli"): "machine x password y" needs "passw", the
+# archivers' and database clients' password flags need "-p", redis-cli's "-a", ldap's "-w".
+_REQUIRES = {
+    "machine|default": ("passw",),
+    "zip|7z|rar": ("-p",),
+    "mysql|mariadb": ("-p",),
+    "-cli": ("-a",),
+    "ldap": ("-w",),
+    "sshpass": ("-p",),
+}
+
+# Where a rule's matches can start, for rules scanned from those places only instead of at
+# every position of their windows: the prose rule "token is …" / "api key: …" starts at its
+# key word, which holds one of these needles this many characters in, and starts with the
+# literal given ("api_key": "key" 4 characters after an "api"). Every position a match can
+# start at is in the list, so the matches are the same.
+_STARTS: dict[str, tuple[tuple[str, int, str], ...]] = {
+    "credential": (
+        ("token", 0, ""), ("secret", 0, ""), ("cred", 0, ""), ("key", 3, "api"),
+        ("key", 4, "api"), ("key", 6, "access"), ("key", 7, "access"),
+    ),
+}  # fmt: skip
+
+
+def _starts(
+    kind: str,
+    line_rule: bool,
+    anchors: list[tuple[int, int]],
+    lowered: str,
+    hits: dict[str, list[int]],
+) -> list[int] | None:
+    """The sorted places a rule's matches can start at, or None to scan its windows whole.
+    A line rule (``(?m)^…``) matches only on a line that holds one of its anchors."""
+    if line_rule:
+        return sorted({lowered.rfind("\n", 0, a) + 1 for a, _e in anchors})
+    spec = _STARTS.get(kind)
+    if spec is None:
+        return None
+    return sorted(
+        {
+            at - offset
+            for needle, offset, lead in spec
+            for at in hits[needle]
+            if at >= offset and lowered.startswith(lead, at - offset)
+        }
+    )
 
 
 Windows = dict[tuple[int, bool, str], list[tuple[int, int]]]
@@ -144,9 +195,14 @@ def scan_context(
     key holds the character before the window too, which ``\\b`` and look-behinds read).
     """
     n = len(text)
-    for index, (kind, lazy, anchor, (before, after, needs)) in enumerate(c.context):
+    for index, (kind, lazy, anchor, (before, after, needs, requires)) in enumerate(c.context):
         scanned_to = 0
-        for a_start, a_end in _anchor_spans(anchor, lowered, hits):
+        anchors = _anchor_spans(anchor, lowered, hits)
+        starts: list[int] | None = None
+        if anchors:
+            regex = lazy.get()
+            starts = _starts(kind, regex.pattern.startswith("(?m)^"), anchors, lowered, hits)
+        for a_start, a_end in anchors:
             start = max(scanned_to, a_start - before)
             end = min(n, a_end + after)
             if start >= end:
@@ -154,22 +210,24 @@ def scan_context(
             if needs and all(lowered.find(ch, a_end, a_end + 300) < 0 for ch in needs):
                 continue
             scanned_to = end
+            if requires and all(lowered.find(lit, start, end) < 0 for lit in requires):
+                continue  # no match fits in this window (it is not scanned again: scanned_to)
             key = (index, start > 0, text[start - 1 if start else 0 : end])
             found = seen.get(key)
             if found is None:
-                found = seen[key] = _window_spans(kind, lazy.get(), text, start, end)
+                found = seen[key] = _window_spans(kind, lazy.get(), text, start, end, starts)
             spans.extend((start + s, start + e, kind) for s, e in found)
 
 
 def _window_spans(
-    kind: str, regex: re.Pattern[str], text: str, start: int, end: int
+    kind: str, regex: re.Pattern[str], text: str, start: int, end: int, starts: list[int] | None
 ) -> list[tuple[int, int]]:
     group: str | int = "v" if "v" in regex.groupindex else 0
     found = []
-    line_rule = regex.pattern.startswith("(?m)^")
-    matches = (
-        _line_matches(regex, text, start, end) if line_rule else regex.finditer(text, start, end)
-    )
+    if starts is None:
+        matches: Iterator[re.Match[str]] = regex.finditer(text, start, end)
+    else:
+        matches = _matches_at(regex, text, starts, start, end)
     for m in matches:
         value = m.group(group)
         if value is not None and _context_value_ok(kind, value, m):
@@ -178,26 +236,19 @@ def _window_spans(
     return found
 
 
-def _line_matches(
-    regex: re.Pattern[str], text: str, start: int, end: int
+def _matches_at(
+    regex: re.Pattern[str], text: str, starts: list[int], start: int, end: int
 ) -> Iterator[re.Match[str]]:
-    """``regex.finditer(text, start, end)`` for an expression that starts with ``(?m)^``: it
-    can only match at a line start, so it is tried there alone (a log with a time on every
-    line wakes the ``.pgpass`` rule everywhere; trying each position cost a millisecond)."""
-    at = start
-    while True:
-        if at and text[at - 1] != "\n":
-            at = text.find("\n", at, end) + 1
-            if not at:
-                return
-        if at >= end:
-            return
+    """``regex.finditer(text, start, end)`` when every match starts at one of ``starts``:
+    the leftmost match, then the leftmost one after it, tried at those places alone."""
+    taken = start
+    for at in starts[bisect_left(starts, start) : bisect_left(starts, end)]:
+        if at < taken:
+            continue
         m = regex.match(text, at, end)
         if m is not None:
             yield m
-            at = m.end()
-        else:
-            at += 1
+            taken = max(m.end(), at + 1)
 
 
 def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
@@ -221,14 +272,38 @@ def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
     return not looks_like_code(value) or (kind == "password" and "machine" in whole)
 
 
-def scan_cards(text: str, c: _Compiled, spans: list[Span]) -> None:
+def scan_cards(
+    text: str, c: _Compiled, spans: list[Span], markers: list[tuple[int, int]] | None = None
+) -> None:
+    """Spans for the card numbers of ``text``; with ``markers`` (a later pass), only in the
+    stretches that touch a marker or the character before or after it."""
     # A card number lies inside a stretch of digits, spaces and dashes that starts and ends
     # with a digit and holds 13+ characters; the card expression (a repeated group, slow on
     # digit-rich logs) runs only inside such stretches, which gives it the same matches.
     # [0-9] is faster than \\d, which also takes other scripts' digits: only for ASCII text
     runs = c.card_run_ascii if text.isascii() else c.card_run
-    for run in runs.finditer(text):
-        _cards_in(text, run.start(), run.end(), c, spans)
+    if markers is None:
+        for run in runs.finditer(text):
+            _cards_in(text, run.start(), run.end(), c, spans)
+        return
+    # A stretch that touches no marker, nor the characters a card's checks read next to it,
+    # read the same in the pass before, which redacted every card it held.
+    done_to = 0
+    for m_start, m_end in markers:
+        lo, hi = max(done_to, m_start - 2), min(len(text), m_end + 2)
+        while lo > done_to and _in_stretch(text[lo - 1]):
+            lo -= 1
+        while hi < len(text) and _in_stretch(text[hi]):
+            hi += 1
+        if lo >= hi:
+            continue
+        for run in runs.finditer(text, lo, hi):
+            _cards_in(text, run.start(), run.end(), c, spans)
+        done_to = hi
+
+
+def _in_stretch(ch: str) -> bool:
+    return ch in " -" or ch.isdigit()
 
 
 def _cards_in(text: str, lo: int, hi: int, c: _Compiled, spans: list[Span]) -> None:

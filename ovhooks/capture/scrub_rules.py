@@ -239,6 +239,10 @@ SHAPED: tuple[tuple[str, str, str], ...] = (
     ("airtable_token", "pat", f"pat[{_A}]{{14}}\\.[{_H}]{{64}}"),
 )
 
+# Every SHAPED expression needs this many characters or more (tests/capture/test_scrub_rules
+# checks it), so a shorter token is not tried against them.
+SHAPED_MIN_LEN = 36
+
 # Context rules: (kind, expression, group holding the secret, lower-case hints; one must be
 # in the text for the rule to run). ``(?P<v>…)`` names the secret when the group is 0.
 CONTEXT: tuple[tuple[str, str, str], ...] = (

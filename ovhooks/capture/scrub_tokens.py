@@ -9,6 +9,7 @@ checks too.
 
 from __future__ import annotations
 
+from ovhooks.capture.scrub_rules import SHAPED_MIN_LEN
 from ovhooks.capture.scrub_values import (
     body_is_placeholder,
     high_entropy,
@@ -18,6 +19,9 @@ from ovhooks.capture.scrub_values import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterator
+
     from ovhooks.capture.scrub import Span, _Compiled
     from ovhooks.capture.scrub_values import LazyRe
 
@@ -28,8 +32,7 @@ def scan_tokens(
     """Spans for the candidate tokens of ``text``; with ``zones``, only for the tokens that
     touch a zone (see ``token_zones``)."""
     if zones is None:
-        for m in c.candidate.finditer(text):
-            _judge(m.group(), m.start(), text, c, spans)
+        _judge_all(c.candidate.finditer(text), text, c, spans)
         return
     done_to = 0
     for zone_start, hi in zones:
@@ -38,11 +41,33 @@ def scan_tokens(
         lo = zone_start
         while lo > done_to and text[lo - 1] in _TOKEN_CHARS:
             lo -= 1
+        found = []
         for m in c.candidate.finditer(text, max(lo, done_to)):
             if m.start() >= hi:
                 break
-            _judge(m.group(), m.start(), text, c, spans)
+            found.append(m)
             done_to = m.end()
+        _judge_all(iter(found), text, c, spans)
+
+
+def _judge_all(
+    matches: Iterator[re.Match[str]], text: str, c: _Compiled, spans: list[Span]
+) -> None:
+    """``_judge`` each token, after cheap tests that settle most tokens without it: with no
+    known prefix and no "/" (a path's segments are judged), a token can only be a shape,
+    ``SHAPED_MIN_LEN`` characters or more, or random data, 20 or more with a digit (the class
+    test of ``high_entropy`` needs one) and not hexadecimal (which it sets aside)."""
+    prefixes = c.prefixes
+    digit = c.digit
+    for m in matches:
+        token = m.group()
+        if not token.startswith(prefixes.get(token[:2], ())) and "/" not in token:
+            size = len(token)
+            if size < 20 or (size < SHAPED_MIN_LEN and digit.search(token) is None):
+                continue
+            if not token.strip(_HEX_CHARS):
+                continue  # a hash, UUID or hex id: no shape holds only these characters
+        _judge(token, m.start(), text, c, spans)
 
 
 def token_zones(markers: list[tuple[int, int]], reach: int) -> list[tuple[int, int]]:
@@ -55,6 +80,7 @@ def token_zones(markers: list[tuple[int, int]], reach: int) -> list[tuple[int, i
     return [(start, end + reach) for start, end in markers]
 
 
+_HEX_CHARS = "0123456789abcdefABCDEF-"
 # what a candidate token is made of (``_CANDIDATE_SRC``: the body class and trailing "=")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/.~-=")
 
@@ -87,8 +113,8 @@ def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> boo
                     spans.append((start, start + end, kind))
                 return True
             break  # only the longest prefix counts
-    if c.shaped_needle.search(token) is None:
-        return False  # no shape's telltale substring: most tokens stop here
+    if len(token) < SHAPED_MIN_LEN or c.shaped_needle.search(token) is None:
+        return False  # too short for a shape, or no shape's telltale substring
     shaped = _shaped(token, c)
     if shaped is not None:
         spans.append((start, start + shaped[1], shaped[0]))

@@ -126,3 +126,19 @@ def test_properties_on_secret_soup(text: str) -> None:
 @given(st.text())
 def test_properties_on_any_text(text: str) -> None:
     _check(text)
+
+
+def test_every_shape_needs_at_least_the_length_short_tokens_skip() -> None:
+    # scrub_tokens skips the shape expressions on tokens under SHAPED_MIN_LEN; a shape that
+    # could match fewer characters would be missed on short tokens
+    from re import _parser  # type: ignore[attr-defined]
+
+    from ovhooks.capture.scrub_rules import SHAPED, SHAPED_MIN_LEN
+
+    shortest = min(_parser.parse(src).getwidth()[0] for _kind, _needle, src in SHAPED)
+    assert shortest >= SHAPED_MIN_LEN
+    # and the bound is tight enough to matter: the shortest shape is exactly this long
+    assert shortest == SHAPED_MIN_LEN
+    # scrub_tokens also skips hexadecimal tokens: every shape holds a character outside hex
+    hex_chars = set("0123456789abcdefABCDEF-")
+    assert all(set(needle) - hex_chars for _kind, needle, _src in SHAPED)
