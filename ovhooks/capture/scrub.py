@@ -101,7 +101,15 @@ class _Compiled:
             entry = (kind, LazyRe(re.escape(prefix) + body), len(prefix))
             self.by_prefix.setdefault(prefix, []).append(entry)
         self.shaped = [(kind, needle, LazyRe(src)) for kind, needle, src in rules.SHAPED]
-        self.shaped_needle = re.compile("|".join(re.escape(n) for _k, n, _s in rules.SHAPED))
+        # a shape's telltale substring, after its lead character where it has one
+        self.shaped_needle = re.compile(
+            "|".join(
+                f"^(?=[{rules.SHAPED_LEADS[k]}]).*{re.escape(n)}"
+                if k in rules.SHAPED_LEADS
+                else re.escape(n)
+                for k, n, _s in rules.SHAPED
+            )
+        )
         self.context = [
             (
                 kind,
@@ -310,6 +318,26 @@ def clean_outbound(text: str, settings: object | None = None) -> str:
     emails = bool(getattr(settings, "scrub_emails", False))
     phones = bool(getattr(settings, "scrub_phones", False))
     return scrub(text, emails=emails, phones=phones)[0]
+
+
+# How far past the part a caller keeps ``clean_outbound_head`` reads: a secret that starts in
+# the kept part is read whole, or as far as any rule reads one (the longest token formats are
+# a few hundred characters, ``high_entropy`` takes none over 256, the PEM rule takes a block
+# that has no end line).
+HEAD_MARGIN = 4096
+
+
+def clean_outbound_head(text: str, chars: int, settings: object | None = None) -> str:
+    """``clean_outbound`` of the start of ``text`` that holds its first ``chars`` characters
+    and ``HEAD_MARGIN`` more, cut at the next line end or space: for paths that send only
+    the start of a text (recall queries), so the hook's cost does not grow with a pasted
+    64 kB prompt. The caller cuts the result to what it sends."""
+    cut = chars + HEAD_MARGIN
+    if len(text) <= cut:
+        return clean_outbound(text, settings)
+    ends = [at for at in (text.find("\n", cut), text.find(" ", cut)) if at >= 0]
+    end = min(ends) if ends else len(text)
+    return clean_outbound(text[: min(end, cut + HEAD_MARGIN)], settings)
 
 
 def clean_json(value: object, settings: object | None = None) -> object:

@@ -239,6 +239,10 @@ SHAPED: tuple[tuple[str, str, str], ...] = (
     ("airtable_token", "pat", f"pat[{_A}]{{14}}\\.[{_H}]{{64}}"),
 )
 
+# The characters a shape's token starts with, where its telltale substring is common (a dotted
+# path holds "."): the telltale counts only in a token that starts so (a test checks it).
+SHAPED_LEADS = {"discord_token": "MNO", "airtable_token": "p"}
+
 # Every SHAPED expression needs this many characters or more (tests/capture/test_scrub_rules
 # checks it), so a shorter token is not tried against them.
 SHAPED_MIN_LEN = 36

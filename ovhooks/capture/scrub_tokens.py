@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ovhooks.capture.scrub_rules import SHAPED_MIN_LEN
 from ovhooks.capture.scrub_values import (
+    PUBLIC_PREFIXES,
     body_is_placeholder,
     high_entropy,
     is_placeholder,
@@ -53,21 +54,44 @@ def scan_tokens(
 def _judge_all(
     matches: Iterator[re.Match[str]], text: str, c: _Compiled, spans: list[Span]
 ) -> None:
-    """``_judge`` each token, after cheap tests that settle most tokens without it: with no
-    known prefix and no "/" (a path's segments are judged), a token can only be a shape,
-    ``SHAPED_MIN_LEN`` characters or more, or random data, 20 or more with a digit (the class
-    test of ``high_entropy`` needs one) and not hexadecimal (which it sets aside)."""
+    """``_judge`` each token that ``_nothing_to_find`` does not settle (most do, cheaply)."""
     prefixes = c.prefixes
-    digit = c.digit
     for m in matches:
         token = m.group()
-        if not token.startswith(prefixes.get(token[:2], ())) and "/" not in token:
-            size = len(token)
-            if size < 20 or (size < SHAPED_MIN_LEN and digit.search(token) is None):
-                continue
-            if not token.strip(_HEX_CHARS):
-                continue  # a hash, UUID or hex id: no shape holds only these characters
-        _judge(token, m.start(), text, c, spans)
+        if (
+            len(token) < 20
+            and "/" not in token
+            and not token.startswith(prefixes.get(token[:2], ()))
+        ):
+            continue  # the most common case, spelled out: too short for anything but a prefix
+        if not _nothing_to_find(token, c):
+            _judge(token, m.start(), text, c, spans)
+
+
+def _nothing_to_find(token: str, c: _Compiled) -> bool:
+    """Whether ``_judge`` surely adds no span for ``token``, by tests far cheaper than its: no
+    known prefix, too short for a shape (``SHAPED_MIN_LEN``, the shortest) or without its
+    telltale, the same for a path's segments, and no chance for ``high_entropy``."""
+    if token.startswith(c.prefixes.get(token[:2], ())):
+        return False
+    if len(token) >= SHAPED_MIN_LEN and c.shaped_needle.search(token) is not None:
+        return False
+    if "/" in token:
+        for segment in token.split("/"):
+            if len(segment) >= 12 and not _nothing_to_find(segment, c):
+                return False
+    return not _could_be_random(token.rstrip("."), c)
+
+
+def _could_be_random(token: str, c: _Compiled) -> bool:
+    """False where ``high_entropy`` surely says no: under 20 characters, no digit (its class
+    test needs one), hexadecimal, a public id's prefix, or a path of lower-case words."""
+    if len(token) < 20 or c.digit.search(token) is None or not token.strip(_HEX_CHARS):
+        return False
+    if token.startswith(PUBLIC_PREFIXES):
+        return False
+    path = "/" in token and "+" not in token and not token.endswith("=")
+    return not (path and not token.strip(_WORDY_PATH_CHARS))
 
 
 def token_zones(markers: list[tuple[int, int]], reach: int) -> list[tuple[int, int]]:
@@ -81,6 +105,8 @@ def token_zones(markers: list[tuple[int, int]], reach: int) -> list[tuple[int, i
 
 
 _HEX_CHARS = "0123456789abcdefABCDEF-"
+# a path made of these has only "wordy" segments (``high_entropy`` sets such a path aside)
+_WORDY_PATH_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._-/"
 # what a candidate token is made of (``_CANDIDATE_SRC``: the body class and trailing "=")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/.~-=")
 

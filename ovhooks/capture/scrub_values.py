@@ -234,7 +234,7 @@ def looks_like_code(value: str) -> bool:
 
 # Public identifiers that look random: API object ids (Anthropic, OpenAI, Stripe, GitHub
 # GraphQL), publishable/public keys, image and hash encodings.
-_PUBLIC_PREFIXES = (
+PUBLIC_PREFIXES = (
     "msg_", "msg-", "toolu_", "srvtoolu_", "req_", "chatcmpl-", "cmpl-", "resp_", "run_",
     "asst_", "thread_", "file-", "file_", "batch_", "call_", "step_", "vs_", "ftjob-",
     "ft:", "org-", "proj_", "compl_", "evt_", "pi_", "ch_", "cus_", "sub_", "in_", "ii_",
@@ -252,7 +252,7 @@ _PUBLIC_BECH32 = LazyRe(r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}")
 
 def public_token(token: str) -> bool:
     """A public identifier, public key or encoded image/hash, not a credential."""
-    if token.startswith(_PUBLIC_PREFIXES):
+    if token.startswith(PUBLIC_PREFIXES):
         return True
     return bool(_PUBLIC_BECH32.get().fullmatch(token))
 

@@ -212,18 +212,21 @@ def _outbound_query(
 ) -> tuple[str, str]:
     """``(prompt, search query)``, both scrubbed: the query leaves the machine, so the prompt
     and the recent turns go through the same scrub as captured text (before ``build_query``
-    cuts them)."""
+    cuts them). Only the start of each that the query can hold is scrubbed (with a margin,
+    so a secret across the cut is read whole): a pasted 64 kB prompt and three long earlier
+    turns would otherwise cost the hook four full scrubs. The prompt returned, which ranks
+    locally, is that scrubbed start."""
     from ovhooks.capture.noise import is_noise
     from ovhooks.capture.sanitize import strip_injected
-    from ovhooks.capture.scrub import clean_outbound
-    from ovhooks.recall.query import build_query
+    from ovhooks.capture.scrub import clean_outbound_head
+    from ovhooks.recall.query import PROMPT_QUERY_CHARS, TURN_QUERY_CHARS, build_query
 
-    text = clean_outbound(text, settings)
+    text = clean_outbound_head(text, PROMPT_QUERY_CHARS, settings)
     recent: list[str] = []
     for turn in recent_user_texts:
         cleaned = strip_injected(turn)
         if cleaned and is_noise(cleaned, "user") is None:
-            recent.append(clean_outbound(cleaned, settings))
+            recent.append(clean_outbound_head(cleaned, TURN_QUERY_CHARS, settings))
     return text, build_query(text, recent)
 
 

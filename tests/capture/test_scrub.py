@@ -139,6 +139,31 @@ def test_every_shape_needs_at_least_the_length_short_tokens_skip() -> None:
     assert shortest >= SHAPED_MIN_LEN
     # and the bound is tight enough to matter: the shortest shape is exactly this long
     assert shortest == SHAPED_MIN_LEN
+    # a shape with a lead character is tried only on tokens that start with one
+    from ovhooks.capture.scrub_rules import SHAPED_LEADS
+
+    sources = {kind: src for kind, _needle, src in SHAPED}
+    for kind, lead in SHAPED_LEADS.items():
+        first = sources[kind].split("]")[0] + "]" if sources[kind].startswith("[") else ""
+        assert first == f"[{lead}]" or sources[kind].startswith(lead)
     # scrub_tokens also skips hexadecimal tokens: every shape holds a character outside hex
     hex_chars = set("0123456789abcdefABCDEF-")
     assert all(set(needle) - hex_chars for _kind, needle, _src in SHAPED)
+
+
+def test_head_scrub_reads_a_bounded_start_and_secrets_across_the_cut_whole() -> None:
+    from ovhooks.capture.scrub import HEAD_MARGIN, clean_outbound, clean_outbound_head
+
+    token = "ghp_" + "R7xK2mQ9pL4wZ8vT1nB6cY3hD5jF0gS2aE4u"
+    short = f"see {token} here"
+    assert clean_outbound_head(short, 2000) == clean_outbound(short)
+    filler = "word " * 20_000  # 100 kB
+    for at in (1990, 2000 + HEAD_MARGIN - 5, 2000 + HEAD_MARGIN + 3):
+        text = filler[: at - 1] + " " + token + " " + filler
+        head = clean_outbound_head(text, 2000)
+        assert token[:8] not in head, at
+        assert len(head) <= 2000 + 2 * HEAD_MARGIN
+        assert text.startswith(head[:at])  # the start is kept as it was
+    # a start with no space or line end after the cut is cut at twice the margin
+    blob = "a" * 50_000
+    assert len(clean_outbound_head(blob, 2000)) == 2000 + 2 * HEAD_MARGIN
