@@ -154,16 +154,9 @@ _STARTS: dict[str, tuple[tuple[str, int, str], ...]] = {
 
 
 def _starts(
-    kind: str,
-    line_rule: bool,
-    anchors: list[tuple[int, int]],
-    lowered: str,
-    hits: dict[str, list[int]],
+    kind: str, anchors: list[tuple[int, int]], hits: dict[str, list[int]], lowered: str
 ) -> list[int] | None:
-    """The sorted places a rule's matches can start at, or None to scan its windows whole.
-    A line rule (``(?m)^…``) matches only on a line that holds one of its anchors."""
-    if line_rule:
-        return sorted({lowered.rfind("\n", 0, a) + 1 for a, _e in anchors})
+    """The sorted places a rule's matches can start at, or None to scan its windows whole."""
     spec = _STARTS.get(kind)
     if spec is None:
         return None
@@ -198,10 +191,13 @@ def scan_context(
     for index, (kind, lazy, anchor, (before, after, needs, requires)) in enumerate(c.context):
         scanned_to = 0
         anchors = _anchor_spans(anchor, lowered, hits)
-        starts: list[int] | None = None
-        if anchors:
-            regex = lazy.get()
-            starts = _starts(kind, regex.pattern.startswith("(?m)^"), anchors, lowered, hits)
+        if not anchors:
+            continue
+        regex = lazy.get()
+        if regex.pattern.startswith("(?m)^"):
+            _scan_lines(kind, regex, text, anchors, spans)
+            continue
+        starts = _starts(kind, anchors, hits, lowered)
         for a_start, a_end in anchors:
             start = max(scanned_to, a_start - before)
             end = min(n, a_end + after)
@@ -217,6 +213,30 @@ def scan_context(
             if found is None:
                 found = seen[key] = _window_spans(kind, lazy.get(), text, start, end, starts)
             spans.extend((start + s, start + e, kind) for s, e in found)
+
+
+def _scan_lines(
+    kind: str, regex: re.Pattern[str], text: str, anchors: list[tuple[int, int]], spans: list[Span]
+) -> None:
+    """A line rule (``(?m)^…``, the ``.pgpass`` line) matches a whole line, which holds one
+    of its anchors: each such line is tried once, and only if it has the four colons and no
+    inner space that every match has (a log's time stamps wake the anchor on every line)."""
+    taken = 0
+    for line_start in sorted({text.rfind("\n", 0, a) + 1 for a, _e in anchors}):
+        if line_start < taken:
+            continue
+        line_end = text.find("\n", line_start)
+        if line_end < 0:
+            line_end = len(text)
+        if text.count(":", line_start, line_end) < 4:
+            continue
+        m = regex.match(text, line_start, line_end)
+        if m is None:
+            continue
+        taken = m.end()
+        value = m.group("v")
+        if _context_value_ok(kind, value, m):
+            spans.append((m.start("v"), m.end("v"), kind))
 
 
 def _window_spans(

@@ -167,3 +167,20 @@ def test_head_scrub_reads_a_bounded_start_and_secrets_across_the_cut_whole() -> 
     # a start with no space or line end after the cut is cut at twice the margin
     blob = "a" * 50_000
     assert len(clean_outbound_head(blob, 2000)) == 2000 + 2 * HEAD_MARGIN
+
+
+def test_a_pgpass_line_among_long_log_lines_is_always_found() -> None:
+    # The .pgpass rule used to scan windows around its anchors (":5432:"), and a window cut
+    # short by the previous line's window missed the line 23 times in these 200 logs.
+    import random
+
+    rng = random.Random(3)
+    for _ in range(200):
+        lines = [
+            f"2026-12-16T06:{rng.randint(10, 59)}:{rng.randint(10, 59)}Z INFO worker "
+            f"{'x' * rng.randint(0, 400)} done"
+            for _ in range(rng.randint(1, 8))
+        ]
+        lines.insert(rng.randint(0, len(lines)), "db.internal:5432:app:appuser:DKTXlZQGUmtuLLwV")
+        out, counts = scrub("\n".join(lines))
+        assert "DKTXlZQGUmtuLLwV" not in out and counts == {"password": 1}
