@@ -43,15 +43,8 @@ from __future__ import annotations
 import re
 
 from ovhooks.capture.scrub_assign import ASSIGN_SRC, KEYWORDS, scan_assignments
-from ovhooks.capture.scrub_context import (
-    anchor,
-    carried_hits,
-    derive_hits,
-    literal_hits,
-    scan_cards,
-    scan_context,
-    window,
-)
+from ovhooks.capture.scrub_context import anchor, scan_cards, scan_context, window
+from ovhooks.capture.scrub_needles import carried_hits, derive_hits, literal_hits
 from ovhooks.capture.scrub_tokens import scan_tokens, token_zones
 from ovhooks.capture.scrub_values import (
     LazyRe,

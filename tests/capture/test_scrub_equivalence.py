@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from ovhooks.capture import scrub_needles
 from ovhooks.capture.scrub import scrub
 from tests.support.scrub_texts import (
     EQUIVALENCE_FIXTURE,
@@ -24,7 +27,18 @@ from tests.support.scrub_texts import (
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / EQUIVALENCE_FIXTURE
 
 
-def test_scrub_output_is_unchanged_on_every_case() -> None:
+@pytest.fixture(params=["automaton", "searches"])
+def needle_search(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways of finding the needles (scrub_needles): with pyahocorasick, and the
+    str.find fallback of an install without it."""
+    if request.param == "searches":
+        monkeypatch.setattr(scrub_needles, "_automaton", lambda literals: None)
+    else:
+        assert scrub_needles._automaton(("key",)) is not None, "pyahocorasick is installed"
+    return str(request.param)
+
+
+def test_scrub_output_is_unchanged_on_every_case(needle_search: str) -> None:
     recorded: dict[str, list[str]] = json.loads(FIXTURE.read_text("utf-8"))
     cases = equivalence_cases()
     assert {name for name, *_ in cases} == set(recorded)
