@@ -4,7 +4,7 @@ Used on every outbound path (capture, recall queries, ``remember``, import, expo
 what rests on disk (session state, the log). Detection, on the original text, collects spans:
 
 1. ``<private>…</private>`` spans are removed outright (kind ``private``);
-2. candidate tokens (runs of token characters, 12+ long) are matched against ~200 vendor
+2. candidate tokens (runs of token characters, 15+ long) are matched against ~200 vendor
    prefixes (``scrub_rules.PREFIXED``) and a few prefix-less shapes (Discord, Azure AD,
    Terraform Cloud…); a token with no known shape is redacted only when it has the make-up
    of random data (``scrub_values.high_entropy``: entropy is one signal among several, after
@@ -61,7 +61,8 @@ def marker(kind: str) -> str:
     return f"{MARKER_PREFIX}{kind}]"
 
 
-_CANDIDATE_SRC = r"[A-Za-z0-9_+.~-][A-Za-z0-9_+/.~-]{11,}={0,3}"
+# a run of token characters (not starting with "/"), and up to three "=" of base64 padding
+_CANDIDATE_BODY = r"[A-Za-z0-9_+.~-][A-Za-z0-9_+/.~-]{%d,}={0,3}"
 _CARD_SRC = r"\d(?:[ -]?\d){12,18}"
 _CARD_RUN_SRC = r"\d[\d -]{11,}\d"
 _ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
@@ -81,7 +82,7 @@ class _Compiled:
     def __init__(self) -> None:
         from ovhooks.capture import scrub_rules as rules
 
-        self.candidate = re.compile(_CANDIDATE_SRC)
+        self.candidate = re.compile(_CANDIDATE_BODY % (rules.PREFIXED_MIN_LEN - 1))
         # prefixes by their first two characters, longest first: a dict lookup and a few
         # startswith calls per token, instead of compiling a 200-way alternation
         self.prefixes: dict[str, tuple[str, ...]] = {}

@@ -239,6 +239,11 @@ SHAPED: tuple[tuple[str, str, str], ...] = (
     ("airtable_token", "pat", f"pat[{_A}]{{14}}\\.[{_H}]{{64}}"),
 )
 
+# Every PREFIXED format needs this many characters or more (prefix and body; Slack's
+# "xoxb-" and ten), so a shorter run of token characters is not a candidate at all
+# (tests/capture/test_scrub checks it).
+PREFIXED_MIN_LEN = 15
+
 # The characters a shape's token starts with, where its telltale substring is common (a dotted
 # path holds "."): the telltale counts only in a token that starts so (a test checks it).
 SHAPED_LEADS = {"discord_token": "MNO", "airtable_token": "p"}

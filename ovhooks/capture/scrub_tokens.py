@@ -1,15 +1,17 @@
 """The scrubber's candidate tokens (see ``scrub`` for the whole picture).
 
-A candidate is a run of 12+ token characters. It is a credential when it starts with a known
-vendor prefix and its body matches that vendor's format (``scrub_rules.PREFIXED``), when it
-has a known prefix-less shape (``scrub_rules.SHAPED``), or, with no known shape, when it has
-the make-up of random data (``scrub_values.high_entropy``). A path's segments get the shape
-checks too.
+A candidate is a run of token characters as long as the shortest vendor format or longer
+(``PREFIXED_MIN_LEN``; shapes and random data need more). It is a credential when it starts
+with a known vendor prefix and its body matches that vendor's format
+(``scrub_rules.PREFIXED``), when it has a known prefix-less shape (``scrub_rules.SHAPED``),
+or, with no known shape, when it has the make-up of random data
+(``scrub_values.high_entropy``). A path's segments get the shape checks too. Cheap tests
+settle most tokens before those checks (``_judge_all``).
 """
 
 from __future__ import annotations
 
-from ovhooks.capture.scrub_rules import SHAPED_MIN_LEN
+from ovhooks.capture.scrub_rules import PREFIXED_MIN_LEN, SHAPED_MIN_LEN
 from ovhooks.capture.scrub_values import (
     PUBLIC_PREFIXES,
     body_is_placeholder,
@@ -54,39 +56,44 @@ def scan_tokens(
 def _judge_all(
     matches: Iterator[re.Match[str]], text: str, c: _Compiled, spans: list[Span]
 ) -> None:
-    """``_judge`` each token that ``_nothing_to_find`` does not settle (most do, cheaply)."""
+    """``_judge`` each token but those that cheap tests settle (most of them): a token with
+    no known prefix is a shape only if it holds one's telltale and is as long as the
+    shortest (``SHAPED_MIN_LEN``), and random data only if ``_could_be_random``; a path's
+    segments are judged for prefixes and shapes too."""
     prefixes = c.prefixes
     for m in matches:
         token = m.group()
-        if (
-            len(token) < 20
-            and "/" not in token
-            and not token.startswith(prefixes.get(token[:2], ()))
-        ):
-            continue  # the most common case, spelled out: too short for anything but a prefix
-        if not _nothing_to_find(token, c):
-            _judge(token, m.start(), text, c, spans)
+        if not token.startswith(prefixes.get(token[:2], ())):
+            if "/" not in token and (len(token) < 20 or not token.strip(_HEX_CHARS)):
+                continue  # too short for anything but a prefix, or hex (no shape is)
+            if _nothing_to_find(token, c):
+                continue
+        _judge(token, m.start(), text, c, spans)
 
 
 def _nothing_to_find(token: str, c: _Compiled) -> bool:
-    """Whether ``_judge`` surely adds no span for ``token``, by tests far cheaper than its: no
-    known prefix, too short for a shape (``SHAPED_MIN_LEN``, the shortest) or without its
-    telltale, the same for a path's segments, and no chance for ``high_entropy``."""
-    if token.startswith(c.prefixes.get(token[:2], ())):
-        return False
+    """For a token with no known prefix: whether ``_judge`` surely adds no span for it."""
     if len(token) >= SHAPED_MIN_LEN and c.shaped_needle.search(token) is not None:
         return False
     if "/" in token:
         for segment in token.split("/"):
-            if len(segment) >= 12 and not _nothing_to_find(segment, c):
+            if len(segment) >= PREFIXED_MIN_LEN and _may_be_shaped(segment, c):
                 return False
     return not _could_be_random(token.rstrip("."), c)
+
+
+def _may_be_shaped(token: str, c: _Compiled) -> bool:
+    """A known prefix, or as long as a shape (``SHAPED_MIN_LEN``, the shortest) with one's
+    telltale."""
+    if token.startswith(c.prefixes.get(token[:2], ())):
+        return True
+    return len(token) >= SHAPED_MIN_LEN and c.shaped_needle.search(token) is not None
 
 
 def _could_be_random(token: str, c: _Compiled) -> bool:
     """False where ``high_entropy`` surely says no: under 20 characters, no digit (its class
     test needs one), hexadecimal, a public id's prefix, or a path of lower-case words."""
-    if len(token) < 20 or c.digit.search(token) is None or not token.strip(_HEX_CHARS):
+    if len(token) < 20 or not token.strip(_HEX_CHARS) or c.digit.search(token) is None:
         return False
     if token.startswith(PUBLIC_PREFIXES):
         return False
@@ -107,7 +114,7 @@ def token_zones(markers: list[tuple[int, int]], reach: int) -> list[tuple[int, i
 _HEX_CHARS = "0123456789abcdefABCDEF-"
 # a path made of these has only "wordy" segments (``high_entropy`` sets such a path aside)
 _WORDY_PATH_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._-/"
-# what a candidate token is made of (``_CANDIDATE_SRC``: the body class and trailing "=")
+# what a candidate token is made of (``scrub._CANDIDATE_BODY``: the body class and trailing "=")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/.~-=")
 
 

@@ -184,3 +184,16 @@ def test_a_pgpass_line_among_long_log_lines_is_always_found() -> None:
         lines.insert(rng.randint(0, len(lines)), "db.internal:5432:app:appuser:DKTXlZQGUmtuLLwV")
         out, counts = scrub("\n".join(lines))
         assert "DKTXlZQGUmtuLLwV" not in out and counts == {"password": 1}
+
+
+def test_no_vendor_format_fits_in_a_run_shorter_than_the_candidates() -> None:
+    # scrub_tokens takes runs of PREFIXED_MIN_LEN or more token characters: every format is
+    # at least that long, and one that could reach it only with the up to three "=" a
+    # candidate adds after its run must not take "=" in its body
+    from re import _parser  # type: ignore[attr-defined]
+
+    from ovhooks.capture.scrub_rules import PREFIXED, PREFIXED_MIN_LEN
+
+    widths = {(p, body): len(p) + _parser.parse(body).getwidth()[0] for p, _k, body in PREFIXED}
+    assert min(widths.values()) == PREFIXED_MIN_LEN
+    assert all("=" not in body for (p, body), w in widths.items() if w < PREFIXED_MIN_LEN + 3)
