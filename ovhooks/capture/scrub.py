@@ -184,19 +184,20 @@ class _Pass:
     """What a pass over a text leaves for the next one over the same text with the pass's
     spans replaced (``edits``: each replaced span and its marker, see ``carried_hits``):
     where the literal anchors were, what each context window gave, whether lower-casing
-    went character by character (then anchors can be carried over) and whether the text
-    has a PEM block (``high_entropy`` looks for one 8,000 characters back)."""
+    went character by character (then anchors can be carried over) and which replaced spans
+    held a PEM block's first or last line (``high_entropy`` looks for one 8,000 characters
+    back, see ``token_zones``)."""
 
-    __slots__ = ("blocks", "edits", "hits", "local", "plain_lower", "seen", "verdicts")
+    __slots__ = ("block_edits", "edits", "hits", "local", "plain_lower", "seen", "verdicts")
 
     def __init__(self) -> None:
         self.edits: list[tuple[int, int, int, int]] | None = None
+        self.block_edits: list[bool] = []
         self.hits: dict[str, list[int]] = {}
         self.seen: Windows = {}
         self.verdicts: dict[str, str] = {}  # an assignment's matched text -> its kind or ""
         self.plain_lower = True
         self.local = False
-        self.blocks = False
 
 
 def _collect(text: str, emails: bool, phones: bool, state: _Pass) -> list[Span]:
@@ -211,11 +212,12 @@ def _collect(text: str, emails: bool, phones: bool, state: _Pass) -> list[Span]:
     if edits is not None and local and state.local and plain_lower == state.plain_lower:
         # a later pass: only what is near a marker can read differently (see the helpers)
         hits = carried_hits(state.hits, edits, lowered)  # the needles' occurrences
-        reach = 8_000 if state.blocks or "-----BEGIN " in text else 64
-        markers = [(e[2], e[3]) for e in edits]
-        scan_tokens(text, c, spans, token_zones(markers, reach))
-        scan_cards(text, c, spans, markers)
+        placed = [(e[2], e[3]) for e in edits]
+        scan_tokens(text, c, spans, token_zones(text, placed, state.block_edits))
+        scan_cards(text, c, spans, placed)
+        markers: list[tuple[int, int]] | None = placed
     else:
+        markers = None
         hits = literal_hits(lowered, c.needles)
         scan_tokens(text, c, spans)
         scan_cards(text, c, spans)
@@ -223,8 +225,7 @@ def _collect(text: str, emails: bool, phones: bool, state: _Pass) -> list[Span]:
     derive_hits(hits, lowered, c.derived)
     state.plain_lower = plain_lower
     state.local = local
-    state.blocks = "-----BEGIN " in text
-    scan_context(text, lowered, c, spans, hits, state.seen)
+    scan_context(text, lowered, c, spans, hits, state.seen, markers)
     scan_assignments(text, lowered, c, spans, hits, state.verdicts)
     optional: list[tuple[bool, re.Pattern[str], str]] = [
         (emails and "@" in text, c.email, "email"),
@@ -290,7 +291,12 @@ def scrub(text: str, *, emails: bool = False, phones: bool = False) -> tuple[str
         if not spans:
             break
         state.edits = []
+        before = text
         text = _replace(text, spans, counts, state.edits)
+        state.block_edits = [
+            "-----BEGIN " in before[start:end] or "-----END " in before[start:end]
+            for start, end, _m_start, _m_end in state.edits
+        ]
     return text, counts
 
 

@@ -116,8 +116,10 @@ def scan_context(
     spans: list[Span],
     hits: dict[str, list[int]],
     seen: Windows,
+    markers: list[tuple[int, int]] | None = None,
 ) -> None:
-    """Spans found by the context rules in the windows around their anchors.
+    """Spans found by the context rules in the windows around their anchors (``markers``:
+    the markers a previous pass left, see ``_scan_lines``).
 
     ``seen`` keeps, per rule and window text, what the window gave: a later pass over the
     same text with some spans replaced meets most windows again unchanged (the window text
@@ -126,6 +128,9 @@ def scan_context(
     n = len(text)
     for index, (kind, lazy, anchor, (before, after, needs, requires)) in enumerate(c.context):
         scanned_to = 0
+        if markers is not None and lazy.get().pattern.startswith("(?m)^"):
+            _scan_lines(kind, lazy.get(), text, [(m, m) for m, _e in markers], spans)
+            continue
         anchors = _anchor_spans(anchor, lowered, hits)
         if not anchors:
             continue
@@ -155,8 +160,11 @@ def _scan_lines(
     kind: str, regex: re.Pattern[str], text: str, anchors: list[tuple[int, int]], spans: list[Span]
 ) -> None:
     """A line rule (``(?m)^…``, the ``.pgpass`` line) matches a whole line, which holds one
-    of its anchors: each such line is tried once, and only if it has the four colons and no
-    inner space that every match has (a log's time stamps wake the anchor on every line)."""
+    of its anchors: each such line is tried once, and only if it has the four colons every
+    match has (a log's time stamps wake the anchor on every line). A later pass tries the
+    lines that hold a marker instead (``anchors`` are the markers): any other line is as it
+    was in the pass before, which redacted its match; and a line with no anchor fails the
+    rule, whose expression holds the anchor's."""
     taken = 0
     for line_start in sorted({text.rfind("\n", 0, a) + 1 for a, _e in anchors}):
         if line_start < taken:

@@ -101,14 +101,23 @@ def _could_be_random(token: str, c: _Compiled) -> bool:
     return not (path and not token.strip(_WORDY_PATH_CHARS))
 
 
-def token_zones(markers: list[tuple[int, int]], reach: int) -> list[tuple[int, int]]:
+def token_zones(
+    text: str, markers: list[tuple[int, int]], block_edits: list[bool]
+) -> list[tuple[int, int]]:
     """Where, after the spans of a pass became ``markers`` (their places in the new text),
     a token can read differently: a token touching a marker, or one that starts less than
-    ``reach`` characters after it (``high_entropy`` reads the 64 characters before a token,
-    and 8,000 when the text has a PEM block, to tell a public key). Anywhere else a token and
-    what it reads are as they were in the pass before, which redacted all it found in them,
-    so it finds nothing there now."""
-    return [(start, end + reach) for start, end in markers]
+    64 characters after it (``high_entropy`` reads the 64 characters before a token). And
+    ``high_entropy`` looks 8,000 characters back for a PEM public block's first line: a
+    marker can move such a line out of (or into) that reach of a token after it only when
+    the line is less than 8,000 characters before the marker, and a replaced span that held
+    a first or last line (``block_edits``) can change any token up to 8,000 after it. Anywhere
+    else a token and what it reads are as they were in the pass before, which redacted all
+    it found in them, so it finds nothing there now."""
+    zones = []
+    for (start, end), held_edge in zip(markers, block_edits, strict=True):
+        far = held_edge or text.find("-----BEGIN ", max(0, start - 8_000), start) >= 0
+        zones.append((start, end + (8_000 if far else 64)))
+    return zones
 
 
 _HEX_CHARS = "0123456789abcdefABCDEF-"
