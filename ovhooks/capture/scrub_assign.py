@@ -116,11 +116,13 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
         return ""
     if "," in sep and not (m.group("kq") and quoted):
         return ""
-    strength = key_strength(key)
+    if len(value) < 3 or value.startswith(_MARKER):
+        return ""
     comps = key_components(key)
+    strength = key_strength(key, comps)
     if strength == 0 and any(p in c.providers for p in comps) and not public_key_name(comps):
         strength = 1 if any(w in PROVIDER_ID_WORDS for w in comps) else 0
-    if strength == 0 or len(value) < 3 or value.startswith(_MARKER):
+    if strength == 0:
         return ""
     if is_placeholder(value) or looks_like_code(value):
         return ""

@@ -142,9 +142,11 @@ def key_components(key: str) -> list[str]:
     return parts
 
 
-def key_strength(key: str) -> int:
-    """2 when ``key`` surely names a credential, 1 when it may (``*_KEY``), else 0."""
-    comps = key_components(key)
+def key_strength(key: str, comps: list[str] | None = None) -> int:
+    """2 when ``key`` surely names a credential, 1 when it may (``*_KEY``), else 0
+    (``comps``: its ``key_components``, when the caller has them)."""
+    if comps is None:
+        comps = key_components(key)
     if not comps or comps[-1] in _EXCLUDED_LAST or comps[0] in _EXCLUDED_FIRST:
         return 0
     if public_key_name(comps):
