@@ -89,14 +89,15 @@ class _Compiled:
         for p in sorted({p for p, _k, _b in rules.PREFIXED}, key=len, reverse=True):
             self.prefixes[p[:2]] = (*self.prefixes.get(p[:2], ()), p)
         # Bodies and context expressions compile when first needed: a prompt with no token
-        # that starts like a credential compiles none of the ~250 of them.
-        self.by_prefix: dict[str, list[tuple[str, LazyRe, int]]] = {}
+        # that starts like a credential compiles none of the ~250 of them (and builds none
+        # of the prefixes' entries, see ``prefix_rules``).
+        self._prefix_sources: dict[str, list[tuple[str, str]]] = {}
         for prefix, kind, body in rules.PREFIXED:
-            entry = (kind, LazyRe(re.escape(prefix) + body), len(prefix))
-            self.by_prefix.setdefault(prefix, []).append(entry)
+            self._prefix_sources.setdefault(prefix, []).append((kind, body))
+        self._prefix_rules: dict[str, list[tuple[str, LazyRe, int]]] = {}
         self.shaped = [(kind, needle, LazyRe(src)) for kind, needle, src in rules.SHAPED]
         # a shape's telltale substring, after its lead character where it has one
-        self.shaped_needle = re.compile(
+        self.shaped_needle = LazyRe(
             "|".join(
                 f"^(?=[{rules.SHAPED_LEADS[k]}]).*{re.escape(n)}"
                 if k in rules.SHAPED_LEADS
@@ -135,16 +136,27 @@ class _Compiled:
         self.providers = rules.PROVIDERS
         self.word_char = re.compile(r"\w")
         self.digit = re.compile("[0-9]")
-        self.assign = re.compile(ASSIGN_SRC)
-        self.card = re.compile(_CARD_SRC)
-        self.card_run = re.compile(_CARD_RUN_SRC)
-        self.card_run_ascii = re.compile(r"[0-9][0-9 -]{11,}[0-9]")
-        self.email = re.compile(_EMAIL_SRC)
-        self.phone = re.compile(_PHONE_SRC)
-        self.private = re.compile(
+        # compiled when first needed, like the rules: a short prompt needs few of them
+        self.assign = LazyRe(ASSIGN_SRC)
+        self.card = LazyRe(_CARD_SRC)
+        self.card_run = LazyRe(_CARD_RUN_SRC)
+        self.card_run_ascii = LazyRe(r"[0-9][0-9 -]{11,}[0-9]")
+        self.email = LazyRe(_EMAIL_SRC)
+        self.phone = LazyRe(_PHONE_SRC)
+        self.private = LazyRe(
             r"<private\b[^<>]*>.*?(?:</private\s*>|\Z)", re.IGNORECASE | re.DOTALL
         )
-        self.private_close = re.compile(r"</private\s*>", re.IGNORECASE)
+        self.private_close = LazyRe(r"</private\s*>", re.IGNORECASE)
+
+    def prefix_rules(self, prefix: str) -> list[tuple[str, LazyRe, int]]:
+        """``(kind, prefix and body expression, prefix length)`` for each format of ``prefix``."""
+        rules = self._prefix_rules.get(prefix)
+        if rules is None:
+            rules = self._prefix_rules[prefix] = [
+                (kind, LazyRe(re.escape(prefix) + body), len(prefix))
+                for kind, body in self._prefix_sources[prefix]
+            ]
+        return rules
 
 
 _compiled: list[_Compiled] = []
@@ -173,8 +185,8 @@ def _private_sub(text: str, counts: dict[str, int]) -> str:
     if "<private" not in text.lower() and "</private" not in text.lower():
         return text
     c = _rules()
-    text, found = c.private.subn("", text)
-    text = c.private_close.sub("", text)
+    text, found = c.private.get().subn("", text)
+    text = c.private_close.get().sub("", text)
     if found:
         counts["private"] = counts.get("private", 0) + found
     return text
@@ -227,13 +239,13 @@ def _collect(text: str, emails: bool, phones: bool, state: _Pass) -> list[Span]:
     state.local = local
     scan_context(text, lowered, c, spans, hits, state.seen, markers)
     scan_assignments(text, lowered, c, spans, hits, state.verdicts)
-    optional: list[tuple[bool, re.Pattern[str], str]] = [
+    optional: list[tuple[bool, LazyRe, str]] = [
         (emails and "@" in text, c.email, "email"),
         (phones, c.phone, "phone"),
     ]
     for wanted, regex, kind in optional:
         if wanted:
-            spans.extend((m.start(), m.end(), kind) for m in regex.finditer(text))
+            spans.extend((m.start(), m.end(), kind) for m in regex.get().finditer(text))
     return spans
 
 

@@ -91,7 +91,7 @@ def scan_assignments(
             start -= 1
         if start > 0 and text[start - 1] in ":/":
             continue  # inside a URL, an ARN or a path: "arn:aws:secretsmanager:…"
-        m = c.assign.match(text, start)
+        m = c.assign.get().match(text, start)
         if m is None or m.end("key") < hit_end:
             continue
         last_key_end = m.end("key")

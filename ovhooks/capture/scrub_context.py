@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from ovhooks.capture.scrub_values import is_placeholder, looks_like_code, password_like, randomish
+from ovhooks.capture.scrub_values import (
+    LazyRe,
+    is_placeholder,
+    looks_like_code,
+    password_like,
+    randomish,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,18 +28,33 @@ if TYPE_CHECKING:
 _MARKER = "[REDACTED:"
 
 
-def anchor(hints: str) -> re.Pattern[str] | tuple[str, ...]:
+class RegexAnchor:
+    """An anchor found with an expression ("re:" hints), compiled and run only in a text that
+    holds one of its ``gates`` (``scrub_rules.ANCHOR_GATES``)."""
+
+    __slots__ = ("gates", "lazy")
+
+    def __init__(self, source: str, gates: tuple[str, ...]) -> None:
+        self.lazy = LazyRe(source)
+        self.gates = gates
+
+
+def anchor(hints: str) -> RegexAnchor | tuple[str, ...]:
     """Literal anchors are found with ``str.find`` (far faster than an alternation)."""
     if hints.startswith("re:"):
-        return re.compile(hints[3:])
+        from ovhooks.capture.scrub_rules import ANCHOR_GATES
+
+        return RegexAnchor(hints[3:], ANCHOR_GATES[hints])
     return tuple(hints.split("|"))
 
 
 def _anchor_spans(
-    anchor: re.Pattern[str] | tuple[str, ...], lowered: str, hits: dict[str, list[int]]
+    anchor: RegexAnchor | tuple[str, ...], lowered: str, hits: dict[str, list[int]]
 ) -> list[tuple[int, int]]:
     if not isinstance(anchor, tuple):
-        return [m.span() for m in anchor.finditer(lowered)]
+        if not any(gate in lowered for gate in anchor.gates):
+            return []
+        return [m.span() for m in anchor.lazy.get().finditer(lowered)]
     found: list[tuple[int, int]] = []
     for literal in anchor:
         # the non-overlapping occurrences, as a find loop stepping by the literal's length
@@ -128,7 +149,7 @@ def scan_context(
     n = len(text)
     for index, (kind, lazy, anchor, (before, after, needs, requires)) in enumerate(c.context):
         scanned_to = 0
-        if markers is not None and lazy.get().pattern.startswith("(?m)^"):
+        if markers is not None and lazy.source.startswith("(?m)^"):
             _scan_lines(kind, lazy.get(), text, [(m, m) for m, _e in markers], spans)
             continue
         anchors = _anchor_spans(anchor, lowered, hits)
@@ -245,7 +266,7 @@ def scan_cards(
     # with a digit and holds 13+ characters; the card expression (a repeated group, slow on
     # digit-rich logs) runs only inside such stretches, which gives it the same matches.
     # [0-9] is faster than \\d, which also takes other scripts' digits: only for ASCII text
-    runs = c.card_run_ascii if text.isascii() else c.card_run
+    runs = (c.card_run_ascii if text.isascii() else c.card_run).get()
     if markers is None:
         for run in runs.finditer(text):
             _cards_in(text, run.start(), run.end(), c, spans)
@@ -271,7 +292,7 @@ def _in_stretch(ch: str) -> bool:
 
 
 def _cards_in(text: str, lo: int, hi: int, c: _Compiled, spans: list[Span]) -> None:
-    for m in c.card.finditer(text, lo, hi):
+    for m in c.card.get().finditer(text, lo, hi):
         start, end = m.span()
         if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_+.,/:-"):
             continue  # part of a longer number or token, a version, a date or a path

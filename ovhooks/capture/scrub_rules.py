@@ -363,6 +363,15 @@ CONTEXT: tuple[tuple[str, str, str], ...] = (
 )
 # fmt: on
 
+# Literals one of which every match of a "re:" anchor holds (lower-cased): a text with none
+# of them neither compiles nor runs the expression, so a short prompt pays for no anchor it
+# cannot hold (a test checks every "re:" anchor has its literals).
+ANCHOR_GATES = {
+    "re:/\\d{10}": ("/",),
+    "re::(?:\\d{1,5}|\\*):": (":",),
+    "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pw", "pass"),
+}
+
 # Provider names from the public rule sets whose keyed values (``<provider>_… = value``) are
 # credentials even when the key's last word is not one (``asana_client_id``).
 # fmt: off

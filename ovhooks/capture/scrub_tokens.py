@@ -73,7 +73,7 @@ def _judge_all(
 
 def _nothing_to_find(token: str, c: _Compiled) -> bool:
     """For a token with no known prefix: whether ``_judge`` surely adds no span for it."""
-    if len(token) >= SHAPED_MIN_LEN and c.shaped_needle.search(token) is not None:
+    if len(token) >= SHAPED_MIN_LEN and c.shaped_needle.get().search(token) is not None:
         return False
     if "/" in token:
         for segment in token.split("/"):
@@ -87,7 +87,7 @@ def _may_be_shaped(token: str, c: _Compiled) -> bool:
     telltale."""
     if token.startswith(c.prefixes.get(token[:2], ())):
         return True
-    return len(token) >= SHAPED_MIN_LEN and c.shaped_needle.search(token) is not None
+    return len(token) >= SHAPED_MIN_LEN and c.shaped_needle.get().search(token) is not None
 
 
 def _could_be_random(token: str, c: _Compiled) -> bool:
@@ -148,14 +148,14 @@ def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> boo
     a span is added for a credential, none for a prefix followed by filler)."""
     for prefix in c.prefixes.get(token[:2], ()):
         if token.startswith(prefix):
-            verdict = _prefixed(token, c.by_prefix[prefix])
+            verdict = _prefixed(token, c.prefix_rules(prefix))
             if verdict is not None:
                 kind, end = verdict
                 if kind:
                     spans.append((start, start + end, kind))
                 return True
             break  # only the longest prefix counts
-    if len(token) < SHAPED_MIN_LEN or c.shaped_needle.search(token) is None:
+    if len(token) < SHAPED_MIN_LEN or c.shaped_needle.get().search(token) is None:
         return False  # too short for a shape, or no shape's telltale substring
     shaped = _shaped(token, c)
     if shaped is not None:

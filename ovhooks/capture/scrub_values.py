@@ -122,6 +122,10 @@ class LazyRe:
             self._pattern = re.compile(*self._args)
         return self._pattern
 
+    @property
+    def source(self) -> str:
+        return self._args[0]
+
 
 # one search for "holds any of these" (a C loop, not a Python one per part)
 _PLACEHOLDER_RE = LazyRe("|".join(re.escape(p) for p in _PLACEHOLDER_PARTS))

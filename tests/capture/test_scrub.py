@@ -197,3 +197,42 @@ def test_no_vendor_format_fits_in_a_run_shorter_than_the_candidates() -> None:
     widths = {(p, body): len(p) + _parser.parse(body).getwidth()[0] for p, _k, body in PREFIXED}
     assert min(widths.values()) == PREFIXED_MIN_LEN
     assert all("=" not in body for (p, body), w in widths.items() if w < PREFIXED_MIN_LEN + 3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="pwasd:/0123456789 \t=isofx*", max_size=80))
+def test_every_regex_anchor_match_holds_one_of_its_gates(noise: str) -> None:
+    # a text with none of an anchor's gate literals skips the anchor's expression
+    # (scrub_rules.ANCHOR_GATES): so every match must hold one
+    from ovhooks.capture.scrub_rules import ANCHOR_GATES, CONTEXT
+
+    hints = {h for _k, _src, h in CONTEXT if h.startswith("re:")}
+    assert hints == set(ANCHOR_GATES)
+    samples = [noise, "db:5432:app:user:pw", "password is x", "pwd = y", "1/1234567890/2"]
+    for hint, gates in ANCHOR_GATES.items():
+        for text in samples:
+            for m in re.finditer(hint[3:], text.lower()):
+                assert any(g in m.group() for g in gates), (hint, m.group())
+
+
+def test_a_short_prompt_compiles_only_what_it_needs() -> None:
+    # a fresh process scrubbing an ordinary prompt (the UserPromptSubmit hook) compiles the
+    # candidate expression and little else: no assignment, card, e-mail, phone, private or
+    # anchor expression it has no use for
+    import subprocess
+    import sys
+
+    code = (
+        "import re, sys; from ovhooks.capture import scrub as s;"
+        "calls = [];"
+        "real = re.compile;"
+        "re.compile = lambda p, f=0: (calls.append(p), real(p, f))[1];"
+        "s.scrub('why does the parser test fail when the cache is rebuilt after a reload');"
+        "print(repr(calls))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    compiled = eval(out)  # a list of pattern strings printed by repr
+    assert len(compiled) <= 4, compiled  # the candidates, the card stretches, \w and [0-9]
+    assert not any("private" in p or "@" in p or "key" in p or "\\d{10}" in p for p in compiled)
