@@ -28,6 +28,12 @@ from tests.support.fake_openviking import FakeOpenViking  # noqa: E402
 from tests.support.rollouts import CodexRollout, codex_payload  # noqa: E402
 
 
+def _pasted_prompt() -> str:
+    from tests.support.scrub_texts import turn
+
+    return "why does this fail? here is the log:\n" + turn("mixed", 65_536, 0)
+
+
 def install_plain(tmp: Path) -> tuple[str, str]:
     """A fresh venv with a regular (non-editable) install and *no* dependencies.
 
@@ -144,6 +150,8 @@ def main() -> None:
             "user-prompt-submit",
             {"prompt": "which parsing tool do I prefer for nested lists?"},
         ),
+        # a pasted 64 kB text: the hook scrubs only what its query can hold (issue 14)
+        ("UserPromptSubmit (64 kB prompt)", "user-prompt-submit", {"prompt": _pasted_prompt()}),
         ("SessionStart (startup)", "session-start", {"source": "startup"}),
         ("SessionStart (resume)", "session-start", {"source": "resume"}),
         ("Stop (hand-off)", "stop", {}),
