@@ -115,3 +115,21 @@ def test_is_ack_agrees_with_the_expression_it_replaced(
         return
     oracle = re.compile(_OLD_ACK_SRC, re.IGNORECASE)
     assert noise.is_ack(text) == bool(oracle.fullmatch(text)), text
+
+
+@pytest.mark.parametrize(
+    ("text", "ack"),
+    [
+        ("thank you", True),
+        ("thank  you", False),  # a word of the list holds one space
+        ("go on, thanks!", True),
+        ("ok ok ok", True),
+        ("ok ok ok ok", False),  # three words at most
+        (",ok", False),  # a separator first
+        ("ok、", False),  # "、" separates but does not close
+        ("!!!", False),
+        ("ok:) thanks", False),
+    ],
+)
+def test_is_ack_cases(text: str, ack: bool) -> None:
+    assert noise.is_ack(text) is ack
