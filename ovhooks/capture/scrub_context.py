@@ -1,9 +1,11 @@
 """The scrubber's context rules and card numbers (see ``scrub`` for the whole picture).
 
-Context rules (``scrub_rules.CONTEXT``) run only in a window around each of their anchors,
-found with ``str.find`` on the lower-cased text: a 64 kB text costs a few fast literal
-searches per rule, not a scan with each expression. Card numbers must pass Luhn and carry a
-real issuer's prefix and length.
+Context rules (``scrub_rules.CONTEXT``) run only near their anchors (literals found by
+``scrub_needles``, or a few expressions), not over the whole text: in a window around each,
+skipped when it lacks a literal every match holds (``_REQUIRES``), and tried only where a
+match can start when the rule says where (``_STARTS``); a line rule (``.pgpass``) is tried
+on each line holding an anchor. Card numbers must pass Luhn and carry a real issuer's
+prefix and length.
 """
 
 from __future__ import annotations
