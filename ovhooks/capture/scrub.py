@@ -138,6 +138,9 @@ class _Compiled:
             if base is not None:
                 self.derived[lit] = (base, lit.index(base))
         self.needles = KEYWORDS + tuple(lit for lit in literals if lit not in self.derived)
+        # and where the expression anchors that say so start ("pw" of "pw is …")
+        starts = {lit for hint_starts in rules.ANCHOR_STARTS.values() for lit in hint_starts}
+        self.needles += tuple(sorted(starts - set(self.needles) - set(self.derived)))
         self.providers = rules.PROVIDERS
         self.word_char = re.compile(r"\w")
         self.digit = re.compile("[0-9]")

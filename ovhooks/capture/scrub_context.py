@@ -32,21 +32,23 @@ _MARKER = "[REDACTED:"
 
 class RegexAnchor:
     """An anchor found with an expression ("re:" hints), compiled and run only in a text that
-    holds one of its ``gates`` (``scrub_rules.ANCHOR_GATES``)."""
+    holds one of its ``gates`` (``scrub_rules.ANCHOR_GATES``), and tried only where one of
+    its ``starts`` is when it has them (``scrub_rules.ANCHOR_STARTS``, needles)."""
 
-    __slots__ = ("gates", "lazy")
+    __slots__ = ("gates", "lazy", "starts")
 
-    def __init__(self, source: str, gates: tuple[str, ...]) -> None:
+    def __init__(self, source: str, gates: tuple[str, ...], starts: tuple[str, ...]) -> None:
         self.lazy = LazyRe(source)
         self.gates = gates
+        self.starts = starts
 
 
 def anchor(hints: str) -> RegexAnchor | tuple[str, ...]:
     """Literal anchors are found with ``str.find`` (far faster than an alternation)."""
     if hints.startswith("re:"):
-        from ovhooks.capture.scrub_rules import ANCHOR_GATES
+        from ovhooks.capture.scrub_rules import ANCHOR_GATES, ANCHOR_STARTS
 
-        return RegexAnchor(hints[3:], ANCHOR_GATES[hints])
+        return RegexAnchor(hints[3:], ANCHOR_GATES[hints], ANCHOR_STARTS.get(hints, ()))
     return tuple(hints.split("|"))
 
 
@@ -54,6 +56,11 @@ def _anchor_spans(
     anchor: RegexAnchor | tuple[str, ...], lowered: str, hits: dict[str, list[int]]
 ) -> list[tuple[int, int]]:
     if not isinstance(anchor, tuple):
+        if anchor.starts:
+            places = sorted({at for literal in anchor.starts for at in hits[literal]})
+            if not places:
+                return []
+            return [m.span() for m in _matches_at(anchor.lazy.get(), lowered, places, 0, None)]
         if not any(gate in lowered for gate in anchor.gates):
             return []
         return [m.span() for m in anchor.lazy.get().finditer(lowered)]
@@ -224,11 +231,12 @@ def _window_spans(
 
 
 def _matches_at(
-    regex: re.Pattern[str], text: str, starts: list[int], start: int, end: int
+    regex: re.Pattern[str], text: str, starts: list[int], start: int, end: int | None
 ) -> Iterator[re.Match[str]]:
     """``regex.finditer(text, start, end)`` when every match starts at one of ``starts``:
     the leftmost match, then the leftmost one after it, tried at those places alone."""
     taken = start
+    end = len(text) if end is None else end
     for at in starts[bisect_left(starts, start) : bisect_left(starts, end)]:
         if at < taken:
             continue

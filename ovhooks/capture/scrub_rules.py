@@ -371,6 +371,11 @@ ANCHOR_GATES = {
     "re::(?:\\d{1,5}|\\*):": (":",),
     "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pw", "pass"),
 }
+# Literals one of which every match of a "re:" anchor starts with: they are searched for with
+# the other needles, and the expression is tried only where they are (a test checks it).
+ANCHOR_STARTS = {
+    "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pass", "pw"),
+}
 
 # Provider names from the public rule sets whose keyed values (``<provider>_… = value``) are
 # credentials even when the key's last word is not one (``asana_client_id``).

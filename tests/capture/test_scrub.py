@@ -213,6 +213,14 @@ def test_every_regex_anchor_match_holds_one_of_its_gates(noise: str) -> None:
         for text in samples:
             for m in re.finditer(hint[3:], text.lower()):
                 assert any(g in m.group() for g in gates), (hint, m.group())
+    # and an anchor tried only where its start literals are starts with one
+    from ovhooks.capture.scrub_rules import ANCHOR_STARTS
+
+    assert set(ANCHOR_STARTS) <= hints
+    for hint, starts in ANCHOR_STARTS.items():
+        for text in samples:
+            for m in re.finditer(hint[3:], text.lower()):
+                assert m.group().startswith(starts), (hint, m.group())
 
 
 def test_a_short_prompt_compiles_only_what_it_needs() -> None:
