@@ -141,7 +141,6 @@ class _Compiled:
         # and where the expression anchors that say so start ("pw" of "pw is …")
         starts = {lit for hint_starts in rules.ANCHOR_STARTS.values() for lit in hint_starts}
         self.needles += tuple(sorted(starts - set(self.needles) - set(self.derived)))
-        self.providers = rules.PROVIDERS
         self.word_char = re.compile(r"\w")
         self.digit = re.compile("[0-9]")
         # compiled when first needed, like the rules: a short prompt needs few of them

@@ -42,6 +42,32 @@ ASSIGN_SRC = (
     r"(?:(?P<q>[\"'`])(?P<value>(?:[^\"'`\\\n]|\\.){1,400}?)(?P=q)"
     r"|(?P<value2>[^\s\"'`,;&<>(){}\[\]]{1,400}))"
 )
+# Provider names from the public rule sets whose keyed values (``<provider>_… = value``) are
+# credentials even when the key's last word is not one (``asana_client_id``).
+# fmt: off
+PROVIDERS = frozenset({
+    "adafruit", "adobe", "airtable", "algolia", "alibaba", "asana", "atlassian", "jira",
+    "confluence", "bitbucket", "bittrex", "meraki", "cloudflare", "codecov", "cohere",
+    "coinbase", "confluent", "contentful", "datadog", "discord", "droneci", "dropbox", "etsy",
+    "facebook", "fastly", "finicity", "finnhub", "flickr", "freshbooks", "gitter",
+    "gocardless", "heroku", "hubspot", "intercom", "jfrog", "artifactory", "kraken",
+    "kucoin", "launchdarkly", "linkedin", "lob", "looker", "mailchimp", "mailgun", "mapbox",
+    "mattermost", "messagebird", "netlify", "newrelic", "nytimes", "okta", "plaid",
+    "rapidapi", "sendbird", "sentry", "snyk", "sonar", "squarespace", "sumo", "sumologic",
+    "travis", "twitch", "twitter", "typeform", "yandex", "zendesk", "twilio", "pusher",
+    "segment", "mixpanel", "amplitude", "auth0", "stripe", "paypal", "braintree", "shopify",
+    "trello", "zoom", "vonage", "nexmo", "postmark", "mandrill", "sendinblue", "pagerduty",
+    "opsgenie", "honeycomb", "rollbar", "bugsnag", "circleci", "buildkite", "vercel",
+    "linode", "vultr", "hetzner", "scaleway", "backblaze", "wasabi", "pinecone", "weaviate",
+    "qdrant", "openai", "anthropic", "mistral", "groq", "replicate", "huggingface",
+    "deepseek", "gemini", "azure", "aws", "gcp", "firebase", "supabase", "clerk", "elastic",
+    "mongodb", "atlas", "snowflake", "databricks", "dockerhub", "ngrok",
+    "tailscale", "gitlab", "github", "slack", "telegram", "notion", "figma", "linear",
+    "airbrake", "beamer", "duffel", "dynatrace", "easypost", "frameio", "infracost",
+    "prefect", "pulumi", "readme", "scalingo", "shippo", "sourcegraph", "doppler",
+})
+# fmt: on
+
 _KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _ENV_NAME = LazyRe(r"[A-Z][A-Z0-9_]+")
 _BARE_WORD = LazyRe(r"[A-Za-z_]+")
@@ -120,7 +146,7 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
         return ""
     comps = key_components(key)
     strength = key_strength(key, comps)
-    if strength == 0 and any(p in c.providers for p in comps) and not public_key_name(comps):
+    if strength == 0 and any(p in PROVIDERS for p in comps) and not public_key_name(comps):
         strength = 1 if any(w in PROVIDER_ID_WORDS for w in comps) else 0
     if strength == 0:
         return ""

@@ -376,29 +376,3 @@ ANCHOR_GATES = {
 ANCHOR_STARTS = {
     "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pass", "pw"),
 }
-
-# Provider names from the public rule sets whose keyed values (``<provider>_… = value``) are
-# credentials even when the key's last word is not one (``asana_client_id``).
-# fmt: off
-PROVIDERS = frozenset({
-    "adafruit", "adobe", "airtable", "algolia", "alibaba", "asana", "atlassian", "jira",
-    "confluence", "bitbucket", "bittrex", "meraki", "cloudflare", "codecov", "cohere",
-    "coinbase", "confluent", "contentful", "datadog", "discord", "droneci", "dropbox", "etsy",
-    "facebook", "fastly", "finicity", "finnhub", "flickr", "freshbooks", "gitter",
-    "gocardless", "heroku", "hubspot", "intercom", "jfrog", "artifactory", "kraken",
-    "kucoin", "launchdarkly", "linkedin", "lob", "looker", "mailchimp", "mailgun", "mapbox",
-    "mattermost", "messagebird", "netlify", "newrelic", "nytimes", "okta", "plaid",
-    "rapidapi", "sendbird", "sentry", "snyk", "sonar", "squarespace", "sumo", "sumologic",
-    "travis", "twitch", "twitter", "typeform", "yandex", "zendesk", "twilio", "pusher",
-    "segment", "mixpanel", "amplitude", "auth0", "stripe", "paypal", "braintree", "shopify",
-    "trello", "zoom", "vonage", "nexmo", "postmark", "mandrill", "sendinblue", "pagerduty",
-    "opsgenie", "honeycomb", "rollbar", "bugsnag", "circleci", "buildkite", "vercel",
-    "linode", "vultr", "hetzner", "scaleway", "backblaze", "wasabi", "pinecone", "weaviate",
-    "qdrant", "openai", "anthropic", "mistral", "groq", "replicate", "huggingface",
-    "deepseek", "gemini", "azure", "aws", "gcp", "firebase", "supabase", "clerk", "elastic",
-    "mongodb", "atlas", "snowflake", "databricks", "dockerhub", "ngrok",
-    "tailscale", "gitlab", "github", "slack", "telegram", "notion", "figma", "linear",
-    "airbrake", "beamer", "duffel", "dynatrace", "easypost", "frameio", "infracost",
-    "prefect", "pulumi", "readme", "scalingo", "shippo", "sourcegraph", "doppler",
-})
-# fmt: on
