@@ -48,7 +48,13 @@ from __future__ import annotations
 import re
 
 from ovhooks.capture.scrub_assign import ASSIGN_SRC, KEYWORDS, scan_assignments
-from ovhooks.capture.scrub_context import anchor, scan_cards, scan_context, window
+from ovhooks.capture.scrub_context import (
+    ANCHOR_STARTS,
+    anchor,
+    scan_cards,
+    scan_context,
+    window,
+)
 from ovhooks.capture.scrub_needles import carried_hits, derive_hits, literal_hits
 from ovhooks.capture.scrub_tokens import scan_tokens, token_zones
 from ovhooks.capture.scrub_values import (
@@ -139,7 +145,7 @@ class _Compiled:
                 self.derived[lit] = (base, lit.index(base))
         self.needles = KEYWORDS + tuple(lit for lit in literals if lit not in self.derived)
         # and where the expression anchors that say so start ("pw" of "pw is …")
-        starts = {lit for hint_starts in rules.ANCHOR_STARTS.values() for lit in hint_starts}
+        starts = {lit for hint_starts in ANCHOR_STARTS.values() for lit in hint_starts}
         self.needles += tuple(sorted(starts - set(self.needles) - set(self.derived)))
         self.word_char = re.compile(r"\w")
         self.digit = re.compile("[0-9]")
@@ -313,10 +319,14 @@ def scrub(text: str, *, emails: bool = False, phones: bool = False) -> tuple[str
         before = text
         text = _replace(text, spans, counts, state.edits)
         state.block_edits = [
-            "-----BEGIN " in before[start:end] or "-----END " in before[start:end]
-            for start, end, _m_start, _m_end in state.edits
+            _holds_pem_edge(before[start:end]) for start, end, _m_start, _m_end in state.edits
         ]
     return text, counts
+
+
+def _holds_pem_edge(replaced: str) -> bool:
+    """A PEM block's first or last line (see ``token_zones``)."""
+    return "-----BEGIN " in replaced or "-----END " in replaced
 
 
 def scrub_text(text: str) -> str:

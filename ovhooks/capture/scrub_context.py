@@ -32,8 +32,8 @@ _MARKER = "[REDACTED:"
 
 class RegexAnchor:
     """An anchor found with an expression ("re:" hints), compiled and run only in a text that
-    holds one of its ``gates`` (``scrub_rules.ANCHOR_GATES``), and tried only where one of
-    its ``starts`` is when it has them (``scrub_rules.ANCHOR_STARTS``, needles)."""
+    holds one of its ``gates`` (``ANCHOR_GATES``), and tried only where one of its ``starts``
+    is when it has them (``ANCHOR_STARTS``, needles)."""
 
     __slots__ = ("gates", "lazy", "starts")
 
@@ -43,11 +43,24 @@ class RegexAnchor:
         self.starts = starts
 
 
+# Literals one of which every match of a "re:" anchor holds (lower-cased): a text with none
+# of them neither compiles nor runs the expression, so a short prompt pays for no anchor it
+# cannot hold (a test checks every "re:" anchor has its literals).
+ANCHOR_GATES = {
+    "re:/\\d{10}": ("/",),
+    "re::(?:\\d{1,5}|\\*):": (":",),
+    "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pw", "pass"),
+}
+# Literals one of which every match of a "re:" anchor starts with: they are searched for with
+# the other needles, and the expression is tried only where they are (a test checks it).
+ANCHOR_STARTS = {
+    "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pass", "pw"),
+}
+
+
 def anchor(hints: str) -> RegexAnchor | tuple[str, ...]:
     """Literal anchors are found with ``str.find`` (far faster than an alternation)."""
     if hints.startswith("re:"):
-        from ovhooks.capture.scrub_rules import ANCHOR_GATES, ANCHOR_STARTS
-
         return RegexAnchor(hints[3:], ANCHOR_GATES[hints], ANCHOR_STARTS.get(hints, ()))
     return tuple(hints.split("|"))
 
@@ -60,7 +73,8 @@ def _anchor_spans(
             places = sorted({at for literal in anchor.starts for at in hits[literal]})
             if not places:
                 return []
-            return [m.span() for m in _matches_at(anchor.lazy.get(), lowered, places, 0, None)]
+            matches = _matches_at(anchor.lazy.get(), lowered, places, 0, len(lowered))
+            return [m.span() for m in matches]
         if not any(gate in lowered for gate in anchor.gates):
             return []
         return [m.span() for m in anchor.lazy.get().finditer(lowered)]
@@ -119,9 +133,7 @@ _STARTS: dict[str, tuple[tuple[str, int, str], ...]] = {
 }  # fmt: skip
 
 
-def _starts(
-    kind: str, anchors: list[tuple[int, int]], hits: dict[str, list[int]], lowered: str
-) -> list[int] | None:
+def _starts(kind: str, hits: dict[str, list[int]], lowered: str) -> list[int] | None:
     """The sorted places a rule's matches can start at, or None to scan its windows whole."""
     spec = _STARTS.get(kind)
     if spec is None:
@@ -158,17 +170,17 @@ def scan_context(
     n = len(text)
     for index, (kind, lazy, anchor, (before, after, needs, requires)) in enumerate(c.context):
         scanned_to = 0
-        if markers is not None and lazy.source.startswith("(?m)^"):
-            _scan_lines(kind, lazy.get(), text, [(m, m) for m, _e in markers], spans)
+        line_rule = lazy.source.startswith("(?m)^")
+        if line_rule and markers is not None:
+            _scan_lines(kind, lazy.get(), text, [start for start, _end in markers], spans)
             continue
         anchors = _anchor_spans(anchor, lowered, hits)
         if not anchors:
             continue
-        regex = lazy.get()
-        if regex.pattern.startswith("(?m)^"):
-            _scan_lines(kind, regex, text, anchors, spans)
+        if line_rule:
+            _scan_lines(kind, lazy.get(), text, [start for start, _end in anchors], spans)
             continue
-        starts = _starts(kind, anchors, hits, lowered)
+        starts = _starts(kind, hits, lowered)
         for a_start, a_end in anchors:
             start = max(scanned_to, a_start - before)
             end = min(n, a_end + after)
@@ -187,16 +199,16 @@ def scan_context(
 
 
 def _scan_lines(
-    kind: str, regex: re.Pattern[str], text: str, anchors: list[tuple[int, int]], spans: list[Span]
+    kind: str, regex: re.Pattern[str], text: str, places: list[int], spans: list[Span]
 ) -> None:
     """A line rule (``(?m)^…``, the ``.pgpass`` line) matches a whole line, which holds one
     of its anchors: each such line is tried once, and only if it has the four colons every
-    match has (a log's time stamps wake the anchor on every line). A later pass tries the
-    lines that hold a marker instead (``anchors`` are the markers): any other line is as it
-    was in the pass before, which redacted its match; and a line with no anchor fails the
+    match has (a log's time stamps wake the anchor on every line). ``places`` are where the
+    anchors are, or in a later pass where the markers are: any line without a marker is as it
+    was in the pass before, which redacted its match, and a line with no anchor fails the
     rule, whose expression holds the anchor's."""
     taken = 0
-    for line_start in sorted({text.rfind("\n", 0, a) + 1 for a, _e in anchors}):
+    for line_start in sorted({text.rfind("\n", 0, at) + 1 for at in places}):
         if line_start < taken:
             continue
         line_end = text.find("\n", line_start)
@@ -231,12 +243,11 @@ def _window_spans(
 
 
 def _matches_at(
-    regex: re.Pattern[str], text: str, starts: list[int], start: int, end: int | None
+    regex: re.Pattern[str], text: str, starts: list[int], start: int, end: int
 ) -> Iterator[re.Match[str]]:
     """``regex.finditer(text, start, end)`` when every match starts at one of ``starts``:
     the leftmost match, then the leftmost one after it, tried at those places alone."""
     taken = start
-    end = len(text) if end is None else end
     for at in starts[bisect_left(starts, start) : bisect_left(starts, end)]:
         if at < taken:
             continue

@@ -362,17 +362,3 @@ CONTEXT: tuple[tuple[str, str, str], ...] = (
      "|secret was |secret: |secret = |credential is |credentials: |credential: "),
 )
 # fmt: on
-
-# Literals one of which every match of a "re:" anchor holds (lower-cased): a text with none
-# of them neither compiles nor runs the expression, so a short prompt pays for no anchor it
-# cannot hold (a test checks every "re:" anchor has its literals).
-ANCHOR_GATES = {
-    "re:/\\d{10}": ("/",),
-    "re::(?:\\d{1,5}|\\*):": (":",),
-    "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pw", "pass"),
-}
-# Literals one of which every match of a "re:" anchor starts with: they are searched for with
-# the other needles, and the expression is tried only where they are (a test checks it).
-ANCHOR_STARTS = {
-    "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pass", "pw"),
-}

@@ -73,7 +73,7 @@ def _judge_all(
 
 def _nothing_to_find(token: str, c: _Compiled) -> bool:
     """For a token with no known prefix: whether ``_judge`` surely adds no span for it."""
-    if len(token) >= SHAPED_MIN_LEN and c.shaped_needle.get().search(token) is not None:
+    if _has_telltale(token, c):
         return False
     if "/" in token:
         for segment in token.split("/"):
@@ -83,10 +83,12 @@ def _nothing_to_find(token: str, c: _Compiled) -> bool:
 
 
 def _may_be_shaped(token: str, c: _Compiled) -> bool:
-    """A known prefix, or as long as a shape (``SHAPED_MIN_LEN``, the shortest) with one's
-    telltale."""
-    if token.startswith(c.prefixes.get(token[:2], ())):
-        return True
+    """A known prefix, or a shape's telltale (``_has_telltale``)."""
+    return token.startswith(c.prefixes.get(token[:2], ())) or _has_telltale(token, c)
+
+
+def _has_telltale(token: str, c: _Compiled) -> bool:
+    """As long as a shape (``SHAPED_MIN_LEN``, the shortest) and holding one's telltale."""
     return len(token) >= SHAPED_MIN_LEN and c.shaped_needle.get().search(token) is not None
 
 
@@ -135,7 +137,7 @@ def _judge(token: str, start: int, text: str, c: _Compiled, spans: list[Span]) -
         # a memory file named after a token); segments get the shape checks only
         offset = 0
         for segment in token.split("/"):
-            if len(segment) >= 12:
+            if len(segment) >= PREFIXED_MIN_LEN:  # no format is shorter
                 _known_shape(segment, start + offset, c, spans)
             offset += len(segment) + 1
     trimmed = token.rstrip(".")
@@ -155,8 +157,8 @@ def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> boo
                     spans.append((start, start + end, kind))
                 return True
             break  # only the longest prefix counts
-    if len(token) < SHAPED_MIN_LEN or c.shaped_needle.get().search(token) is None:
-        return False  # too short for a shape, or no shape's telltale substring
+    if not _has_telltale(token, c):
+        return False
     shaped = _shaped(token, c)
     if shaped is not None:
         spans.append((start, start + shaped[1], shaped[0]))
