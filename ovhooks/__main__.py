@@ -22,6 +22,10 @@ def main() -> None:
             from ovhooks.worker_entry import main as worker_main
 
             sys.exit(worker_main(argv[1:]))
+        if argv[0] == "_embedd":
+            from ovhooks.semantic.service import main as embedd_main
+
+            sys.exit(embedd_main(argv[1:]))
     from ovhooks.cli import run
 
     run()

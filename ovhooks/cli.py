@@ -16,6 +16,7 @@ from ovhooks.commands import (
     hook,
     importer,
     memory,
+    semantic,
     sessions,
     status,
 )
@@ -47,6 +48,7 @@ app.command("install", rich_help_panel=SETUP)(install.install)
 app.command("uninstall", rich_help_panel=SETUP)(install.uninstall)
 app.command("doctor", rich_help_panel=SETUP)(doctor.doctor)
 app.command("status", rich_help_panel=SETUP)(status.status)
+app.command("semantic", rich_help_panel=SETUP)(semantic.semantic)
 
 app.command("search", rich_help_panel=MEMORY)(memory.search)
 app.command("read", rich_help_panel=MEMORY)(memory.read)

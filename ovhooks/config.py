@@ -151,6 +151,10 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     "recall_min_prompt_chars": (("OVHOOKS_RECALL_MIN_PROMPT_CHARS",), _parse_int, 3),
     "recall_breaker_s": (("OVHOOKS_RECALL_BREAKER_S",), _parse_nonneg_float, 60.0),
     "recall_resources": (("OVHOOKS_RECALL_RESOURCES",), _parse_bool, False),
+    # recall by meaning: the per-user embedding service (ovhooks/semantic)
+    "semantic": (("OVHOOKS_SEMANTIC",), _parse_bool, True),
+    "semantic_deadline_ms": (("OVHOOKS_SEMANTIC_DEADLINE_MS",), _parse_nonneg_float, 80.0),
+    "semantic_idle_s": (("OVHOOKS_SEMANTIC_IDLE_S",), _parse_nonneg_float, 1800.0),
     "usage_view": (("OVHOOKS_USAGE_VIEW",), _choice("off", "summary"), "off"),
     "skill_memory": (("OVHOOKS_SKILL_MEMORY",), _parse_bool, True),
     "skill_memory_deadline_s": (("OVHOOKS_SKILL_MEMORY_DEADLINE_S",), _parse_nonneg_float, 1.0),
@@ -205,6 +209,9 @@ class Settings:
     recall_min_prompt_chars: int
     recall_breaker_s: float
     recall_resources: bool
+    semantic: bool
+    semantic_deadline_ms: float
+    semantic_idle_s: float
     usage_view: str
     skill_memory: bool
     skill_memory_deadline_s: float

@@ -40,6 +40,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if var.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("OVHOOKS_STATE_DIR", str(tmp_path / "state"))
+    # Recall by meaning starts an embedding service (a process loading a model): only the
+    # tests of it (tests/semantic) switch it on.
+    monkeypatch.setenv("OVHOOKS_SEMANTIC", "off")
     monkeypatch.setenv("OVHOOKS_DATA_DIR", str(tmp_path / "data"))
     config = tmp_path / "ovhooks-config.toml"
     config.write_text("")  # present and empty: a named config that is missing is warned about

@@ -26,7 +26,14 @@ def make_backend(
     if settings.backend == "local":
         from ovhooks.backend.local import LocalBackend
 
-        return LocalBackend(settings.data_dir, user=settings.user or "default", peer=peer)
+        store = LocalBackend(settings.data_dir, user=settings.user or "default", peer=peer)
+        if settings.semantic:
+            from ovhooks.backend.local.semantic_recall import SemanticLink
+
+            store.semantic = SemanticLink(
+                settings.state_dir, settings.semantic_deadline_ms / 1000.0, settings.semantic_idle_s
+            )
+        return store
     from ovhooks.backend.openviking import OpenVikingBackend
 
     return OpenVikingBackend(

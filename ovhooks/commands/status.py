@@ -111,6 +111,7 @@ def build_status(
             "sessions": backlog,
             "dead": dead_letters(settings.state_dir),
         },
+        "semantic": _semantic(settings),
         "recent_errors": [
             {
                 "ts": r.get("ts"),
@@ -121,6 +122,12 @@ def build_status(
             for r in errors
         ],
     }
+
+
+def _semantic(settings: Settings) -> dict[str, Any]:
+    from ovhooks.semantic.report import semantic_status
+
+    return semantic_status(settings)
 
 
 # --- rendering for people --------------------------------------------------------------------
@@ -157,6 +164,9 @@ def _print_header(console: Any, doc: dict[str, Any]) -> None:
     )
     for warning in [*doc["config_warnings"], *project["warnings"]]:
         console.print(f"[yellow]config warning[/]: {escape(warning)}")
+    from ovhooks.commands.semantic import describe
+
+    console.print(escape(describe(doc["semantic"])))
 
 
 def _print_config(console: Any, rows: list[dict[str, Any]], show_all_config: bool) -> None:
@@ -248,7 +258,8 @@ def status(
 
     JSON keys: backend, why_backend, url, state_dir, config [{name, value, source}],
     config_warnings, server {reachable, version, error}, sessions [...], queue {queued,
-    sessions, dead}, recent_errors [...].
+    sessions, dead}, semantic {enabled, model, state, pending, rss_mib, error, socket},
+    recent_errors [...].
     """
     settings = settings_from()
     now = time.time()

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.backend.errors import BackendError
+    from ovhooks.backend.local import LocalBackend
     from ovhooks.config import Settings
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
@@ -145,20 +146,20 @@ def recall_for_prompt(
     noise = is_noise(text, "user")
     if noise is not None:
         return RecallOutcome(reason=f"skipped:{noise}")
-
     from ovhooks.recall.state import ServerState, add_injected, injected_uris
 
     server = ServerState(settings.state_dir, server_key(backend, settings))
     if server.breaker_open(now):
         return _paused(server, settings)
-
     from ovhooks.backend.errors import BackendError
 
     text, query = _outbound_query(text, recent_user_texts, settings)
     seen = injected_uris(settings.state_dir, session_key)
 
     try:
-        candidates = _retrieve(query, backend=backend, settings=settings, server=server, now=now)
+        candidates = _retrieve(
+            query, backend=backend, settings=settings, server=server, now=now, prompt=text
+        )
         for other, target in also_search:
             candidates += _retrieve_under(query, target, backend=other, settings=settings)
     except BackendError as exc:
@@ -291,8 +292,11 @@ def _retrieve(
     server: ServerState,
     now: float,
     threshold: float | None = None,
+    prompt: str | None = None,
 ) -> list[Candidate]:
-    """Candidates from the server: context search, or plain find on servers without it."""
+    """Candidates from the server: context search, or plain find on servers without it.
+    ``prompt`` (the prompt alone, without the recent turns) reaches the local store, whose
+    embedding service matches it by meaning."""
     from ovhooks.backend.errors import BackendError
     from ovhooks.recall.rank import from_context_entries, from_find_result
 
@@ -302,7 +306,11 @@ def _retrieve(
         try:
             # Memories this session has seen are filtered here, not by the server's
             # exclude_uris: the best match must stay visible to measure the others against.
-            result = backend.search_context(query, score_threshold=threshold)
+            if prompt is not None and getattr(backend, "name", "") == "local":
+                local: LocalBackend = backend  # type: ignore[assignment]
+                result = local.search_context(query, score_threshold=threshold, prompt=prompt)
+            else:
+                result = backend.search_context(query, score_threshold=threshold)
         except BackendError as exc:
             if not _search_unsupported(exc):
                 raise

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import JSON
+    from ovhooks.backend.local.semantic_recall import SemanticLink
 
 __all__ = ["DB_NAME", "PROFILE_NAME", "LocalBackend"]
 
@@ -46,6 +47,8 @@ class LocalBackend:
         self.db_path = os.path.join(data_dir, DB_NAME)
         self.profile_path = os.path.join(data_dir, PROFILE_NAME)
         self._con: sqlite3.Connection | None = None
+        # The embedding service, when recall by meaning is on (``backend.factory``).
+        self.semantic: SemanticLink | None = None
 
     # --- URIs -----------------------------------------------------------------------------
     @property
@@ -117,6 +120,7 @@ class LocalBackend:
         score_threshold: float = 0.0,
         max_tokens: int | None = None,
         exclude_uris: Sequence[str] = (),
+        prompt: str | None = None,
     ) -> JSON:
         from ovhooks.backend.local import search
 
@@ -127,6 +131,7 @@ class LocalBackend:
             score_threshold=score_threshold,
             max_tokens=max_tokens,
             exclude_uris=exclude_uris,
+            prompt=prompt,
         )
 
     def find(

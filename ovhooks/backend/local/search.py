@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import JSON
     from ovhooks.backend.local import LocalBackend
+    from ovhooks.semantic.fusion import Evidence
 
 _CANDIDATES = 40
 _MAX_QUERY_TERMS = 10
@@ -33,7 +34,7 @@ _HISTORY_PENALTY = 0.25
 
 
 class _Hit:
-    __slots__ = ("abstract", "category", "kind", "score", "tags", "text", "uri")
+    __slots__ = ("abstract", "category", "evidence", "kind", "rid", "score", "tags", "text", "uri")
 
     def __init__(
         self,
@@ -45,8 +46,11 @@ class _Hit:
         abstract: str,
         tags: str,
         score: float,
+        rid: int = 0,
     ) -> None:
         self.kind = kind
+        self.rid = rid
+        self.evidence: Evidence | None = None
         self.uri = uri
         self.category = category
         self.text = text
@@ -91,8 +95,14 @@ def _matches(
     table: str,
     chosen: list[str],
     peer: str,
+    only: dict[str, list[int]] | None = None,
 ) -> list[int]:
-    """Row ids of the best BM25 hits of ``chosen`` in one index, scoped to ``peer``."""
+    """Row ids of the best BM25 hits of ``chosen`` in one index, scoped to ``peer`` (or the
+    rows ``only`` names: the semantic service's candidates, rated here like the rest)."""
+    if only is not None:
+        return list(only.get(table, ()))
+    if not chosen:
+        return []
     scopes = " OR ".join(f'"{s}"' for s in scope_tokens(store, peer))
     match = f"scope : ({scopes}) AND terms : ({fts_or_query(chosen)})"
     rows = con.execute(
@@ -102,13 +112,21 @@ def _matches(
     return [int(rowid) for (rowid,) in rows]
 
 
-def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> list[_Hit]:
+def search(
+    store: LocalBackend,
+    query: str,
+    peer: str,
+    *,
+    archives: bool,
+    only: dict[str, list[int]] | None = None,
+) -> list[_Hit]:
+    """Hits for ``query``: FTS5's best matches, or the rows ``only`` names (by index)."""
     # Concepts are added to documents only: a question about "indentation" finds "tabs",
     # but a prompt that merely says "spaces" does not become a question about indentation.
     from ovhooks.lexical.glossary import expand
 
     found = query_terms(query)
-    if not found:
+    if not found and only is None:
         return []
     order = terms(query)
     translated = expand(query, found)
@@ -116,9 +134,9 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
     found = found + translated
     now = time.time()
     con = store.db()
-    df, total = _statistics(con, found, archives)
+    df, total = _statistics(con, found, archives) if found else ({}, 1)
     present = [t for t in found if t in df]
-    if not present:
+    if not present and only is None:
         return []
     weights = term_weights(found, df, total)
     # The most specific terms reach FTS5; equal weights keep the prompt's order.
@@ -129,11 +147,11 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
         units, share = evidence(found, order, weights, doc.split(), content, translated, named)
         return score(units - penalty, share, age_days=age_days, bonus=bonus)
 
-    ids = _matches(store, con, "memory", chosen, peer)
+    ids = _matches(store, con, "memory", chosen, peer, only)
     if ids:
         marks = ",".join("?" * len(ids))
-        for uri, peer_of, category, content, abstract, tags, updated, doc in con.execute(
-            "SELECT uri, peer, category, content, abstract, tags, updated_at, terms"
+        for rid, uri, peer_of, category, content, abstract, tags, updated, doc in con.execute(
+            "SELECT id, uri, peer, category, content, abstract, tags, updated_at, terms"
             f" FROM memories WHERE id IN ({marks}) AND +owner = ?",
             [*ids, store.user],
         ):
@@ -150,10 +168,11 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
                     abstract=abstract,
                     tags=tags,
                     score=value,
+                    rid=int(rid),
                 )
             )
     if archives:
-        hits.extend(_history_hits(store, con, chosen, peer, rate, now))
+        hits.extend(_history_hits(store, con, chosen, peer, rate, now, only))
     # Highest score first; the URI breaks ties so the order is stable run to run.
     hits.sort(key=lambda h: (-h.score, h.uri))
     return hits
@@ -166,18 +185,19 @@ def _history_hits(
     peer: str,
     rate: Callable[[str, str, float, float, float], float],
     now: float,
+    only: dict[str, list[int]] | None = None,
 ) -> list[_Hit]:
     """The best statement of each archive that matches: what the user said that no memory
     holds, shown under its archive's URI."""
-    ids = _matches(store, con, "history", chosen, peer)
+    ids = _matches(store, con, "history", chosen, peer, only)
     if not ids:
         return []
     best: dict[str, _Hit] = {}
     marks = ",".join("?" * len(ids))
     # ``+s.peer``: the history of this project's sessions only (and the user's own
     # sessions outside any project), as the scope token already chose.
-    for sid, number, text, created, doc in con.execute(
-        "SELECT h.session_id, h.archive_no, h.text, h.created_at, h.terms"
+    for rid, sid, number, text, created, doc in con.execute(
+        "SELECT h.id, h.session_id, h.archive_no, h.text, h.created_at, h.terms"
         " FROM history h JOIN sessions s ON s.session_id = h.session_id"
         f" WHERE h.id IN ({marks}) AND +s.owner = ? AND s.peer IN ('', ?)"
         " ORDER BY h.id",
@@ -196,6 +216,7 @@ def _history_hits(
                 abstract=text,
                 tags="",
                 score=value,
+                rid=int(rid),
             )
     return list(best.values())
 
@@ -208,12 +229,24 @@ def search_context(
     score_threshold: float = 0.0,
     max_tokens: int | None = None,
     exclude_uris: Sequence[str] = (),
+    prompt: str | None = None,
 ) -> JSON:
+    """Lexical hits, fused with the embedding service's answer for ``prompt`` when the
+    store has a ``semantic`` link and the service answers in time (``semantic_recall``)."""
     # session_id is accepted for the protocol; the server uses it for LLM query planning,
     # which a lexical store has no use for.
     started = time.perf_counter()
     try:
-        hits = search(store, query, store.peer, archives=True)
+        if store.semantic is not None and prompt:
+            from ovhooks.backend.local.semantic_recall import fused_search
+
+            hits, semantic_state, considered = fused_search(store, query, prompt, score_threshold)
+        else:
+            hits, semantic_state, considered = (
+                search(store, query, store.peer, archives=True),
+                "off",
+                [],
+            )
     except sqlite3.Error as exc:
         raise db_error(exc) from None
     excluded = set(exclude_uris)
@@ -237,6 +270,7 @@ def search_context(
                 "text": hit.text,
                 "abstract": hit.abstract,
                 "origin": hit.kind,
+                **({"evidence": hit.evidence.as_dict()} if hit.evidence else {}),
             }
         )
         uri_attr = hit.uri.replace("&", "&amp;").replace('"', "&quot;")
@@ -255,6 +289,8 @@ def search_context(
             "returned": len(entries),
             "used_tokens": used,
             "max_tokens": budget,
+            "semantic": semantic_state,
+            "dropped": considered,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 2),
         },
     }

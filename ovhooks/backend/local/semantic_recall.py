@@ -1,0 +1,135 @@
+"""The local store's recall with the embedding service's answer fused in.
+
+The hook sends the prompt to the service *before* its lexical search (``ask``), so the
+service embeds and searches while FTS5 runs; the answer is read afterwards within what is
+left of ``semantic_deadline_ms``. Rows the service found that FTS5 did not are rated
+lexically too (a cross-lingual memory may still share a name), then ``semantic.fusion``
+decides. Without an answer (no service, loading, broken, slow) the lexical hits stand as
+they are: recall never waits for a model.
+"""
+
+from __future__ import annotations
+
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.backend.local import LocalBackend
+    from ovhooks.backend.local.search import _Hit
+    from ovhooks.semantic.client import Pending
+
+_KINDS = {"m": "memory", "h": "archive"}
+SEARCH_K = 16
+
+
+class SemanticLink:
+    """How a local store reaches the embedding service (set by ``backend.factory``)."""
+
+    __slots__ = ("deadline_s", "idle_s", "state_dir")
+
+    def __init__(self, state_dir: str, deadline_s: float, idle_s: float) -> None:
+        self.state_dir = state_dir
+        self.deadline_s = deadline_s
+        self.idle_s = idle_s
+
+
+class Asked:
+    __slots__ = ("pending", "sent_at")
+
+    def __init__(self, pending: Pending, sent_at: float) -> None:
+        self.pending = pending
+        self.sent_at = sent_at
+
+
+def ask(store: LocalBackend, link: SemanticLink, prompt: str) -> Asked:
+    """Send the prompt to the service (and start it if none answers)."""
+    from ovhooks.semantic import client
+
+    sent_at = time.monotonic()
+    pending = client.send(
+        link.state_dir,
+        {
+            "op": "search",
+            "db": store.db_path,
+            "owner": store.user,
+            "peers": ["", store.peer] if store.peer else [""],
+            "text": prompt[:2000],
+            "k": SEARCH_K,
+        },
+        link.deadline_s,
+    )
+    if pending.reason == "absent":
+        client.start(link.state_dir, idle_s=link.idle_s, db=store.db_path)
+    return Asked(pending, sent_at)
+
+
+def answer(asked: Asked, link: SemanticLink) -> dict[str, Any] | None:
+    left = link.deadline_s - (time.monotonic() - asked.sent_at)
+    return asked.pending.answer(left)
+
+
+def merge(
+    store: LocalBackend,
+    query: str,
+    hits: list[_Hit],
+    found: dict[str, Any],
+    threshold: float,
+) -> tuple[list[_Hit], list[_Hit]]:
+    """``(admitted, dropped)`` hits after fusion, each with its ``evidence``."""
+    from ovhooks.backend.local.search import search
+    from ovhooks.semantic.fusion import Evidence, fuse
+
+    strengths: dict[tuple[str, int], dict[str, Any]] = {}
+    for item in found.get("hits") or []:
+        kind = _KINDS.get(str(item.get("kind")))
+        if kind:
+            strengths[(kind, int(item.get("id") or 0))] = item
+    have = {(h.kind, h.rid) for h in hits}
+    memories = [rid for kind, rid in strengths if kind == "memory" and (kind, rid) not in have]
+    history = [rid for kind, rid in strengths if kind == "archive" and (kind, rid) not in have]
+    everything = list(hits)
+    if memories:
+        everything += search(store, query, store.peer, archives=False, only={"memory": memories})
+    for rid in history:
+        everything += search(store, query, store.peer, archives=True, only={"history": [rid]})
+    for hit in everything:
+        sem = strengths.get((hit.kind, hit.rid))
+        strength = float(sem["strength"]) if sem else None
+        via = str(sem.get("via") or "") if sem else ""
+        hit.evidence = Evidence(hit.uri, hit.score, strength, via)
+    fuse([h.evidence for h in everything if h.evidence is not None], threshold)
+    best: dict[str, _Hit] = {}
+    dropped: list[_Hit] = []
+    for hit in everything:
+        ev = hit.evidence
+        assert ev is not None
+        if not ev.admitted:
+            dropped.append(hit)
+            continue
+        hit.score = round(ev.order(threshold), 4)
+        kept = best.get(hit.uri)
+        if kept is None or hit.score > kept.score:
+            best[hit.uri] = hit
+    admitted = sorted(best.values(), key=lambda h: (-h.score, h.uri))
+    return admitted, dropped
+
+
+def fused_search(
+    store: LocalBackend, query: str, prompt: str, threshold: float
+) -> tuple[list[_Hit], str, list[dict[str, Any]]]:
+    """``(hits, how semantics took part, dropped candidates' evidence)``: the prompt goes to
+    the service first, FTS5 runs meanwhile, then the answer (if any in time) is fused."""
+    from ovhooks.backend.local.search import search
+
+    link = store.semantic
+    assert link is not None
+    asked = ask(store, link, prompt)
+    hits = search(store, query, store.peer, archives=True)
+    found = answer(asked, link)
+    if found is None:
+        return hits, asked.pending.reason or "lexical", []
+    hits, dropped = merge(store, query, hits, found, threshold)
+    considered = [{"uri": h.uri, **h.evidence.as_dict()} for h in dropped[:10] if h.evidence]
+    return hits, "fused", considered

@@ -1,0 +1,173 @@
+"""What the service answers: a prompt's nearest rows in a local store (``search``), the
+strength of given texts against a prompt (``score``, for an OpenViking server's candidates),
+and what it is doing (``ping``). The encoder and the stores are the service's; the arithmetic
+is here."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ovhooks.recall.calibrate import fit, script_of
+from ovhooks.semantic.clauses import clauses, extra_max
+from ovhooks.semantic.index import StoreIndex
+from ovhooks.semantic.model import PROBES
+from ovhooks.semantic.vectors import count_pending, drop_orphans, has_store_tables
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.semantic.model import Encoder
+
+MAX_HITS = 32
+# The spread of probe scores never counts as less than this (cosine units): a few probes
+# that happen to agree must not turn noise-sized differences into strong evidence.
+SCALE_FLOOR = 0.02
+MAX_DOCS = 64
+
+
+class Stores:
+    """The local stores this service has been asked about, each loaded once."""
+
+    def __init__(self) -> None:
+        self.open: dict[str, StoreIndex] = {}
+        self.pending: dict[str, int] = {}
+
+    def get(self, path: str) -> StoreIndex | None:
+        path = os.path.abspath(path)
+        index = self.open.get(path)
+        if index is None:
+            if not os.path.isfile(path):
+                return None
+            index = StoreIndex(path)
+            if not has_store_tables(index.con):
+                index.con.close()
+                return None
+            self.open[path] = index
+            self.pending[path] = -1
+        return index
+
+
+def calibrate(index: StoreIndex, probe_vectors: np.ndarray) -> None:
+    """The store's "unrelated" level per script, from the probes' best matches in it."""
+    tops = index.probe_tops(probe_vectors)
+    by_script: dict[str, list[float]] = {}
+    for probe, top in zip(PROBES, tops, strict=True):
+        by_script.setdefault(script_of(probe), []).append(float(top))
+    index.calibration = {}
+    for script, values in by_script.items():
+        fitted = fit(values)
+        if fitted is not None:
+            index.calibration[script] = (fitted["loc"], max(fitted["scale"], SCALE_FLOOR))
+
+
+def refresh(index: StoreIndex, probe_vectors: np.ndarray) -> None:
+    if index.changed():
+        drop_orphans(index.con)
+        index.reload()
+        calibrate(index, probe_vectors)
+        # drop_orphans wrote: that bumps no data_version for this connection itself.
+
+
+def search(
+    request: dict[str, Any], encoder: Encoder, stores: Stores, probe_vectors: np.ndarray
+) -> dict[str, Any]:
+    """The prompt's nearest rows in scope, each with its strength above the probes."""
+    index = stores.get(str(request.get("db") or ""))
+    if index is None:
+        return {"ok": False, "error": "no_store"}
+    refresh(index, probe_vectors)
+    prompt = str(request.get("text") or "")
+    script = script_of(prompt)
+    cal = index.calibration.get(script) or index.calibration.get("en")
+    if cal is None or index.rows == 0:
+        return {"ok": False, "error": "uncalibrated" if index.rows else "empty"}
+    loc, scale = cal
+    parts = clauses(prompt)
+    vectors = encoder.encode([prompt, *parts])
+    peers = [str(p) for p in request.get("peers") or [""]]
+    k = max(1, min(MAX_HITS, int(request.get("k") or 16)))
+    positions, cos = index.nearest(vectors, str(request.get("owner") or ""), peers, k)
+    charge = extra_max(len(parts) + 1) if parts else 0.0
+    hits: list[dict[str, Any]] = []
+    for j, pos in enumerate(positions):
+        whole = float(cos[0, j])
+        best_part = float(cos[1:, j].max()) if parts else whole
+        z_whole = (whole - loc) / scale
+        z_part = (best_part - loc) / scale - charge
+        hits.append(
+            {
+                "kind": str(index.kinds[pos]),
+                "id": int(index.ids[pos]),
+                "cos": round(whole, 4),
+                "clause_cos": round(best_part, 4),
+                "strength": round(max(z_whole, z_part), 3),
+                "via": "clause" if z_part > z_whole else "whole",
+            }
+        )
+    hits.sort(key=lambda h: (-h["strength"], h["kind"], h["id"]))
+    return {
+        "ok": True,
+        "hits": hits,
+        "level": round(loc, 4),
+        "spread": round(scale, 4),
+        "clauses": len(parts),
+        "rows": index.rows,
+    }
+
+
+def score(request: dict[str, Any], encoder: Encoder, probe_vectors: np.ndarray) -> dict[str, Any]:
+    """Strengths of the given texts (a server's candidates) for the prompt.
+
+    No store to calibrate against: each text is read against the probes' similarity to that
+    same text (a text that resembles everything gains nothing), in units of the spread of
+    all probe similarities of the prompt's script."""
+    prompt = str(request.get("text") or "")
+    docs = [str(d) for d in (request.get("docs") or [])][:MAX_DOCS]
+    if not docs:
+        return {"ok": True, "strengths": [], "cos": []}
+    parts = clauses(prompt)
+    queries = encoder.encode([prompt, *parts])
+    doc_vectors = encoder.encode(docs)
+    cos = queries @ doc_vectors.T
+    script = script_of(prompt)
+    same = [i for i, p in enumerate(PROBES) if script_of(p) == script]
+    probe_cos = probe_vectors[same] @ doc_vectors.T
+    level = np.sort(probe_cos, axis=0)[:-2].mean(axis=0)
+    scale = max(float(probe_cos.std()), SCALE_FLOOR)
+    charge = extra_max(len(parts) + 1) if parts else 0.0
+    strengths: list[float] = []
+    for j in range(len(docs)):
+        z_whole = (float(cos[0, j]) - float(level[j])) / scale
+        z_part = (float(cos[1:, j].max()) - float(level[j])) / scale - charge if parts else -9.0
+        strengths.append(round(max(z_whole, z_part), 3))
+    return {"ok": True, "strengths": strengths, "cos": [round(float(c), 4) for c in cos[0]]}
+
+
+def store_summary(stores: Stores) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for path, index in stores.open.items():
+        out[path] = {"rows": index.rows, "pending": stores.pending.get(path, -1)}
+    return out
+
+
+def update_pending(stores: Stores) -> int:
+    total = 0
+    for path, index in stores.open.items():
+        count = count_pending(index.con)
+        stores.pending[path] = count
+        total += count
+    return total
+
+
+def rss_mib() -> float:
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            pages = int(fh.read().split()[1])
+        return round(pages * os.sysconf("SC_PAGE_SIZE") / 1048576, 1)
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

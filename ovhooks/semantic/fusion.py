@@ -1,0 +1,115 @@
+"""Inject or not: lexical evidence and semantic strength, fused (pure functions).
+
+Each candidate carries its lexical score (``lexical.evidence.score``: 0.55, the recall
+threshold, at about one specific shared term) and, when the embedding service answered, its
+semantic *strength*: how far its cosine with the prompt (or with the prompt's best clause,
+discounted for the number of clauses) stands above what known-unrelated probe prompts reach
+in the same store, in units of their spread. A candidate is injected on
+
+- **strong lexical evidence** (the lexical bar alone, as without semantics), unless the
+  model finds it far below unrelated prompts (``VETO``: a shared word in another sense);
+- **strong semantic strength** alone (``STRONG``), or
+- **moderate agreement** of both (``AGREE`` strength with ``AGREE_LEXICAL`` evidence).
+
+Semantic-only admissions are kept within ``MARGIN`` of the best one and at most
+``MAX_SEMANTIC_ONLY`` of them, so a prompt about one thing does not pull in its neighbours.
+Every candidate keeps its evidence and the reason it was dropped (``Evidence``), which
+``ovhooks`` logs and a viewer can show as "why this memory".
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+# Strengths are in probe spreads; tuned on the dev split of the labelled sets.
+STRONG = 4.0
+AGREE = 2.0
+AGREE_LEXICAL = 0.43
+VETO = -1.0
+VETO_SPARES = 0.70
+MARGIN = 2.0
+MAX_SEMANTIC_ONLY = 2
+# Where a semantic admission sorts among lexical ones: at the bar, plus this per spread.
+SLOPE = 0.03
+
+LEXICAL = "lexical"
+SEMANTIC = "semantic"
+AGREEMENT = "agreement"
+DROPPED = "dropped"
+
+
+class Evidence:
+    """Why one candidate is (not) injected: the viewer's "why this memory"."""
+
+    __slots__ = ("decision", "key", "lexical", "reason", "strength", "via")
+
+    def __init__(
+        self, key: str, lexical: float, strength: float | None = None, via: str = ""
+    ) -> None:
+        self.key = key
+        self.lexical = lexical
+        self.strength = strength
+        self.via = via
+        self.decision = DROPPED
+        self.reason = ""
+
+    @property
+    def admitted(self) -> bool:
+        return self.decision != DROPPED
+
+    def order(self, threshold: float) -> float:
+        """Sort value: the lexical score, or the bar plus the semantic margin over ``AGREE``."""
+        if self.strength is None or self.decision == LEXICAL:
+            return self.lexical
+        return max(self.lexical, threshold + SLOPE * (self.strength - AGREE))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "lexical": self.lexical,
+            "semantic": self.strength,
+            "via": self.via,
+            "decision": self.decision,
+            "reason": self.reason,
+        }
+
+    def __repr__(self) -> str:
+        return f"Evidence({self.key!r}, {self.decision}, lex={self.lexical}, sem={self.strength})"
+
+
+def judge(item: Evidence, threshold: float) -> Evidence:
+    """Set ``decision`` and ``reason`` of one candidate on its own evidence."""
+    strength = item.strength
+    if item.lexical >= threshold:
+        if strength is not None and strength < VETO and item.lexical < VETO_SPARES:
+            item.decision, item.reason = DROPPED, "semantic_veto"
+        else:
+            item.decision, item.reason = LEXICAL, ""
+    elif strength is None:
+        item.decision, item.reason = DROPPED, "lexical_below"
+    elif strength >= STRONG:
+        item.decision, item.reason = SEMANTIC, ""
+    elif strength >= AGREE and item.lexical >= AGREE_LEXICAL:
+        item.decision, item.reason = AGREEMENT, ""
+    else:
+        item.decision, item.reason = DROPPED, "weak"
+    return item
+
+
+def fuse(items: Sequence[Evidence], threshold: float) -> list[Evidence]:
+    """Judge every candidate, then bound the semantic-only admissions; best first."""
+    for item in items:
+        judge(item, threshold)
+    semantic = [i for i in items if i.decision == SEMANTIC and i.strength is not None]
+    if semantic:
+        best = max(i.strength or 0.0 for i in semantic)
+        kept = 0
+        for item in sorted(semantic, key=lambda i: (-(i.strength or 0.0), i.key)):
+            if (item.strength or 0.0) < best - MARGIN:
+                item.decision, item.reason = DROPPED, "below_best"
+            elif kept >= MAX_SEMANTIC_ONLY:
+                item.decision, item.reason = DROPPED, "semantic_cap"
+            else:
+                kept += 1
+    return sorted(items, key=lambda i: (-i.order(threshold), i.key))

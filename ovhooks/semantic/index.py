@@ -1,0 +1,162 @@
+"""The service's side of the local store: vectors kept with the rows, and the search over them.
+
+Vectors live in the store's own SQLite file (table ``semantic_vectors``), one per memory and
+per history statement and model, as float16 (1 kB a row), stamped with the row's
+``updated_at`` so a rewritten memory is embedded again. Rows without a current vector are
+*pending*; the service embeds them in small batches between queries, so a store written
+before this release is filled in the background and resumes where it stopped.
+
+In memory the service keeps the store's vectors as one matrix: float32 up to
+``FLOAT_ROWS`` rows, int8 with a per-row scale beyond (100,000 rows: 51 MB instead of 205),
+searched by brute force in chunks; the int8 candidates are then rescored from the float16
+vectors on disk.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from ovhooks.semantic import DIM, MODEL_KEY
+from ovhooks.semantic.vectors import PENDING, TABLE, connect, ensure_table
+
+FLOAT_ROWS = 50_000
+_CHUNK = 8192
+_RESCORE = 64
+BATCH = 16
+
+
+def embed_pending(con: sqlite3.Connection, encode: object, limit: int = BATCH) -> int:
+    """Embed up to ``limit`` pending rows in one transaction; how many were embedded."""
+    for kind, sql in PENDING.items():
+        rows = con.execute(f"{sql} LIMIT ?", (MODEL_KEY, limit)).fetchall()
+        if not rows:
+            continue
+        vectors = encode([str(text) for _id, text, _o, _p, _s in rows])  # type: ignore[operator]
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            con.executemany(
+                f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (MODEL_KEY, kind, int(rid), owner, peer, float(stamp), vec.tobytes())
+                    for (rid, _t, owner, peer, stamp), vec in zip(
+                        rows, np.asarray(vectors, dtype=np.float16), strict=True
+                    )
+                ],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return len(rows)
+    return 0
+
+
+class StoreIndex:
+    """One store's vectors in memory, reloaded when another connection changed the file."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.con = connect(path)
+        self.version: int | None = None
+        self.kinds = np.zeros(0, dtype="U1")
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.owners = np.zeros(0, dtype=np.int32)
+        self.peers = np.zeros(0, dtype=np.int32)
+        self.names: dict[str, int] = {}
+        self.matrix = np.zeros((0, DIM), dtype=np.float32)
+        self.scales: np.ndarray | None = None
+        self.calibration: dict[str, tuple[float, float]] = {}
+
+    @property
+    def rows(self) -> int:
+        return int(self.ids.shape[0])
+
+    def changed(self) -> bool:
+        (version,) = self.con.execute("PRAGMA data_version").fetchone()
+        fresh = bool(int(version) != self.version)
+        self.version = int(version)
+        return fresh
+
+    def reload(self) -> None:
+        ensure_table(self.con)
+        keys = self.con.execute(
+            f"SELECT kind, row_id, owner, peer, vec FROM {TABLE} WHERE model = ?", (MODEL_KEY,)
+        ).fetchall()
+        count = len(keys)
+        kinds = np.empty(count, dtype="U1")
+        ids = np.empty(count, dtype=np.int64)
+        owners = np.empty(count, dtype=np.int32)
+        peers = np.empty(count, dtype=np.int32)
+        small = count <= FLOAT_ROWS
+        matrix = np.empty((count, DIM), dtype=np.float32 if small else np.int8)
+        scales = None if small else np.empty(count, dtype=np.float32)
+        names: dict[str, int] = {}
+        for i, (kind, rid, owner, peer, blob) in enumerate(keys):
+            kinds[i] = kind
+            ids[i] = rid
+            owners[i] = names.setdefault(owner, len(names))
+            peers[i] = names.setdefault(peer, len(names))
+            vec = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+            if scales is None:
+                matrix[i] = vec
+            else:
+                top = float(np.abs(vec).max()) or 1.0
+                scales[i] = top / 127.0
+                matrix[i] = np.round(vec * (127.0 / top)).astype(np.int8)
+        self.kinds, self.ids, self.owners, self.peers = kinds, ids, owners, peers
+        self.names, self.matrix, self.scales = names, matrix, scales
+
+    def similarities(self, queries: np.ndarray) -> np.ndarray:
+        """Cosine of every stored row against each query row: shape (queries, rows)."""
+        if self.scales is None:
+            return np.asarray(queries @ self.matrix.T, dtype=np.float32)
+        out = np.empty((queries.shape[0], self.rows), dtype=np.float32)
+        for start in range(0, self.rows, _CHUNK):
+            block = self.matrix[start : start + _CHUNK].astype(np.float32)
+            out[:, start : start + _CHUNK] = queries @ block.T
+        out *= self.scales[None, :]
+        return out
+
+    def mask(self, owner: str, peers: list[str]) -> np.ndarray:
+        code = self.names.get(owner)
+        if code is None:
+            return np.zeros(self.rows, dtype=bool)
+        allowed = [self.names[p] for p in peers if p in self.names]
+        return np.asarray((self.owners == code) & np.isin(self.peers, allowed), dtype=bool)
+
+    def exact(self, positions: np.ndarray, queries: np.ndarray) -> np.ndarray:
+        """Cosines of a few rows from their float16 vectors on disk (int8 rescoring)."""
+        out = np.empty((queries.shape[0], positions.shape[0]), dtype=np.float32)
+        for j, pos in enumerate(positions):
+            row = self.con.execute(
+                f"SELECT vec FROM {TABLE} WHERE model = ? AND kind = ? AND row_id = ?",
+                (MODEL_KEY, str(self.kinds[pos]), int(self.ids[pos])),
+            ).fetchone()
+            vec = np.frombuffer(row[0], dtype=np.float16).astype(np.float32) if row else None
+            out[:, j] = queries @ vec if vec is not None else -1.0
+        return out
+
+    def nearest(
+        self, queries: np.ndarray, owner: str, peers: list[str], k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(positions, cosines)``: the ``k`` rows in scope whose best query cosine is
+        highest, and each one's cosine per query (shape (queries, k))."""
+        if self.rows == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros((queries.shape[0], 0), np.float32)
+        sims = self.similarities(queries)
+        best = sims.max(axis=0)
+        best[~self.mask(owner, peers)] = -2.0
+        wanted = min(self.rows, _RESCORE if self.scales is not None else k)
+        top = np.argpartition(-best, wanted - 1)[:wanted]
+        top = top[best[top] > -2.0]
+        cos = self.exact(top, queries) if self.scales is not None else sims[:, top]
+        order = np.argsort(-cos.max(axis=0), kind="stable")[:k]
+        return top[order], cos[:, order]
+
+    def probe_tops(self, probes: np.ndarray) -> np.ndarray:
+        """Each probe's best cosine over the whole store."""
+        if self.rows == 0:
+            return np.zeros(probes.shape[0], dtype=np.float32)
+        return np.asarray(self.similarities(probes).max(axis=1), dtype=np.float32)

@@ -1,0 +1,81 @@
+"""What ``status`` and ``doctor`` say about recall by meaning: on or off, the model, whether
+the service is warm, how many rows still wait for a vector, and its memory."""
+
+from __future__ import annotations
+
+import os
+
+from ovhooks.semantic import MODEL_KEY, socket_path, status_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.config import Settings
+
+
+def semantic_status(settings: Settings) -> dict[str, Any]:
+    """``{enabled, model, state, pending, rss_mib, error, socket}``; ``state`` is ``off``,
+    ``stopped`` (starts on the next prompt), ``loading``, ``warm`` or ``broken``."""
+    doc: dict[str, Any] = {
+        "enabled": bool(settings.semantic),
+        "model": MODEL_KEY,
+        "state": "off",
+        "pending": None,
+        "rss_mib": None,
+        "error": "",
+        "socket": socket_path(settings.state_dir),
+    }
+    if not settings.semantic:
+        return doc
+    from ovhooks.semantic.client import ping
+
+    answer, reason = ping(settings.state_dir)
+    if answer is None:
+        doc["state"] = "stopped"
+        doc["error"] = "" if reason == "absent" else reason
+        if settings.backend == "local":
+            doc["pending"] = _pending_offline(settings)
+        return doc
+    doc["state"] = str(answer.get("state") or "unknown")
+    doc["error"] = str(answer.get("error") or "")
+    doc["rss_mib"] = answer.get("rss_mib")
+    stores = answer.get("stores") or {}
+    db = os.path.abspath(os.path.join(settings.data_dir, "memory.db"))
+    mine = stores.get(db) if isinstance(stores, dict) else None
+    if isinstance(mine, dict) and int(mine.get("pending", -1)) >= 0:
+        doc["pending"] = int(mine["pending"])
+    elif settings.backend == "local":
+        doc["pending"] = _pending_offline(settings)
+    return doc
+
+
+def _pending_offline(settings: Settings) -> int | None:
+    """Rows without a vector, counted in the store itself (without numpy)."""
+    import sqlite3
+
+    path = os.path.join(settings.data_dir, "memory.db")
+    if not os.path.isfile(path):
+        return None
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
+    except sqlite3.Error:
+        return None
+    try:
+        from ovhooks.semantic.vectors import count_pending
+
+        return count_pending(con)
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+
+
+def last_known(state_dir: str) -> dict[str, Any]:
+    from ovhooks.fsutil import read_json
+
+    try:
+        doc = read_json(status_path(state_dir))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}

@@ -1,0 +1,273 @@
+"""``ovhooks _embedd``: the per-user embedding service (see ``ovhooks.semantic``).
+
+One process per user and model version: it holds an exclusive lock beside its socket, so a
+second start exits at once. The socket's folder is 0700 and the socket 0600 (it answers what
+the user's memories say). Requests are one JSON line each, answered in turn on one thread;
+between requests the pending rows of the stores it was asked about are embedded a small
+batch at a time. A request for another protocol or model version is refused and the service
+exits (an upgraded ovhooks starts its own). It exits after ``--idle`` seconds without a
+request once nothing is pending, and removes its socket.
+
+The model loads in a thread after the socket is up, so a hook asking meanwhile is told
+``loading`` at once and answers lexically.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import contextlib  # noqa: E402
+import fcntl  # noqa: E402
+import json  # noqa: E402
+import socket  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from ovhooks.semantic import (  # noqa: E402
+    MODEL_KEY,
+    PROTOCOL,
+    lock_path,
+    service_dir,
+    socket_path,
+    status_path,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.semantic.model import Encoder
+
+_READ_TIMEOUT_S = 2.0
+_MAX_REQUEST = 1 << 20
+_STATUS_EVERY_S = 5.0
+_PENDING_EVERY_S = 3.0
+
+
+class Service:
+    def __init__(self, state_dir: str, idle_s: float) -> None:
+        from ovhooks.log import Log
+        from ovhooks.semantic.answers import Stores
+
+        self.state_dir = state_dir
+        self.idle_s = idle_s
+        self.log = Log(state_dir, "info", component="embedd")
+        self.stores = Stores()
+        self.encoder: Encoder | None = None
+        self.probes: Any = None
+        self.state = "loading"
+        self.error = ""
+        self.last_request = time.monotonic()
+        self.stop = False
+        self.status_at = 0.0
+        self.pending_at = 0.0
+        self.pending_total = 0
+        self.started = time.time()
+
+    # --- model ------------------------------------------------------------------------------
+    def load(self) -> None:
+        try:
+            from ovhooks.semantic.model import PROBES, Encoder
+
+            encoder = Encoder()
+            self.probes = encoder.encode(list(PROBES))
+            self.encoder = encoder
+            self.state = "warm"
+        except Exception as exc:  # a broken model: hooks answer lexically
+            self.state = "broken"
+            self.error = f"{type(exc).__name__}: {exc}"[:300]
+            self.log.error("semantic_model_unavailable", error=self.error)
+        self.write_status(force=True)
+
+    # --- requests ---------------------------------------------------------------------------
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("v") != PROTOCOL or request.get("model") != MODEL_KEY:
+            self.stop = True
+            return {"ok": False, "error": "version", "model": MODEL_KEY, "v": PROTOCOL}
+        op = request.get("op")
+        if op == "ping":
+            return {"ok": True, **self.status()}
+        if op == "stop":
+            self.stop = True
+            return {"ok": True}
+        db = str(request.get("db") or "")
+        if db:
+            self.stores.get(db)  # remembered for indexing even while the model loads
+        if self.encoder is None:
+            return {"ok": False, "error": self.state}
+        from ovhooks.semantic import answers
+
+        if op == "search":
+            return answers.search(request, self.encoder, self.stores, self.probes)
+        if op == "score":
+            return answers.score(request, self.encoder, self.probes)
+        if op == "index":
+            self.pending_at = 0.0
+            return {"ok": True}
+        return {"ok": False, "error": "unknown_op"}
+
+    def handle(self, conn: socket.socket) -> None:
+        conn.settimeout(_READ_TIMEOUT_S)
+        data = b""
+        try:
+            while not data.endswith(b"\n") and len(data) < _MAX_REQUEST:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            try:
+                request = json.loads(data)
+            except ValueError:
+                request = None
+            if isinstance(request, dict):
+                try:
+                    reply = self.answer(request)
+                except Exception as exc:  # one bad request must not end the service
+                    self.log.error("semantic_request_failed", error=f"{type(exc).__name__}")
+                    reply = {"ok": False, "error": "internal"}
+            else:
+                reply = {"ok": False, "error": "bad_request"}
+            conn.sendall(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+        except OSError:
+            pass
+        finally:
+            conn.close()
+        self.last_request = time.monotonic()
+
+    # --- background work --------------------------------------------------------------------
+    def index_some(self) -> bool:
+        """Embed one batch of pending rows; whether any work was done."""
+        if self.encoder is None:
+            return False
+        from ovhooks.semantic.answers import update_pending
+        from ovhooks.semantic.index import embed_pending
+        from ovhooks.semantic.vectors import ensure_table
+
+        now = time.monotonic()
+        if now - self.pending_at >= _PENDING_EVERY_S:
+            for index in self.stores.open.values():
+                ensure_table(index.con)
+            self.pending_total = update_pending(self.stores)
+            self.pending_at = now
+        if self.pending_total <= 0:
+            return False
+        done = 0
+        for path, index in self.stores.open.items():
+            if self.stores.pending.get(path, 0) > 0:
+                done = embed_pending(index.con, self.encoder.encode)
+                self.stores.pending[path] = max(0, self.stores.pending[path] - done)
+                self.pending_total = max(0, self.pending_total - done)
+                if done:
+                    break
+                self.stores.pending[path] = 0
+        return done > 0
+
+    def status(self) -> dict[str, Any]:
+        from ovhooks.semantic.answers import rss_mib, store_summary
+
+        return {
+            "pid": os.getpid(),
+            "model": MODEL_KEY,
+            "state": self.state,
+            "error": self.error,
+            "rss_mib": rss_mib(),
+            "pending": self.pending_total,
+            "stores": store_summary(self.stores),
+            "started": self.started,
+            "at": time.time(),
+            "idle_s": self.idle_s,
+        }
+
+    def write_status(self, *, force: bool = False, state: str | None = None) -> None:
+        now = time.monotonic()
+        if not force and now - self.status_at < _STATUS_EVERY_S:
+            return
+        self.status_at = now
+        doc = self.status()
+        if state:
+            doc["state"] = state
+        from ovhooks.fsutil import write_json_atomic
+
+        with contextlib.suppress(OSError):
+            write_json_atomic(status_path(self.state_dir), doc, durable=False)
+
+    def idle(self) -> bool:
+        quiet = time.monotonic() - self.last_request
+        return quiet >= self.idle_s and (self.pending_total <= 0 or self.encoder is None)
+
+
+def _bind(path: str) -> socket.socket:
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)  # a socket left by a service that died (we hold the lock)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        server.bind(path)
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    server.listen(16)
+    return server
+
+
+def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
+    os.umask(0o077)
+    folder = service_dir(state_dir)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    lock_fd = os.open(lock_path(state_dir), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another service of this model version runs for this user
+    path = socket_path(state_dir)
+    server = _bind(path)
+    ident = os.stat(path).st_ino
+    service = Service(state_dir, idle_s)
+    for db in dbs:
+        service.stores.get(db)
+    threading.Thread(target=service.load, daemon=True).start()
+    service.write_status(force=True)
+    try:
+        while not service.stop:
+            busy = service.index_some()
+            server.settimeout(0.0 if busy else 0.5)
+            try:
+                conn, _addr = server.accept()
+            except (BlockingIOError, TimeoutError):
+                if not busy and service.idle():
+                    break
+            else:
+                service.handle(conn)
+            service.write_status()
+    finally:
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_ino == ident:
+                os.unlink(path)
+        server.close()
+        service.write_status(force=True, state="stopped")
+        os.close(lock_fd)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    state_dir = ""
+    idle_s = 1800.0
+    dbs: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg == "--state-dir":
+            state_dir = next(it, "")
+        elif arg == "--idle":
+            idle_s = float(next(it, "1800"))
+        elif arg == "--db":
+            dbs.append(next(it, ""))
+    if not state_dir:
+        return 2
+    return serve(state_dir, idle_s, [d for d in dbs if d])
