@@ -1,0 +1,126 @@
+"""Replay the fusion rule over a kept recall-eval store (``recall_eval.py --keep``): every
+prompt's candidates with their lexical score and semantic strength are gathered once from the
+real embedding service, then ``semantic.fusion``'s parameters are swept offline.
+
+    .venv/bin/python scripts/semantic_tune.py /tmp/.../ovhooks-recall-eval-XXXX --split dev
+
+Prints the operating curve: unrelated clean against hit per class, per parameter setting.
+Tune on ``dev`` only; ``heldout`` is for reporting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+from typing import Any
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+
+import recall_eval as harness  # noqa: E402
+import recall_eval_data as dataset  # noqa: E402
+
+from ovhooks.backend.local import LocalBackend  # noqa: E402
+from ovhooks.backend.local.search import search  # noqa: E402
+from ovhooks.backend.local.semantic_recall import SemanticLink, answer, ask, merge  # noqa: E402
+from ovhooks.project import resolve  # noqa: E402
+from ovhooks.recall.query import build_query, profile_query  # noqa: E402
+from ovhooks.recall.rank import Candidate, rank  # noqa: E402
+from ovhooks.semantic import fusion  # noqa: E402
+
+CLASSES = ("direct", "paraphrase", "long", "crosslingual")
+
+
+def gather(root: str, data: dict[str, Any], splits: tuple[str, ...]) -> list[dict[str, Any]]:
+    memories = {m["id"]: m for m in data["memories"]["memories"]}
+    sessions = {s["id"]: s for s in data["memories"]["sessions"]}
+    link = SemanticLink(os.path.join(root, "state"), 10.0, 600.0)
+    out = []
+    for prompt in data["prompts"]["prompts"]:
+        if prompt["split"] not in splits:
+            continue
+        named = prompt.get("expected") or prompt["decoy_of"]
+        cwd = harness.project_dir(root, sessions[memories[named[0]]["session"]]["cwd"])
+        store = LocalBackend(os.path.join(root, "data"), peer=resolve(cwd).peer)
+        store.semantic = link
+        text = prompt["text"]
+        query = build_query(text[:2000], [])
+        asked = ask(store, link, text)
+        hits = search(store, query, store.peer, archives=True)
+        found = answer(asked, link)
+        if found is None:
+            raise SystemExit(f"service did not answer: {asked.pending.reason}")
+        admitted, dropped = merge(store, query, hits, found, 0.55)
+        cands = []
+        for h in admitted + dropped:
+            ev = h.evidence
+            assert ev is not None
+            good = [m for m in prompt.get("expected", []) if harness.shows(
+                {"uri": h.uri, "hint": False, "text": h.text}, memories[m], {})]
+            cands.append({"uri": h.uri, "cat": h.category, "text": h.text, "lex": ev.lexical,
+                          "sem": ev.strength, "via": ev.via, "good": bool(good)})
+        out.append({"id": prompt["id"], "class": prompt["class"], "text": text, "cands": cands})
+        store.close()
+    return out
+
+
+def replay(rows: list[dict[str, Any]], max_items: int = 6) -> dict[str, float]:
+    tally: dict[str, list[int]] = {c: [0, 0] for c in (*CLASSES, "unrelated")}
+    shown = right = 0
+    for row in rows:
+        evs = [fusion.Evidence(c["uri"], c["lex"], c["sem"], c["via"]) for c in row["cands"]]
+        by_uri = {c["uri"]: c for c in row["cands"]}
+        fused = [e for e in fusion.fuse(evs, 0.55) if e.admitted]
+        items = [Candidate(e.key, by_uri[e.key]["cat"], e.order(0.55), by_uri[e.key]["text"])
+                 for e in fused]
+        picked = rank(items, profile_query(row["text"]), strong_score=0.0)[:max_items]
+        goods = [by_uri[c.uri]["good"] for c in picked]
+        t = tally[row["class"]]
+        t[1] += 1
+        if row["class"] == "unrelated":
+            t[0] += not picked
+        else:
+            t[0] += any(goods)
+            shown += len(goods)
+            right += sum(goods)
+    out = {k: round(v[0] / v[1], 3) if v[1] else 0.0 for k, v in tally.items()}
+    out["precision"] = round(right / shown, 3) if shown else 0.0
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("root")
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--cache", default="")
+    args = parser.parse_args()
+    if args.cache and os.path.exists(args.cache):
+        with open(args.cache, encoding="utf-8") as fh:
+            rows = json.load(fh)
+    else:
+        rows = gather(args.root, dataset.load(), (args.split,))
+        if args.cache:
+            with open(args.cache, "w", encoding="utf-8") as fh:
+                json.dump(rows, fh, ensure_ascii=False)
+    grid = itertools.product(
+        (3.0, 3.5, 4.0, 4.5, 5.0, 6.0), (1.0, 1.5, 2.0, 2.5, 3.0), (0.37, 0.43, 0.49),
+        (-99.0, -1.0, 0.0, 1.0),
+    )
+    print("strong agree agree_lex veto | " + " ".join(f"{c[:6]:>6}" for c in CLASSES)
+          + "  clean  prec")
+    for strong, agree, agree_lex, veto in grid:
+        fusion.STRONG, fusion.AGREE, fusion.AGREE_LEXICAL, fusion.VETO = (
+            strong, agree, agree_lex, veto)
+        r = replay(rows)
+        print(f"{strong:4} {agree:4} {agree_lex:5} {veto:5} | "
+              + " ".join(f"{r[c]:6.2f}" for c in CLASSES)
+              + f"  {r['unrelated']:.2f}  {r['precision']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

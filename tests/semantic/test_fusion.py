@@ -1,0 +1,79 @@
+"""The fusion rule: each way in, each way out, and the bounds on semantic-only admissions."""
+
+from __future__ import annotations
+
+from ovhooks.semantic import fusion
+from ovhooks.semantic.fusion import Evidence, fuse, judge
+
+BAR = 0.55
+
+
+def test_strong_lexical_evidence_is_injected_without_semantics() -> None:
+    item = judge(Evidence("a", 0.70), BAR)
+    assert (item.decision, item.reason, item.admitted) == ("lexical", "", True)
+    assert item.order(BAR) == 0.70
+
+
+def test_lexical_below_the_bar_without_semantics_is_dropped() -> None:
+    item = judge(Evidence("a", 0.50), BAR)
+    assert (item.decision, item.reason, item.admitted) == ("dropped", "lexical_below", False)
+
+
+def test_a_word_shared_in_another_sense_is_vetoed_unless_the_words_are_strong() -> None:
+    weak_words = judge(Evidence("a", 0.60, fusion.VETO - 0.5), BAR)
+    assert (weak_words.decision, weak_words.reason) == ("dropped", "semantic_veto")
+    strong_words = judge(Evidence("b", fusion.VETO_SPARES + 0.05, fusion.VETO - 0.5), BAR)
+    assert strong_words.decision == "lexical"
+    agreeing = judge(Evidence("c", 0.60, fusion.VETO + 0.5), BAR)
+    assert agreeing.decision == "lexical"
+
+
+def test_strong_semantics_alone_is_injected_and_sorted_above_the_bar() -> None:
+    item = judge(Evidence("a", 0.10, fusion.STRONG + 1.0, "whole"), BAR)
+    assert item.decision == "semantic"
+    assert item.order(BAR) > BAR
+
+
+def test_moderate_agreement_of_both_is_injected_but_neither_alone() -> None:
+    both = judge(Evidence("a", fusion.AGREE_LEXICAL, fusion.AGREE), BAR)
+    assert both.decision == "agreement"
+    words_only = judge(Evidence("b", fusion.AGREE_LEXICAL, fusion.AGREE - 0.1), BAR)
+    meaning_only = judge(Evidence("c", fusion.AGREE_LEXICAL - 0.05, fusion.AGREE), BAR)
+    assert (words_only.decision, words_only.reason) == ("dropped", "weak")
+    assert meaning_only.decision == "dropped"
+
+
+def test_semantic_only_admissions_are_bounded_by_the_best_and_a_count() -> None:
+    top = fusion.STRONG + 3.0
+    items = [
+        Evidence("best", 0.0, top),
+        Evidence("close", 0.0, top - 0.5),
+        Evidence("third", 0.0, top - 1.0),
+        Evidence("far", 0.0, top - fusion.MARGIN - 0.5),
+        Evidence("words", 0.80, None),
+    ]
+    out = fuse(items, BAR)
+    decided = {i.key: (i.decision, i.reason) for i in out}
+    assert decided["best"] == ("semantic", "")
+    assert decided["close"] == ("semantic", "")
+    assert decided["third"] == ("dropped", "semantic_cap")
+    assert decided["far"] == ("dropped", "below_best")
+    assert decided["words"] == ("lexical", "")
+    assert [i.key for i in out][:3] == ["words", "best", "close"]
+
+
+def test_fuse_without_semantic_admissions_keeps_the_lexical_order() -> None:
+    out = fuse([Evidence("b", 0.60), Evidence("a", 0.70), Evidence("c", 0.30, 0.0)], BAR)
+    assert [i.key for i in out] == ["a", "b", "c"]
+
+
+def test_evidence_reads_as_a_plain_document_for_logs_and_the_viewer() -> None:
+    item = judge(Evidence("viking://x", 0.2, 5.5, "clause"), BAR)
+    assert item.as_dict() == {
+        "lexical": 0.2,
+        "semantic": 5.5,
+        "via": "clause",
+        "decision": "semantic",
+        "reason": "",
+    }
+    assert "semantic" in repr(item)
