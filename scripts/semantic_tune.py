@@ -22,7 +22,7 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
 import recall_eval as harness  # noqa: E402
-import recall_eval_data as dataset  # noqa: E402
+import importlib  # noqa: E402
 
 from ovhooks.backend.local import LocalBackend  # noqa: E402
 from ovhooks.backend.local.search import search  # noqa: E402
@@ -39,6 +39,16 @@ def gather(root: str, data: dict[str, Any], splits: tuple[str, ...]) -> list[dic
     memories = {m["id"]: m for m in data["memories"]["memories"]}
     sessions = {s["id"]: s for s in data["memories"]["sessions"]}
     link = SemanticLink(os.path.join(root, "state"), 10.0, 600.0)
+    import time
+
+    from ovhooks.semantic import client
+
+    client.start(link.state_dir, idle_s=600.0, db=os.path.join(root, "data", "memory.db"), force=True)
+    for _ in range(240):
+        doc, _reason = client.ping(link.state_dir)
+        if doc and doc.get("state") == "warm":
+            break
+        time.sleep(0.5)
     out = []
     for prompt in data["prompts"]["prompts"]:
         if prompt["split"] not in splits:
@@ -55,14 +65,19 @@ def gather(root: str, data: dict[str, Any], splits: tuple[str, ...]) -> list[dic
         if found is None:
             raise SystemExit(f"service did not answer: {asked.pending.reason}")
         admitted, dropped = merge(store, query, hits, found, 0.55)
+        kinds = {"m": "memory", "h": "archive"}
+        raw = {(kinds[h["kind"]], h["id"]): h for h in found["hits"]}
         cands = []
         for h in admitted + dropped:
             ev = h.evidence
             assert ev is not None
             good = [m for m in prompt.get("expected", []) if harness.shows(
                 {"uri": h.uri, "hint": False, "text": h.text}, memories[m], {})]
+            hit = raw.get((h.kind, h.rid), {})
             cands.append({"uri": h.uri, "cat": h.category, "text": h.text, "lex": ev.lexical,
-                          "sem": ev.strength, "via": ev.via, "good": bool(good)})
+                          "sem": ev.strength, "via": ev.via, "good": bool(good),
+                          "cos": hit.get("cos"), "ccos": hit.get("clause_cos"),
+                          "level": found["level"], "spread": found["spread"]})
         out.append({"id": prompt["id"], "class": prompt["class"], "text": text, "cands": cands})
         store.close()
     return out
@@ -97,11 +112,13 @@ def main() -> int:
     parser.add_argument("root")
     parser.add_argument("--split", default="dev")
     parser.add_argument("--cache", default="")
+    parser.add_argument("--set", choices=sorted(harness.SETS), default="issue12")
     args = parser.parse_args()
     if args.cache and os.path.exists(args.cache):
         with open(args.cache, encoding="utf-8") as fh:
             rows = json.load(fh)
     else:
+        dataset = importlib.import_module(harness.SETS[args.set])
         rows = gather(args.root, dataset.load(), (args.split,))
         if args.cache:
             with open(args.cache, "w", encoding="utf-8") as fh:

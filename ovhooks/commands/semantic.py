@@ -42,9 +42,9 @@ def semantic(
         client.request(settings.state_dir, {"op": "stop"}, 2.0)
     elif start and settings.semantic:
         if db:
-            client.nudge(settings.state_dir, db, idle_s=settings.semantic_idle_s)
+            client.nudge(settings.state_dir, db, idle_s=settings.semantic_idle_s, force=True)
         else:
-            client.start(settings.state_dir, idle_s=settings.semantic_idle_s, now=0.0)
+            client.start(settings.state_dir, idle_s=settings.semantic_idle_s, force=True)
         end = time.monotonic() + wait
         while time.monotonic() < end:
             doc = semantic_status(settings)

@@ -105,7 +105,9 @@ def request(
     return answer, pending.reason
 
 
-def start(state_dir: str, *, idle_s: float, db: str = "", now: float | None = None) -> bool:
+def start(
+    state_dir: str, *, idle_s: float, db: str = "", now: float | None = None, force: bool = False
+) -> bool:
     """Launch the service detached unless a start was tried within ``START_BACKOFF_S``.
 
     The service itself takes a lock, so two racing starts leave one service. Returns whether
@@ -115,7 +117,7 @@ def start(state_dir: str, *, idle_s: float, db: str = "", now: float | None = No
     stamp = os.path.join(folder, f"{MODEL_KEY}.started")
     now = time.time() if now is None else now
     try:
-        if now - os.stat(stamp).st_mtime < START_BACKOFF_S:
+        if not force and 0 <= now - os.stat(stamp).st_mtime < START_BACKOFF_S:
             return False
     except OSError:
         pass
@@ -152,13 +154,13 @@ def start(state_dir: str, *, idle_s: float, db: str = "", now: float | None = No
     return True
 
 
-def nudge(state_dir: str, db: str, *, idle_s: float) -> str:
+def nudge(state_dir: str, db: str, *, idle_s: float, force: bool = False) -> str:
     """Tell the service that ``db`` has new rows to embed, starting it when none answers.
     What happened: ``asked``, ``started``, or why neither."""
     answer, reason = request(state_dir, {"op": "index", "db": db}, 0.5)
     if answer is not None:
         return "asked"
-    if reason in ("absent", "version") and start(state_dir, idle_s=idle_s, db=db):
+    if reason in ("absent", "version") and start(state_dir, idle_s=idle_s, db=db, force=force):
         return "started"
     return reason
 
