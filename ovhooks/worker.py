@@ -272,6 +272,12 @@ def run_jobs(
     busy = {str(j["key"]) for j in jobs}
     jobs = [*jobs, *_background_sweep(settings, worker.store, busy, clock())]
     results = run_each(worker, jobs, log)
+    if any(r.get("sent") or r.get("commits") for r in results):
+        # New rows in the local store: the embedding service embeds them now, off any
+        # hook's critical path (started here if none runs).
+        from ovhooks.semantic.client import nudge_store
+
+        nudge_store(settings)
     if settings.detach:  # inline runs (tests, debugging) do not wait
         from ovhooks.commit_outcome import poll_pending
 

@@ -193,14 +193,60 @@ def _timed(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, f
     return elapsed, peak
 
 
+def fill_vectors(backend: LocalBackend, seed: int) -> int:
+    """Random unit vectors for every memory, written where the embedding service keeps them.
+
+    For timing only: the service's search costs the same whatever the vectors mean, and
+    embedding 100,000 rows for real takes minutes of CPU this benchmark need not spend."""
+    import numpy as np
+
+    from ovhooks.semantic import MODEL_KEY
+    from ovhooks.semantic.vectors import TABLE, ensure_table
+
+    con = backend.db()
+    ensure_table(con)
+    rows = con.execute("SELECT id, owner, peer, updated_at FROM memories").fetchall()
+    gen = np.random.default_rng(seed)
+    vectors = gen.standard_normal((len(rows), 512)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with con:
+        con.executemany(
+            f"INSERT OR REPLACE INTO {TABLE} VALUES (?, 'm', ?, ?, ?, ?, ?)",
+            [
+                (MODEL_KEY, rid, owner, peer, stamp, vec.astype(np.float16).tobytes())
+                for (rid, owner, peer, stamp), vec in zip(rows, vectors, strict=True)
+            ],
+        )
+    return len(rows)
+
+
+def start_service(state: str, data_dir: str) -> dict[str, object]:
+    """Start the embedding service on the bench store and wait until it is warm."""
+    from ovhooks.semantic import client
+
+    db = os.path.join(data_dir, "memory.db")
+    client.start(state, idle_s=600.0, db=db, force=True)
+    doc: dict[str, object] | None = None
+    for _ in range(600):
+        doc, _reason = client.request(state, {"op": "search", "db": db, "text": "warm up"}, 30.0)
+        if doc is not None:
+            break
+        time.sleep(0.5)
+    ping, _reason = client.ping(state, 5.0)
+    return ping or {}
+
+
 def hook_figures(
-    data_dir: str, cwd: str, queries: list[str], runs: int
+    data_dir: str, cwd: str, queries: list[str], runs: int, semantic: bool = False
 ) -> tuple[list[float], list[float], list[float], int]:
     """UserPromptSubmit as the host runs it: (hook ms, hook peak MiB, ``python -c pass`` ms,
     prompts that got context)."""
     import json
 
     state = tempfile.mkdtemp(prefix="ovhooks-bench-state-")
+    if semantic:
+        service = start_service(state, data_dir)
+        print(f"embedding service: {service.get('state')}, RSS {service.get('rss_mib')} MiB")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OVHOOKS_", "OPENVIKING_"))}
     env.update(
         OVHOOKS_BACKEND="local",
@@ -208,6 +254,7 @@ def hook_figures(
         OVHOOKS_STATE_DIR=state,
         HOME=state,
         XDG_CONFIG_HOME=os.path.join(state, "config"),
+        OVHOOKS_SEMANTIC="on" if semantic else "off",
     )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     hook = [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"]
@@ -235,7 +282,16 @@ def hook_figures(
                 check=False,
             ).stdout
             injected += b"additionalContext" in out
+        if semantic:
+            from ovhooks.semantic import client
+
+            ping, _reason = client.ping(state, 5.0)
+            print(f"embedding service after the runs: RSS {(ping or {}).get('rss_mib')} MiB")
     finally:
+        if semantic:
+            from ovhooks.semantic import client
+
+            client.request(state, {"op": "stop"}, 5.0)
         shutil.rmtree(state, ignore_errors=True)
     return times, peaks, bare, injected
 
@@ -283,6 +339,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--compare-trigram", action="store_true")
     parser.add_argument("--hook-runs", type=int, default=30)
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="hooks with the embedding service warm (random vectors for every memory)",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     tmp = tempfile.mkdtemp(prefix="ovhooks-bench-")
@@ -323,8 +384,12 @@ def main() -> int:
             f"fresh process (import + open + one recall), {len(cold)} runs: "
             f"median {statistics.median(cold):.1f} ms, max {max(cold):.1f} ms"
         )
+        if args.semantic:
+            print(f"vectors written for {fill_vectors(LocalBackend(tmp), args.seed)} memories")
         if args.hook_runs:
-            hook_ms, hook_mib, bare_ms, injected = hook_figures(tmp, work, queries, args.hook_runs)
+            hook_ms, hook_mib, bare_ms, injected = hook_figures(
+                tmp, work, queries, args.hook_runs, args.semantic
+            )
             p50, bare50 = statistics.median(hook_ms), statistics.median(bare_ms)
             print(
                 f"UserPromptSubmit hook process, {len(hook_ms)} runs: p50 {p50:.1f} ms, "

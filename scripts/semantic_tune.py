@@ -21,8 +21,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-import recall_eval as harness  # noqa: E402
 import importlib  # noqa: E402
+
+import recall_eval as harness  # noqa: E402
 
 from ovhooks.backend.local import LocalBackend  # noqa: E402
 from ovhooks.backend.local.search import search  # noqa: E402
@@ -43,7 +44,9 @@ def gather(root: str, data: dict[str, Any], splits: tuple[str, ...]) -> list[dic
 
     from ovhooks.semantic import client
 
-    client.start(link.state_dir, idle_s=600.0, db=os.path.join(root, "data", "memory.db"), force=True)
+    client.start(
+        link.state_dir, idle_s=600.0, db=os.path.join(root, "data", "memory.db"), force=True
+    )
     for _ in range(240):
         doc, _reason = client.ping(link.state_dir)
         if doc and doc.get("state") == "warm":
@@ -71,13 +74,27 @@ def gather(root: str, data: dict[str, Any], splits: tuple[str, ...]) -> list[dic
         for h in admitted + dropped:
             ev = h.evidence
             assert ev is not None
-            good = [m for m in prompt.get("expected", []) if harness.shows(
-                {"uri": h.uri, "hint": False, "text": h.text}, memories[m], {})]
+            good = [
+                m
+                for m in prompt.get("expected", [])
+                if harness.shows({"uri": h.uri, "hint": False, "text": h.text}, memories[m], {})
+            ]
             hit = raw.get((h.kind, h.rid), {})
-            cands.append({"uri": h.uri, "cat": h.category, "text": h.text, "lex": ev.lexical,
-                          "sem": ev.strength, "via": ev.via, "good": bool(good),
-                          "cos": hit.get("cos"), "ccos": hit.get("clause_cos"),
-                          "level": found["level"], "spread": found["spread"]})
+            cands.append(
+                {
+                    "uri": h.uri,
+                    "cat": h.category,
+                    "text": h.text,
+                    "lex": ev.lexical,
+                    "sem": ev.strength,
+                    "via": ev.via,
+                    "good": bool(good),
+                    "cos": hit.get("cos"),
+                    "ccos": hit.get("clause_cos"),
+                    "level": hit.get("level"),
+                    "spread": found["spread"],
+                }
+            )
         out.append({"id": prompt["id"], "class": prompt["class"], "text": text, "cands": cands})
         store.close()
     return out
@@ -90,8 +107,10 @@ def replay(rows: list[dict[str, Any]], max_items: int = 6) -> dict[str, float]:
         evs = [fusion.Evidence(c["uri"], c["lex"], c["sem"], c["via"]) for c in row["cands"]]
         by_uri = {c["uri"]: c for c in row["cands"]}
         fused = [e for e in fusion.fuse(evs, 0.55) if e.admitted]
-        items = [Candidate(e.key, by_uri[e.key]["cat"], e.order(0.55), by_uri[e.key]["text"])
-                 for e in fused]
+        items = [
+            Candidate(e.key, by_uri[e.key]["cat"], e.order(0.55), by_uri[e.key]["text"])
+            for e in fused
+        ]
         picked = rank(items, profile_query(row["text"]), strong_score=0.0)[:max_items]
         goods = [by_uri[c.uri]["good"] for c in picked]
         t = tally[row["class"]]
@@ -123,19 +142,27 @@ def main() -> int:
         if args.cache:
             with open(args.cache, "w", encoding="utf-8") as fh:
                 json.dump(rows, fh, ensure_ascii=False)
+    names = ("STRONG", "DISTINCT", "GAP", "AGREE", "AGREE_LEXICAL", "AGREE_MARGIN", "VETO")
     grid = itertools.product(
-        (3.0, 3.5, 4.0, 4.5, 5.0, 6.0), (1.0, 1.5, 2.0, 2.5, 3.0), (0.37, 0.43, 0.49),
-        (-99.0, -1.0, 0.0, 1.0),
+        (5.5, 6.0, 7.0),
+        (3.5, 4.0, 4.5, 5.0),
+        (1.5, 2.0, 2.5, 3.0),
+        (2.5, 3.0, 3.5, 4.0),
+        (0.37, 0.43),
+        (0.0, 0.5, 1.0, 99.0),
+        (-99.0, 1.0),
     )
-    print("strong agree agree_lex veto | " + " ".join(f"{c[:6]:>6}" for c in CLASSES)
-          + "  clean  prec")
-    for strong, agree, agree_lex, veto in grid:
-        fusion.STRONG, fusion.AGREE, fusion.AGREE_LEXICAL, fusion.VETO = (
-            strong, agree, agree_lex, veto)
+    print(" ".join(names) + " | " + " ".join(f"{c[:6]:>6}" for c in CLASSES) + "  clean  prec")
+    for values in grid:
+        for name, value in zip(names, values, strict=True):
+            setattr(fusion, name, value)
         r = replay(rows)
-        print(f"{strong:4} {agree:4} {agree_lex:5} {veto:5} | "
-              + " ".join(f"{r[c]:6.2f}" for c in CLASSES)
-              + f"  {r['unrelated']:.2f}  {r['precision']:.2f}")
+        print(
+            " ".join(f"{v:5}" for v in values)
+            + " | "
+            + " ".join(f"{r[c]:6.2f}" for c in CLASSES)
+            + f"  {r['unrelated']:.2f}  {r['precision']:.2f}"
+        )
     return 0
 
 

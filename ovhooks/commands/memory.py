@@ -266,6 +266,9 @@ def remember(
         resolve_user(settings, backend), content, kind=kind, name=name, now=time.time()
     )
     backend.write(target, content + "\n", mode="replace")
+    from ovhooks.semantic.client import nudge_store
+
+    nudge_store(settings)
 
     def render(console: Any) -> None:
         console.print(f"remembered: {target}", markup=False)

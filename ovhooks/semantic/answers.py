@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from ovhooks.recall.calibrate import fit, script_of
+from ovhooks.recall.calibrate import script_of
 from ovhooks.semantic.clauses import clauses, extra_max
 from ovhooks.semantic.index import StoreIndex
 from ovhooks.semantic.model import PROBES
@@ -51,16 +51,14 @@ class Stores:
 
 
 def calibrate(index: StoreIndex, probe_vectors: np.ndarray) -> None:
-    """The store's "unrelated" level per script, from the probes' best matches in it."""
-    tops = index.probe_tops(probe_vectors)
-    by_script: dict[str, list[float]] = {}
-    for probe, top in zip(PROBES, tops, strict=True):
-        by_script.setdefault(script_of(probe), []).append(float(top))
+    """Per script of the prompt, each row's level against that script's unrelated probes."""
+    scripts = np.array([script_of(p) for p in PROBES])
     index.calibration = {}
-    for script, values in by_script.items():
-        fitted = fit(values)
-        if fitted is not None:
-            index.calibration[script] = (fitted["loc"], max(fitted["scale"], SCALE_FLOOR))
+    for script in ("en", "zh"):
+        chosen = probe_vectors[scripts == script]
+        if chosen.shape[0]:
+            levels, spread = index.probe_levels(chosen)
+            index.calibration[script] = (levels, max(spread, SCALE_FLOOR))
 
 
 def refresh(index: StoreIndex, probe_vectors: np.ndarray) -> None:
@@ -68,51 +66,53 @@ def refresh(index: StoreIndex, probe_vectors: np.ndarray) -> None:
         drop_orphans(index.con)
         index.reload()
         calibrate(index, probe_vectors)
-        # drop_orphans wrote: that bumps no data_version for this connection itself.
 
 
 def search(
     request: dict[str, Any], encoder: Encoder, stores: Stores, probe_vectors: np.ndarray
 ) -> dict[str, Any]:
-    """The prompt's nearest rows in scope, each with its strength above the probes."""
+    """The prompt's strongest rows in scope, each with its strength above the probes."""
     index = stores.get(str(request.get("db") or ""))
     if index is None:
         return {"ok": False, "error": "no_store"}
     refresh(index, probe_vectors)
+    if index.rows == 0:
+        return {"ok": False, "error": "empty"}
     prompt = str(request.get("text") or "")
-    script = script_of(prompt)
-    cal = index.calibration.get(script) or index.calibration.get("en")
-    if cal is None or index.rows == 0:
-        return {"ok": False, "error": "uncalibrated" if index.rows else "empty"}
-    loc, scale = cal
+    levels, spread = index.calibration[script_of(prompt)]
     parts = clauses(prompt)
     vectors = encoder.encode([prompt, *parts])
     peers = [str(p) for p in request.get("peers") or [""]]
     k = max(1, min(MAX_HITS, int(request.get("k") or 16)))
-    positions, cos = index.nearest(vectors, str(request.get("owner") or ""), peers, k)
     charge = extra_max(len(parts) + 1) if parts else 0.0
+    positions, strengths = index.nearest(
+        vectors,
+        str(request.get("owner") or ""),
+        peers,
+        k,
+        levels=levels,
+        spread=spread,
+        charge=charge,
+    )
     hits: list[dict[str, Any]] = []
     for j, pos in enumerate(positions):
-        whole = float(cos[0, j])
-        best_part = float(cos[1:, j].max()) if parts else whole
-        z_whole = (whole - loc) / scale
-        z_part = (best_part - loc) / scale - charge
+        whole = float(strengths[0, j])
+        part = float(strengths[1:, j].max()) if parts else whole
         hits.append(
             {
                 "kind": str(index.kinds[pos]),
                 "id": int(index.ids[pos]),
-                "cos": round(whole, 4),
-                "clause_cos": round(best_part, 4),
-                "strength": round(max(z_whole, z_part), 3),
-                "via": "clause" if z_part > z_whole else "whole",
+                "cos": round(whole * spread + float(levels[pos]), 4),
+                "level": round(float(levels[pos]), 4),
+                "strength": round(max(whole, part), 3),
+                "via": "clause" if part > whole else "whole",
             }
         )
     hits.sort(key=lambda h: (-h["strength"], h["kind"], h["id"]))
     return {
         "ok": True,
         "hits": hits,
-        "level": round(loc, 4),
-        "spread": round(scale, 4),
+        "spread": round(spread, 4),
         "clauses": len(parts),
         "rows": index.rows,
     }
@@ -135,7 +135,7 @@ def score(request: dict[str, Any], encoder: Encoder, probe_vectors: np.ndarray) 
     script = script_of(prompt)
     same = [i for i, p in enumerate(PROBES) if script_of(p) == script]
     probe_cos = probe_vectors[same] @ doc_vectors.T
-    level = np.sort(probe_cos, axis=0)[:-2].mean(axis=0)
+    level = probe_cos.mean(axis=0)
     scale = max(float(probe_cos.std()), SCALE_FLOOR)
     charge = extra_max(len(parts) + 1) if parts else 0.0
     strengths: list[float] = []

@@ -19,6 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ovhooks.config import Settings
+
 # A start is not tried again for this long (the model loads in ~1 s, several under load).
 START_BACKOFF_S = 60.0
 _MAX_ANSWER = 4 * 1024 * 1024
@@ -168,3 +170,14 @@ def nudge(state_dir: str, db: str, *, idle_s: float, force: bool = False) -> str
 def ping(state_dir: str, timeout_s: float = 0.5) -> tuple[dict[str, Any] | None, str]:
     """The service's own status (state, model, pending, RSS), or why it did not answer."""
     return request(state_dir, {"op": "ping"}, timeout_s)
+
+
+def nudge_store(settings: Settings) -> str:
+    """``nudge`` for the local store the settings choose (write paths: the worker after its
+    jobs, ``remember``, ``import``); nothing for OpenViking or with semantics off."""
+    if not settings.semantic or settings.backend != "local":
+        return "off"
+    db = os.path.join(settings.data_dir, "memory.db")
+    if not os.path.isfile(db):
+        return "no_store"
+    return nudge(settings.state_dir, db, idle_s=settings.semantic_idle_s)

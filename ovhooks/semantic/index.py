@@ -67,7 +67,8 @@ class StoreIndex:
         self.names: dict[str, int] = {}
         self.matrix = np.zeros((0, DIM), dtype=np.float32)
         self.scales: np.ndarray | None = None
-        self.calibration: dict[str, tuple[float, float]] = {}
+        # Per prompt script: each row's level against unrelated probes, and their spread.
+        self.calibration: dict[str, tuple[np.ndarray, float]] = {}
 
     @property
     def rows(self) -> int:
@@ -139,24 +140,49 @@ class StoreIndex:
         return out
 
     def nearest(
-        self, queries: np.ndarray, owner: str, peers: list[str], k: int
+        self,
+        queries: np.ndarray,
+        owner: str,
+        peers: list[str],
+        k: int,
+        *,
+        levels: np.ndarray,
+        spread: float,
+        charge: float,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(positions, cosines)``: the ``k`` rows in scope whose best query cosine is
-        highest, and each one's cosine per query (shape (queries, k))."""
+        """``(positions, strengths)``: the ``k`` rows in scope with the highest strength, and
+        each one's strength per query (shape (queries, k)). A row's strength for a query is
+        its cosine above that row's own level against unrelated probes (``levels``), in
+        units of ``spread``; the clause queries (all rows after the first) pay ``charge``."""
         if self.rows == 0:
             return np.zeros(0, dtype=np.int64), np.zeros((queries.shape[0], 0), np.float32)
-        sims = self.similarities(queries)
-        best = sims.max(axis=0)
-        best[~self.mask(owner, peers)] = -2.0
+        strengths = self._strengths(self.similarities(queries), levels, spread, charge)
+        best = strengths.max(axis=0)
+        best[~self.mask(owner, peers)] = -np.inf
         wanted = min(self.rows, _RESCORE if self.scales is not None else k)
         top = np.argpartition(-best, wanted - 1)[:wanted]
-        top = top[best[top] > -2.0]
-        cos = self.exact(top, queries) if self.scales is not None else sims[:, top]
-        order = np.argsort(-cos.max(axis=0), kind="stable")[:k]
-        return top[order], cos[:, order]
+        top = top[np.isfinite(best[top])]
+        if self.scales is not None:
+            exact = self.exact(top, queries)
+            chosen = self._strengths(exact, levels[top], spread, charge)
+        else:
+            chosen = strengths[:, top]
+        order = np.argsort(-chosen.max(axis=0), kind="stable")[:k]
+        return top[order], chosen[:, order]
 
-    def probe_tops(self, probes: np.ndarray) -> np.ndarray:
-        """Each probe's best cosine over the whole store."""
+    @staticmethod
+    def _strengths(
+        sims: np.ndarray, levels: np.ndarray, spread: float, charge: float
+    ) -> np.ndarray:
+        out = (sims - levels[None, :]) / spread
+        out[1:] -= charge
+        return np.asarray(out, dtype=np.float32)
+
+    def probe_levels(self, probes: np.ndarray) -> tuple[np.ndarray, float]:
+        """Each row's mean cosine with the probes, and the spread of all those cosines: what
+        "unrelated" looks like for that row (a row that resembles everything gains nothing,
+        and a prompt in another language than the row starts from that pair's own level)."""
         if self.rows == 0:
-            return np.zeros(probes.shape[0], dtype=np.float32)
-        return np.asarray(self.similarities(probes).max(axis=1), dtype=np.float32)
+            return np.zeros(0, dtype=np.float32), 1.0
+        sims = self.similarities(probes)
+        return np.asarray(sims.mean(axis=0), dtype=np.float32), float(sims.std())

@@ -13,7 +13,9 @@ def test_a_one_clause_prompt_has_no_clauses_of_its_own() -> None:
 
 
 def test_sentences_and_chinese_sentences_split() -> None:
-    text = "Refactor the exporter module. Keep the CLI flags as they are! 然后部署到测试环境去看看。"
+    text = (
+        "Refactor the exporter module. Keep the CLI flags as they are! 然后部署到测试环境去看看。"
+    )
     assert clauses(text) == [
         "Refactor the exporter module.",
         "Keep the CLI flags as they are!",

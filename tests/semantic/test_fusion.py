@@ -35,16 +35,44 @@ def test_strong_semantics_alone_is_injected_and_sorted_above_the_bar() -> None:
 
 
 def test_moderate_agreement_of_both_is_injected_but_neither_alone() -> None:
-    both = judge(Evidence("a", fusion.AGREE_LEXICAL, fusion.AGREE), BAR)
+    rival = fusion.AGREE  # another candidate as strong: no distinct best
+    both = judge(Evidence("a", fusion.AGREE_LEXICAL, fusion.AGREE), BAR, rival)
     assert both.decision == "agreement"
-    words_only = judge(Evidence("b", fusion.AGREE_LEXICAL, fusion.AGREE - 0.1), BAR)
-    meaning_only = judge(Evidence("c", fusion.AGREE_LEXICAL - 0.05, fusion.AGREE), BAR)
+    words_only = judge(Evidence("b", fusion.AGREE_LEXICAL, fusion.AGREE - 0.1), BAR, rival)
+    meaning_only = judge(Evidence("c", fusion.AGREE_LEXICAL - 0.05, fusion.AGREE), BAR, rival)
     assert (words_only.decision, words_only.reason) == ("dropped", "weak")
     assert meaning_only.decision == "dropped"
 
 
+def test_agreement_needs_to_be_near_the_best_candidate() -> None:
+    near = judge(Evidence("a", 0.5, fusion.AGREE), BAR, rival=fusion.AGREE + fusion.AGREE_MARGIN)
+    far = judge(Evidence("b", 0.5, fusion.AGREE), BAR, rival=fusion.AGREE + fusion.AGREE_MARGIN + 1)
+    assert near.decision == "agreement"
+    assert (far.decision, far.reason) == ("dropped", "weak")
+
+
+def test_a_distinct_best_match_is_injected_below_the_strong_bar() -> None:
+    alone = judge(Evidence("a", 0.0, fusion.DISTINCT), BAR, rival=fusion.DISTINCT - fusion.GAP)
+    crowded = judge(Evidence("b", 0.0, fusion.DISTINCT), BAR, rival=fusion.DISTINCT - 0.5)
+    only = judge(Evidence("c", 0.0, fusion.DISTINCT), BAR, rival=None)
+    assert alone.decision == "semantic"
+    assert (crowded.decision, crowded.reason) == ("dropped", "weak")
+    assert only.decision == "semantic"
+
+
+def test_fuse_measures_each_candidate_against_the_best_other() -> None:
+    top, second = fusion.DISTINCT + 0.5, fusion.DISTINCT + 0.5 - fusion.GAP
+    out = {i.key: i for i in fuse([Evidence("a", 0.0, top), Evidence("b", 0.0, second)], BAR)}
+    assert out["a"].decision == "semantic"
+    assert out["b"].decision == "dropped"
+    tied = fuse([Evidence("a", 0.0, top), Evidence("b", 0.0, top)], BAR)
+    assert all(i.decision == "dropped" for i in tied)
+    lexical_only = fuse([Evidence("w", 0.50, None), Evidence("s", 0.0, 1.0)], BAR)
+    assert all(not i.admitted for i in lexical_only)
+
+
 def test_semantic_only_admissions_are_bounded_by_the_best_and_a_count() -> None:
-    top = fusion.STRONG + 3.0
+    top = fusion.STRONG + 2.0 + fusion.MARGIN
     items = [
         Evidence("best", 0.0, top),
         Evidence("close", 0.0, top - 0.5),

