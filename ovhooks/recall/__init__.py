@@ -267,12 +267,12 @@ def _decide(
         calibration = calibrate.usable(stored, now, script, best)
     if calibration is None:
         return rank(candidates, profile, exclude=seen, strong_score=2.0)
-    return calibrate.select(
-        candidates,
-        profile,
-        calibration,
-        exclude=seen,
-        max_items=min(calibrate.MAX_ITEMS, settings.recall_max_items),
+    cap = min(calibrate.MAX_ITEMS, settings.recall_max_items)
+    chosen = calibrate.select(candidates, profile, calibration, exclude=seen, max_items=cap)
+    from ovhooks.recall.rescoring import with_local_signal
+
+    return with_local_signal(
+        chosen, candidates, text, settings, calibration, exclude=seen, max_items=cap
     )
 
 

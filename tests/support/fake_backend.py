@@ -224,6 +224,8 @@ def make_settings(state_dir: str, **changes: Any) -> Any:
             "OPENVIKING_URL": "http://127.0.0.1:9",
             # In-process tests: the calibration probes run inline, never in a forked child.
             "OVHOOKS_DETACH": "0",
+            # No embedding service unless a test asks for one (replace(semantic=True)).
+            "OVHOOKS_SEMANTIC": "off",
         }
     )
     return settings.replace(**changes) if changes else settings

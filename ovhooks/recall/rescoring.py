@@ -1,0 +1,68 @@
+"""An embedding server's candidates re-scored by the local embedding service
+(``semantic.rescore`` decides; this asks the service within ``semantic_deadline_ms``).
+
+Without an answer in time (no service yet: it is started for later prompts; loading;
+broken) the server's own decision stands.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping
+
+    from ovhooks.config import Settings
+    from ovhooks.recall.rank import Candidate
+
+_DOC_CHARS = 1000
+
+
+def with_local_signal(
+    chosen: list[Candidate],
+    candidates: list[Candidate],
+    prompt: str,
+    settings: Settings,
+    calibration: Mapping[str, float],
+    *,
+    exclude: Collection[str],
+    max_items: int,
+) -> list[Candidate]:
+    """``chosen`` (the server's rule), plus what the local signal adds after it."""
+    if not settings.semantic or len(chosen) >= max_items:
+        return chosen
+    from ovhooks.recall.rank import dedupe_key
+
+    taken = {dedupe_key(c) for c in chosen} | {c.uri for c in chosen}
+    pool = [c for c in candidates if c.uri not in exclude]
+    if not [c for c in pool if c.uri not in taken]:
+        return chosen
+    from ovhooks.semantic import client
+
+    answer, reason = client.request(
+        settings.state_dir,
+        {"op": "score", "text": prompt[:2000], "docs": [c.text[:_DOC_CHARS] for c in pool]},
+        settings.semantic_deadline_ms / 1000.0,
+    )
+    if answer is None:
+        if reason == "absent":
+            client.start(settings.state_dir, idle_s=settings.semantic_idle_s)
+        return chosen
+    strengths = answer.get("strengths")
+    if not isinstance(strengths, list) or len(strengths) != len(pool):
+        return chosen
+    from ovhooks.recall.calibrate import strength
+    from ovhooks.semantic.rescore import added
+
+    triples = [
+        (c.uri, strength(c.score, calibration), float(s))
+        for c, s in zip(pool, strengths, strict=True)
+        if isinstance(s, int | float)
+    ]
+    by_uri = {c.uri: c for c in pool}
+    out = list(chosen)
+    for uri in added([c.uri for c in chosen], triples, max_items=max_items):
+        item = by_uri[uri]
+        if dedupe_key(item) not in taken:
+            taken.add(dedupe_key(item))
+            out.append(item)
+    return out

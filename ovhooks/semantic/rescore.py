@@ -1,0 +1,58 @@
+"""An embedding server's candidates, read again with the local signal (pure functions).
+
+OpenViking ranks by its own model; with a small one (multilingual-e5-small in the rig) a
+Chinese question and the English memory that answers it score no higher than unrelated
+pairs, so the calibrated rule (``recall.calibrate``) drops them. The embedding service scores
+the same candidates (their abstracts) with the local model, each against the unrelated probes'
+similarity to that same text. A candidate the server's rule dropped is added when
+
+- the local strength alone passes (``fusion.STRONG``, or ``fusion.DISTINCT`` with a lead of
+  ``fusion.GAP`` over the other candidates), and the server does not put it far below what
+  unrelated prompts reach (``SERVER_FLOOR``: with e5-small a Chinese question meets the
+  English memory that answers it about one spread *below* the probes, so the floor is
+  lenient; the server's candidate list is the first filter); or
+- the local strength reaches ``fusion.AGREE`` and the server's strength ``SERVER_AGREE``.
+
+What the server's rule chose stays first and in the server's order: the local signal only
+adds, after it, up to the item cap; it never reorders or removes a strong server choice.
+"""
+
+from __future__ import annotations
+
+from ovhooks.semantic import fusion
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+SERVER_FLOOR = -3.0
+SERVER_AGREE = 2.0
+
+
+def added(
+    chosen: Sequence[str],
+    candidates: Sequence[tuple[str, float, float]],
+    *,
+    max_items: int,
+) -> list[str]:
+    """Keys to add after ``chosen``: ``candidates`` are ``(key, server strength, local
+    strength)`` for every candidate the server returned, chosen or not."""
+    room = max_items - len(chosen)
+    if room <= 0:
+        return []
+    locals_ = sorted((c[2] for c in candidates), reverse=True)
+    picked: list[tuple[float, str]] = []
+    for key, server, local in candidates:
+        if key in chosen:
+            continue
+        rival = locals_[1] if local == locals_[0] and len(locals_) > 1 else locals_[0]
+        lead = local - rival if len(locals_) > 1 else None
+        strong = local >= fusion.STRONG or (
+            local >= fusion.DISTINCT and (lead is None or lead >= fusion.GAP)
+        )
+        if (strong and server >= SERVER_FLOOR) or (
+            local >= fusion.AGREE and server >= SERVER_AGREE
+        ):
+            picked.append((local, key))
+    picked.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [key for _, key in picked[:room]]

@@ -1,0 +1,46 @@
+"""What the local signal adds to an embedding server's choice (pure)."""
+
+from __future__ import annotations
+
+from ovhooks.semantic import fusion
+from ovhooks.semantic.rescore import SERVER_AGREE, SERVER_FLOOR, added
+
+
+def test_the_server_choice_stays_and_a_strong_local_match_is_added_after_it() -> None:
+    candidates = [
+        ("server-pick", 7.0, 1.0),
+        ("cross-lingual", 1.0, fusion.STRONG + 0.5),
+        ("noise", 0.5, 0.2),
+    ]
+    assert added(["server-pick"], candidates, max_items=3) == ["cross-lingual"]
+
+
+def test_nothing_is_added_past_the_item_cap() -> None:
+    candidates = [("a", 7.0, 1.0), ("b", 1.0, fusion.STRONG + 1)]
+    assert added(["a"], candidates, max_items=1) == []
+
+
+def test_a_strong_local_match_the_server_puts_below_unrelated_prompts_is_not_added() -> None:
+    candidates = [("x", SERVER_FLOOR - 0.5, fusion.STRONG + 1), ("y", 0.0, 0.0)]
+    assert added([], candidates, max_items=3) == []
+
+
+def test_moderate_local_strength_needs_the_server_to_agree() -> None:
+    local = fusion.AGREE + 0.1
+    agreeing = [("a", SERVER_AGREE, local), ("b", SERVER_AGREE - 1, local), ("c", 0.0, local)]
+    assert added([], agreeing, max_items=3) == ["a"]
+
+
+def test_a_distinct_local_best_is_added_and_a_crowded_one_is_not() -> None:
+    distinct = [("a", 0.5, fusion.DISTINCT), ("b", 0.5, fusion.DISTINCT - fusion.GAP)]
+    crowded = [("a", 0.5, fusion.DISTINCT), ("b", 0.5, fusion.DISTINCT - 0.5)]
+    alone = [("a", 0.5, fusion.DISTINCT)]
+    assert added([], distinct, max_items=3) == ["a"]
+    assert added([], crowded, max_items=3) == []
+    assert added([], alone, max_items=3) == ["a"]
+
+
+def test_additions_come_strongest_first() -> None:
+    candidates = [("low", 1.0, fusion.STRONG), ("high", 1.0, fusion.STRONG + 2)]
+    assert added([], candidates, max_items=1) == ["high"]
+    assert added([], candidates, max_items=3) == ["high", "low"]
