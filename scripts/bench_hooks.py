@@ -98,6 +98,60 @@ def measure(name, argv, stdin_fn, env, runs, server=None, before=None):
     }
 
 
+LOCAL_MEMORIES = (
+    "The user prefers tool number {i} for parsing nested lists in project {i}.",
+    "Service {i} listens on port {port} in staging; production uses {port2}.",
+    "在项目 {i} 里，部署之前必须先跑 make check 和集成测试。",
+    "Team {i} reviews database migrations on Thursdays before the release train.",
+)
+
+
+def local_recall_rows(tmp: Path, env: dict[str, str], payload, ovhooks: str, runs: int):
+    """UserPromptSubmit on the local store: lexical only, with the embedding service warm
+    (started from this interpreter's environment, which has the model), and with no service
+    (the hook answers lexically and starts one; the plain install has no model, so the one it
+    starts reports a broken model and answers nothing, as a missing model would)."""
+    from ovhooks.backend.local import LocalBackend
+    from tests.support.semantic import start_service, stop_service, wait_warm_and_indexed
+
+    data = tmp / "local-data"
+    store = LocalBackend(str(data))
+    for i in range(40):
+        for n, text in enumerate(LOCAL_MEMORIES):
+            body = text.format(i=i, port=5400 + i, port2=6400 + i)
+            store.write(f"viking://user/default/memories/preferences/m{i}-{n}.md", body + "\n")
+    store.close()
+    local = dict(env, OVHOOKS_BACKEND="local", OVHOOKS_DATA_DIR=str(data))
+    local.pop("OPENVIKING_URL", None)
+    data_in = payload("UserPromptSubmit", prompt="how should I check things before deploying?")
+    argv = [ovhooks, "user-prompt-submit", "--host", "codex"]
+    rows = [
+        measure(
+            "UserPromptSubmit (local, lexical only)",
+            argv,
+            lambda: data_in,
+            dict(local, OVHOOKS_SEMANTIC="off"),
+            runs,
+        )
+    ]
+    state = tmp / "state-semantic"
+    warm = dict(local, OVHOOKS_SEMANTIC="on", OVHOOKS_STATE_DIR=str(state))
+    proc = start_service(str(state), db=str(data / "memory.db"))
+    try:
+        wait_warm_and_indexed(str(state), str(data / "memory.db"))
+        rows.append(
+            measure("UserPromptSubmit (local, semantic warm)", argv, lambda: data_in, warm, runs)
+        )
+    finally:
+        stop_service(proc)
+    cold = dict(local, OVHOOKS_SEMANTIC="on", OVHOOKS_STATE_DIR=str(tmp / "state-cold"))
+    cold["OVHOOKS_SEMANTIC_IDLE_S"] = "5"
+    rows.append(
+        measure("UserPromptSubmit (local, no warm model)", argv, lambda: data_in, cold, runs)
+    )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
@@ -172,6 +226,8 @@ def main() -> None:
                 server,
             )
         )
+    if not args.only_stop:
+        rows += local_recall_rows(tmp, env, payload, ovhooks, args.runs)
     time.sleep(1.0)  # let detached workers finish before the inline runs
 
     inline = dict(env, OVHOOKS_DETACH="0")

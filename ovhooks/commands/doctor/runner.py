@@ -83,7 +83,15 @@ def run_checks(
     now: float | None = None,
 ) -> list[Check]:
     """Every check that applies, in the order the report shows them."""
-    from ovhooks.commands.doctor import activity, config, ingestion, queue, server, state_dir
+    from ovhooks.commands.doctor import (
+        activity,
+        config,
+        ingestion,
+        queue,
+        semantic,
+        server,
+        state_dir,
+    )
 
     now = time.time() if now is None else now
     checks = [config.check_config(settings), config.check_backend_choice(settings)]
@@ -102,6 +110,7 @@ def run_checks(
     checks.append(state_dir.check_state_dir(settings.state_dir))
     checks.append(queue.check_queue(settings.state_dir))
     checks.append(queue.check_recent_errors(settings.state_dir, now))
+    checks.append(semantic.check_semantic(settings))
     return checks
 
 

