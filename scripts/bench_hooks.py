@@ -106,7 +106,9 @@ LOCAL_MEMORIES = (
 )
 
 
-def local_recall_rows(tmp: Path, env: dict[str, str], payload, ovhooks: str, runs: int):
+def local_recall_rows(
+    tmp: Path, env: dict[str, str], payload, python: str, ovhooks: str, runs: int
+):
     """UserPromptSubmit on the local store: lexical only, with the embedding service warm
     (started from this interpreter's environment, which has the model), and with no service
     (the hook answers lexically and starts one; the plain install has no model, so the one it
@@ -125,31 +127,45 @@ def local_recall_rows(tmp: Path, env: dict[str, str], payload, ovhooks: str, run
     local.pop("OPENVIKING_URL", None)
     data_in = payload("UserPromptSubmit", prompt="how should I check things before deploying?")
     argv = [ovhooks, "user-prompt-submit", "--host", "codex"]
-    rows = [
-        measure(
-            "UserPromptSubmit (local, lexical only)",
-            argv,
-            lambda: data_in,
-            dict(local, OVHOOKS_SEMANTIC="off"),
-            runs,
-        )
-    ]
     state = tmp / "state-semantic"
-    warm = dict(local, OVHOOKS_SEMANTIC="on", OVHOOKS_STATE_DIR=str(state))
+    cold = dict(local, OVHOOKS_SEMANTIC="on", OVHOOKS_STATE_DIR=str(tmp / "state-cold"))
+    cold["OVHOOKS_SEMANTIC_IDLE_S"] = "5"
+    configs = {
+        "python -c pass (floor, interleaved)": (
+            [python, "-c", "pass"],
+            local,
+        ),
+        "UserPromptSubmit (local, lexical only)": (argv, dict(local, OVHOOKS_SEMANTIC="off")),
+        "UserPromptSubmit (local, semantic warm)": (
+            argv,
+            dict(local, OVHOOKS_SEMANTIC="on", OVHOOKS_STATE_DIR=str(state)),
+        ),
+        "UserPromptSubmit (local, no warm model)": (argv, cold),
+    }
+    times: dict[str, list[float]] = {name: [] for name in configs}
+    rss: dict[str, list[float]] = {name: [] for name in configs}
     proc = start_service(str(state), db=str(data / "memory.db"))
     try:
         wait_warm_and_indexed(str(state), str(data / "memory.db"))
-        rows.append(
-            measure("UserPromptSubmit (local, semantic warm)", argv, lambda: data_in, warm, runs)
-        )
+        # Interleaved, so load swings on a shared machine hit every configuration alike.
+        for _ in range(runs):
+            for name, (command, run_env) in configs.items():
+                seconds, peak = run_once(command, data_in, run_env)
+                times[name].append(seconds)
+                rss[name].append(peak)
     finally:
         stop_service(proc)
-    cold = dict(local, OVHOOKS_SEMANTIC="on", OVHOOKS_STATE_DIR=str(tmp / "state-cold"))
-    cold["OVHOOKS_SEMANTIC_IDLE_S"] = "5"
-    rows.append(
-        measure("UserPromptSubmit (local, no warm model)", argv, lambda: data_in, cold, runs)
-    )
-    return rows
+    return [
+        {
+            "name": name,
+            "median_ms": statistics.median(times[name]) * 1000,
+            "p90_ms": sorted(times[name])[int(0.9 * (len(times[name]) - 1))] * 1000,
+            "rss_mib": max(rss[name]),
+            "rss_all": rss[name],
+            "requests": 0,
+        }
+        for name in configs
+    ]
 
 
 def main() -> None:
@@ -227,7 +243,7 @@ def main() -> None:
             )
         )
     if not args.only_stop:
-        rows += local_recall_rows(tmp, env, payload, ovhooks, args.runs)
+        rows += local_recall_rows(tmp, env, payload, python, ovhooks, args.runs)
     time.sleep(1.0)  # let detached workers finish before the inline runs
 
     inline = dict(env, OVHOOKS_DETACH="0")

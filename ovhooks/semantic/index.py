@@ -60,6 +60,10 @@ class StoreIndex:
         self.path = path
         self.con = connect(path)
         self.version: int | None = None
+        # Vectors this service wrote since the last load (its own writes leave
+        # ``data_version`` alone), and when it last loaded.
+        self.stale = False
+        self.loaded_at = 0.0
         self.kinds = np.zeros(0, dtype="U1")
         self.ids = np.zeros(0, dtype=np.int64)
         self.owners = np.zeros(0, dtype=np.int32)
@@ -81,11 +85,16 @@ class StoreIndex:
         return fresh
 
     def reload(self) -> None:
+        """Read this model's vectors into memory, row by row (100,000 blobs fetched at once
+        would hold 120 MB of Python objects at the peak, and the heap keeps it)."""
+        import time
+
+        self.stale = False
+        self.loaded_at = time.monotonic()
         ensure_table(self.con)
-        keys = self.con.execute(
-            f"SELECT kind, row_id, owner, peer, vec FROM {TABLE} WHERE model = ?", (MODEL_KEY,)
-        ).fetchall()
-        count = len(keys)
+        (count,) = self.con.execute(
+            f"SELECT count(*) FROM {TABLE} WHERE model = ?", (MODEL_KEY,)
+        ).fetchone()
         kinds = np.empty(count, dtype="U1")
         ids = np.empty(count, dtype=np.int64)
         owners = np.empty(count, dtype=np.int32)
@@ -94,7 +103,13 @@ class StoreIndex:
         matrix = np.empty((count, DIM), dtype=np.float32 if small else np.int8)
         scales = None if small else np.empty(count, dtype=np.float32)
         names: dict[str, int] = {}
-        for i, (kind, rid, owner, peer, blob) in enumerate(keys):
+        cursor = self.con.execute(
+            f"SELECT kind, row_id, owner, peer, vec FROM {TABLE} WHERE model = ?", (MODEL_KEY,)
+        )
+        filled = 0
+        for i, (kind, rid, owner, peer, blob) in enumerate(cursor):
+            if i >= count:
+                break  # rows added since the count: the next reload takes them
             kinds[i] = kind
             ids[i] = rid
             owners[i] = names.setdefault(owner, len(names))
@@ -106,8 +121,11 @@ class StoreIndex:
                 top = float(np.abs(vec).max()) or 1.0
                 scales[i] = top / 127.0
                 matrix[i] = np.round(vec * (127.0 / top)).astype(np.int8)
-        self.kinds, self.ids, self.owners, self.peers = kinds, ids, owners, peers
-        self.names, self.matrix, self.scales = names, matrix, scales
+            filled = i + 1
+        self.kinds, self.ids = kinds[:filled], ids[:filled]
+        self.owners, self.peers = owners[:filled], peers[:filled]
+        self.names, self.matrix = names, matrix[:filled]
+        self.scales = None if scales is None else scales[:filled]
 
     def similarities(self, queries: np.ndarray) -> np.ndarray:
         """Cosine of every stored row against each query row: shape (queries, rows)."""

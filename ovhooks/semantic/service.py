@@ -65,6 +65,7 @@ class Service:
         self.status_at = 0.0
         self.pending_at = 0.0
         self.pending_total = 0
+        self.force_count = False
         self.started = time.time()
 
     # --- model ------------------------------------------------------------------------------
@@ -106,6 +107,7 @@ class Service:
             return answers.score(request, self.encoder, self.probes)
         if op == "index":
             self.pending_at = 0.0
+            self.force_count = True
             return {"ok": True}
         return {"ok": False, "error": "unknown_op"}
 
@@ -142,22 +144,30 @@ class Service:
         """Embed one batch of pending rows; whether any work was done."""
         if self.encoder is None:
             return False
-        from ovhooks.semantic.answers import update_pending
+        from ovhooks.semantic.answers import refresh, update_pending
         from ovhooks.semantic.index import embed_pending
         from ovhooks.semantic.vectors import ensure_table
 
+        for path, index in self.stores.open.items():
+            # Another connection wrote (a commit, a forget), or this service embedded new
+            # rows: reload between requests, so a prompt never waits for it (it is answered
+            # from the previous load meanwhile).
+            if index.version is not None:
+                refresh(index, self.probes, pending=self.stores.pending.get(path, 0))
         now = time.monotonic()
         if now - self.pending_at >= _PENDING_EVERY_S:
             for index in self.stores.open.values():
                 ensure_table(index.con)
-            self.pending_total = update_pending(self.stores)
+            self.pending_total = update_pending(self.stores, force=self.force_count)
             self.pending_at = now
+            self.force_count = False
         if self.pending_total <= 0:
             return False
         done = 0
         for path, index in self.stores.open.items():
             if self.stores.pending.get(path, 0) > 0:
                 done = embed_pending(index.con, self.encoder.encode)
+                index.stale = index.stale or done > 0
                 self.stores.pending[path] = max(0, self.stores.pending[path] - done)
                 self.pending_total = max(0, self.pending_total - done)
                 if done:

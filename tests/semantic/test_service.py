@@ -105,3 +105,34 @@ def test_a_broken_model_is_logged_once_and_answers_nothing(tmp_path: Path) -> No
         assert len(errors) == 1
     finally:
         stop_service(proc)
+
+
+def test_a_memory_written_while_the_service_runs_is_embedded_and_found(tmp_path: Path) -> None:
+    from ovhooks.backend.local import LocalBackend
+    from ovhooks.semantic import client
+    from tests.support.semantic import wait_warm_and_indexed
+
+    state, db = str(tmp_path / "state"), str(tmp_path / "data" / "memory.db")
+    store = LocalBackend(str(tmp_path / "data"))
+    store.write("viking://user/default/memories/preferences/a.md", "We deploy on Tuesdays.\n")
+    proc = start_service(state, db=db)
+    try:
+        wait_warm_and_indexed(state, db)
+        ask = {"op": "search", "db": db, "owner": "default", "text": "Who looks after the cat?"}
+        first, _ = client.request(state, ask, 30)
+        assert first is not None and first["rows"] == 1
+        store.write(
+            "viking://user/default/memories/preferences/b.md",
+            "Our office cat Biscuit is fed by Jonas every morning.\n",
+        )
+        client.nudge(state, db, idle_s=120)
+
+        def found() -> dict[str, object] | None:
+            answer, _ = client.request(state, ask, 30)
+            return answer if answer and answer["rows"] == 2 else None
+
+        answer = wait_until(found, 120, "the new memory in the service's index")
+        assert answer["hits"][0]["id"] == 2  # type: ignore[index]
+    finally:
+        store.close()
+        stop_service(proc)
