@@ -132,7 +132,7 @@ def test_a_memory_written_while_the_service_runs_is_embedded_and_found(tmp_path:
             return answer if answer and answer["rows"] == 2 else None
 
         answer = wait_until(found, 120, "the new memory in the service's index")
-        assert answer["hits"][0]["id"] == 2  # type: ignore[index]
+        assert answer["hits"][0]["id"] == 2
     finally:
         store.close()
         stop_service(proc)
