@@ -100,6 +100,7 @@ def test_beside_a_clone_in_the_temp_dir_only_what_the_session_made_is_allowed(
     assert watch.is_allowed("/opt/venv/lib/site.py")
     assert not watch.is_allowed(f"{temp}/shared/fixtures/Stop.json")
     assert not watch.is_allowed(f"{temp}/not-yet-made/x.json")
+    assert watch.is_allowed(str(temp))  # the folder itself (TemporaryFile opens it: O_TMPFILE)
     # made by the session: a folder (mkdtemp), a created file, a rename's target
     watch.audit("os.mkdir", (f"{temp}/ovhooks-dry-run-1", 0o700, None))
     watch.audit("open", (f"{temp}/job.json", None, os.O_WRONLY | os.O_CREAT | os.O_EXCL))

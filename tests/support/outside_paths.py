@@ -150,7 +150,8 @@ class OutsideOpens:
         probe = full + os.sep
         if full == "/dev/null":
             return True
-        if self.beside and probe.startswith(self.beside):
+        # the folder itself is no sibling: tempfile.TemporaryFile opens it (O_TMPFILE)
+        if self.beside and probe.startswith(self.beside) and probe != self.beside:
             own = tuple(r for r in self.roots if not self.beside.startswith(r))
             return probe.startswith((*own, *self.made, self.pytest_temp))
         return probe.startswith(self.roots)
