@@ -186,6 +186,8 @@ def recall_for_prompt(
         for other, target in also_search:
             candidates += _retrieve_under(query, target, backend=other, settings=settings)
     except BackendError as exc:
+        if trace is not None:
+            trace.error = str(exc)
         tell = not server.breaker_noted()
         server.open_breaker(now, settings.recall_breaker_s, failure_reason(exc), noted=True)
         server.save()

@@ -19,7 +19,17 @@ DROPPED = "dropped"
 class Trace:
     """Inputs and outputs of each step of one recall (empty where the run stopped earlier)."""
 
-    __slots__ = ("block", "candidates", "hints", "kept", "query", "seen", "shown", "tokens")
+    __slots__ = (
+        "block",
+        "candidates",
+        "error",
+        "hints",
+        "kept",
+        "query",
+        "seen",
+        "shown",
+        "tokens",
+    )
 
     def __init__(self) -> None:
         self.query = ""
@@ -30,6 +40,7 @@ class Trace:
         self.hints: tuple[str, ...] = ()
         self.block = ""
         self.tokens = 0
+        self.error = ""  # the store's failure, when retrieval failed
 
 
 class Row:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 SCOPES = ("user", "project", "other")
 PAGE_SIZE = 50
 SERVER_LIST_CAP = 5000
+ABSTRACT_CHARS = 240
 
 
 class Memory:
@@ -140,7 +141,15 @@ def _server_page(
     total = len(items)
     number = max(1, min(number, max(1, -(-total // PAGE_SIZE))))
     start = (number - 1) * PAGE_SIZE
-    return Page(items[start : start + PAGE_SIZE], total, number, categories)
+    shown = items[start : start + PAGE_SIZE]
+    for memory in shown:
+        if not memory.abstract:
+            # The server summarises a new file later: until then the list shows its start.
+            try:
+                memory.abstract = backend.read(memory.uri, "full")[:ABSTRACT_CHARS]
+            except BackendError:
+                continue
+    return Page(shown, total, number, categories)
 
 
 def _server_memory(entry: Any, peer: str) -> Memory | None:

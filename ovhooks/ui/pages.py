@@ -30,9 +30,10 @@ class UserError(Exception):
 
 
 class Why:
-    __slots__ = ("block", "query", "reason", "rows", "tokens")
+    __slots__ = ("block", "error", "query", "reason", "rows", "tokens")
 
     def __init__(self, trace: Trace, rows: list[Row], reason: str) -> None:
+        self.error = trace.error
         self.query = trace.query
         self.block = trace.block
         self.tokens = trace.tokens
@@ -276,6 +277,7 @@ def memory_json(found: dict[str, Any]) -> dict[str, Any]:
 def why_json(found: Why) -> dict[str, Any]:
     return {
         "reason": found.reason,
+        "error": found.error,
         "query": found.query,
         "block": found.block,
         "tokens": found.tokens,
