@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
     from ovhooks.recall.trace import Row, Trace
 
 LOG_ROWS = 200

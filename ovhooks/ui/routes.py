@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
     from ovhooks.ui.guard import Secrets
 
 STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
-    from ovhooks.layout import State
+    from ovhooks.settings.config import Settings
+    from ovhooks.session.layout import State
 
 MESSAGE_TOKENS = 4000
 
@@ -29,7 +29,7 @@ FIXES = {
 
 
 def summaries(state_dir: str) -> list[dict[str, Any]]:
-    from ovhooks.state import StateStore
+    from ovhooks.session.store import StateStore
 
     docs = StateStore(state_dir).all()
     rows = [_summary(doc) for doc in docs]
@@ -91,7 +91,7 @@ def detail(
     settings: Settings, key: str, backend_factory: Callable[[], Backend]
 ) -> dict[str, Any] | None:
     from ovhooks.backend.errors import BackendError
-    from ovhooks.state import StateStore
+    from ovhooks.session.store import StateStore
 
     if not key or "/" in key or key.startswith("."):
         return None
