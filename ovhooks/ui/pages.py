@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.settings.config import Settings
     from ovhooks.recall.trace import Row, Trace
+    from ovhooks.settings.config import Settings
 
 LOG_ROWS = 200
 
