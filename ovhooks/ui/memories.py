@@ -77,7 +77,10 @@ def list_page(
 
 
 def _local_page(backend: LocalBackend, peer: str, scope: str, category: str, number: int) -> Page:
+    from ovhooks.backend.local.schema import ensure_listing_index
+
     con = backend.db()
+    ensure_listing_index(con)
     where = ["owner = ?"]
     args: list[Any] = [backend.user]
     if scope == "user":
@@ -86,28 +89,34 @@ def _local_page(backend: LocalBackend, peer: str, scope: str, category: str, num
         where.append("peer = ?")
         args.append(peer)
     elif scope == "other":
-        where.append("peer != '' AND peer != ?")
+        where.append("peer NOT IN ('', ?)")
         args.append(peer)
     scoped = " AND ".join(where)
     categories = [
-        r[0]
+        str(r[0])
         for r in con.execute(
-            f"SELECT DISTINCT category FROM memories WHERE {scoped} ORDER BY category", args
+            f"SELECT DISTINCT category FROM memories INDEXED BY memories_by_scope WHERE {scoped}",
+            args,
         )
     ]
     if category:
         where.append("category = ?")
         args.append(category)
     clause = " AND ".join(where)
-    (total,) = con.execute(f"SELECT COUNT(*) FROM memories WHERE {clause}", args).fetchone()
+    (total,) = con.execute(
+        f"SELECT COUNT(*) FROM memories INDEXED BY memories_by_scope WHERE {clause}", args
+    ).fetchone()
     number = max(1, min(number, max(1, -(-total // PAGE_SIZE))))
+    # Newest first by rowid: without a category the rowid walk meets the page's rows at once
+    # (the index would need a sort across peers); with one, the index walk does.
+    source = "memories INDEXED BY memories_by_scope" if category else "memories NOT INDEXED"
     rows = con.execute(
-        f"SELECT uri, category, abstract, peer, updated_at, source FROM memories WHERE {clause}"
-        " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+        f"SELECT uri, category, abstract, peer, updated_at, source FROM {source} WHERE {clause}"
+        " ORDER BY id DESC LIMIT ? OFFSET ?",
         [*args, PAGE_SIZE, (number - 1) * PAGE_SIZE],
     ).fetchall()
     items = [Memory(r[0], r[1], r[2], r[3], float(r[4]), r[5]) for r in rows]
-    return Page(items, int(total), number, categories)
+    return Page(items, int(total), number, sorted(categories))
 
 
 def _server_page(

@@ -209,7 +209,6 @@ class Data:
             "total": len(entries),
             "injected": injected,
             "latest": max((float(e.get("t") or 0) for e in entries), default=0.0),
-            "preview": self.session_start_preview(),
         }
 
     def log_since(self, since: float) -> dict[str, Any]:

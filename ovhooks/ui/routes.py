@@ -55,6 +55,7 @@ class Viewer:
             ("GET", "/api/why"): self.api_why,
             ("GET", "/api/log"): self.api_log,
             ("GET", "/api/sessions"): self.api_sessions,
+            ("GET", "/api/preview"): self.api_preview,
             ("POST", "/api/memory/edit"): self.edit,
             ("POST", "/api/memory/forget"): self.forget,
             ("POST", "/api/memory/undo"): self.undo,
@@ -147,6 +148,9 @@ class Viewer:
 
     def api_sessions(self, request: Request) -> Response:
         return Response.json({"sessions": self.data().sessions()})
+
+    def api_preview(self, request: Request) -> Response:
+        return Response.json({"context": self.data().session_start_preview()})
 
     def edit(self, request: Request) -> Response:
         body = request.body

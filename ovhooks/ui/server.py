@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -107,7 +108,12 @@ class Handler(BaseHTTPRequestHandler):
                 self._send(Response(400, "a JSON object body is required", "text/plain"))
                 return
         request = Request(method, parts.path, query, headers, body)
-        self._send(viewer.dispatch(request), head=method == "HEAD")
+        started = time.perf_counter()
+        response = viewer.dispatch(request)
+        # How long the page took to make, for the browser's devtools and scripts/bench_ui.py.
+        took = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
+        response.headers = (*response.headers, ("Server-Timing", took))
+        self._send(response, head=method == "HEAD")
 
     def _json_body(self) -> dict[str, Any] | None:
         try:

@@ -98,6 +98,8 @@ def flow(chromium: Any, env: dict[str, str], project: Path, tmp_path: Path, shot
         payload = {"session_id": "browser-1", "cwd": str(project), "prompt": prompt}
         reply = run(["user-prompt-submit", "--host", "codex"], env, project, json.dumps(payload))
         page.locator("#log tbody tr.new").get_by_text(prompt).wait_for(timeout=15000)
+        page.locator("#preview[data-done]").wait_for()
+        assert FACTS[0] in page.locator("#preview").inner_text()
         assert page.locator("#log tbody tr").count() == rows + 1
         if shots:
             shoot(page, "log", tmp_path)

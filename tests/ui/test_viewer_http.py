@@ -243,3 +243,22 @@ def test_every_page_renders(viewer: Viewer) -> None:
     assert viewer.get("/memory?uri=not-a-uri").status == 400
     assert viewer.get("/session?key=../etc").status == 404
     assert viewer.get("/static/../pyproject.toml").status == 404
+
+
+def test_the_next_session_start_preview_is_the_hooks_own_block(
+    viewer: Viewer, project: Path
+) -> None:
+    viewer.sign_in()
+    preview = viewer.get("/api/preview").json()["context"]
+    payload = {"session_id": "start-1", "cwd": str(project), "source": "startup"}
+    reply = subprocess.run(
+        [sys.executable, "-m", "ovhooks", "session-start", "--host", "codex", "--dry-run"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=project,
+        check=True,
+    ).stdout
+    assert preview == json.loads(reply)["hookSpecificOutput"]["additionalContext"]
+    assert all(fact in preview for fact in FACTS)

@@ -128,3 +128,15 @@ if (log) {
   }
   setTimeout(poll, 1500);
 }
+
+const preview = document.getElementById("preview");
+if (preview && preview.dataset.lazy) {
+  fetch(preview.dataset.lazy, { credentials: "same-origin" })
+    .then((answer) => answer.json())
+    .then((doc) => {
+      preview.textContent = doc.context ||
+        "Nothing: memory holds no profile or memories for this project yet.";
+      preview.dataset.done = "1";
+    })
+    .catch(() => { preview.textContent = "The preview failed: run `ovhooks doctor`."; });
+}
