@@ -10,7 +10,6 @@ writes a screenshot of each page to ``docs/ui/`` (the README shows them).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.pytest_plugin import real_environ
 from tests.support.viewer import Viewer, env_for_viewer, running_viewer
 
 pytestmark = pytest.mark.browser
@@ -47,7 +47,8 @@ def run(args: list[str], env: Mapping[str, str], cwd: Path, stdin: str = "") -> 
 
 def shoot(page: Any, name: str, tmp_path: Path) -> None:
     """A full-page screenshot: into docs/ui/ when asked to update them, else the test's tmp."""
-    folder = REPO / "docs" / "ui" if os.environ.get("OVHOOKS_UPDATE_SCREENSHOTS") else tmp_path
+    update = real_environ().get("OVHOOKS_UPDATE_SCREENSHOTS")  # the isolation strips OVHOOKS_*
+    folder = REPO / "docs" / "ui" if update else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
