@@ -105,6 +105,12 @@ def flow(chromium: Any, env: dict[str, str], project: Path, tmp_path: Path, shot
         if shots:
             shoot(page, "log", tmp_path)
 
+        # a new host session appears on the sessions page without a reload
+        page.goto(f"{_base(viewer)}/sessions")
+        start = {"session_id": "browser-2", "cwd": str(project), "source": "startup"}
+        run(["session-start", "--host", "claude"], env, project, json.dumps(start))
+        page.locator("#sessions tbody tr[data-key*='browser-2']").wait_for(timeout=15000)
+
         # "why this memory" shows what the hook injected, for the same prompt
         page.goto(f"{_base(viewer)}/why")
         page.fill("#prompt", prompt)

@@ -140,3 +140,47 @@ if (preview && preview.dataset.lazy) {
     })
     .catch(() => { preview.textContent = "The preview failed: run `ovhooks doctor`."; });
 }
+
+function link(href, text) {
+  const a = document.createElement("a");
+  a.href = href;
+  a.textContent = text;
+  return a;
+}
+
+function sessionRow(s) {
+  const row = document.createElement("tr");
+  row.dataset.key = s.key;
+  cell(row, "").append(link(`/session?key=${encodeURIComponent(s.key)}`, s.key.slice(0, 40)));
+  cell(row, s.host);
+  cell(row, s.peer);
+  cell(row, String(s.turns_captured));
+  cell(row, String(s.messages_sent));
+  cell(row, s.in_flight ? `${s.queued} (${s.in_flight} in flight)` : String(s.queued));
+  const ex = s.extraction || {};
+  let commits = String(s.commit_count);
+  if (ex.status) commits += ` · ${ex.status}${ex.memories != null ? `, ${ex.memories} memories` : ""}`;
+  cell(row, commits);
+  cell(row, s.last_activity_at ? new Date(s.last_activity_at * 1000).toLocaleString() : "");
+  const status = cell(row, s.error ? `${s.error.kind}: ${s.error.fix}` : (s.ended ? "ended" : "live"));
+  if (s.error) status.className = "error";
+  return row;
+}
+
+const sessions = document.getElementById("sessions");
+if (sessions) {
+  let shown = "";
+  async function refresh() {
+    try {
+      const answer = await fetch("/api/sessions", { credentials: "same-origin" });
+      const doc = await answer.json();
+      const text = JSON.stringify(doc.sessions);
+      if (text !== shown && doc.sessions.length) {
+        shown = text;
+        sessions.tBodies[0].replaceChildren(...doc.sessions.map(sessionRow));
+      }
+    } catch (err) { /* try again */ }
+    setTimeout(refresh, 2000);
+  }
+  setTimeout(refresh, 2000);
+}
