@@ -76,11 +76,12 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     (
         "edge",
-        "entry points: the hook runner, the dry-run choice, the commands, the CLI",
+        "entry points: the hook runner, the dry-run choice, the commands, the viewer, the CLI",
         (
             "ovhooks.hookrun",
             "ovhooks.dryrun",
             "ovhooks.commands",
+            "ovhooks.ui",
             "ovhooks.cli",
             "ovhooks.__main__",
         ),
