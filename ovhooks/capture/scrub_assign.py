@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ovhooks.capture.scrub_anchors import KEYWORDS
 from ovhooks.capture.scrub_values import (
     PROVIDER_ID_WORDS,
     LazyRe,
@@ -26,22 +27,10 @@ from ovhooks.capture.scrub_values import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ovhooks.capture.scrub import Span, _Compiled
+    from ovhooks.capture.scrub_compiled import Compiled, Span
 
 _MARKER = "[REDACTED:"
 
-# Words that announce an assignment's key (found in the lower-cased text); "_pat" only at the
-# end of a word.
-KEYWORDS = (
-    "pass", "pwd", "secret", "token", "key", "auth", "cred", "_pat", "salt", "dsn", "mnemonic",
-    "seed",
-)  # fmt: skip
-ASSIGN_SRC = (
-    r"(?P<kq>[\"'`]?)(?P<key>[@$]?[A-Za-z0-9_.-]{1,100})(?P=kq)"
-    r"(?P<sep>[ \t]*\]?[ \t]*(?::=|=>|\?=|=|:|,)[ \t]*|[ \t]+)"
-    r"(?:(?P<q>[\"'`])(?P<value>(?:[^\"'`\\\n]|\\.){1,400}?)(?P=q)"
-    r"|(?P<value2>[^\s\"'`,;&<>(){}\[\]]{1,400}))"
-)
 # Provider names from the public rule sets whose keyed values (``<provider>_… = value``) are
 # credentials even when the key's last word is not one (``asana_client_id``).
 # fmt: off
@@ -75,7 +64,7 @@ _SENTENCE = LazyRe(r"[A-Za-z ,.'!?:-]+")
 _BASE64ISH = LazyRe(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
-def _keyword_hits(lowered: str, c: _Compiled, hits: dict[str, list[int]]) -> list[tuple[int, int]]:
+def _keyword_hits(lowered: str, c: Compiled, hits: dict[str, list[int]]) -> list[tuple[int, int]]:
     """The matches of the alternation ``pass|pwd|…|_pat\\b|…``, from every occurrence of each
     word (``str.find`` loops, a third of the alternation's cost on 64 kB). No two words can
     start at the same place, so the leftmost, non-overlapping choice among all occurrences is
@@ -96,7 +85,7 @@ def _keyword_hits(lowered: str, c: _Compiled, hits: dict[str, list[int]]) -> lis
 def scan_assignments(
     text: str,
     lowered: str,
-    c: _Compiled,
+    c: Compiled,
     spans: list[Span],
     hits: dict[str, list[int]],
     verdicts: dict[str, str],
@@ -132,7 +121,7 @@ def scan_assignments(
             last_key_end = e
 
 
-def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
+def _assignment_kind(m: re.Match[str], quoted: bool, c: Compiled) -> str:
     """The kind to report when ``key <sep> value`` assigns a credential, else ``""``."""
     key = m.group("key").lstrip("-@$")
     sep = m.group("sep")
