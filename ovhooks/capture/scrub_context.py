@@ -14,6 +14,7 @@ import re
 from bisect import bisect_left
 
 from ovhooks.capture.scrub_anchors import RegexAnchor
+from ovhooks.capture.scrub_families import cookie_spans
 from ovhooks.capture.scrub_values import (
     is_placeholder,
     looks_like_code,
@@ -167,14 +168,19 @@ def _window_spans(
     kind: str, regex: re.Pattern[str], text: str, start: int, end: int, starts: list[int] | None
 ) -> list[tuple[int, int]]:
     group: str | int = "v" if "v" in regex.groupindex else 0
-    found = []
+    found: list[tuple[int, int]] = []
     if starts is None:
         matches: Iterator[re.Match[str]] = regex.finditer(text, start, end)
     else:
         matches = _matches_at(regex, text, starts, start, end)
     for m in matches:
         value = m.group(group)
-        if value is not None and _context_value_ok(kind, value, m):
+        if value is None:
+            continue
+        if kind == "cookie":  # each pair judged alone: "theme=dark" stays
+            at = m.start(group) - start
+            found.extend((at + s, at + e) for s, e in cookie_spans(value))
+        elif _context_value_ok(kind, value, m):
             s, e = m.span(group)
             found.append((s - start, e - start))
     return found
@@ -198,12 +204,12 @@ def _matches_at(
 def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
     if kind in ("private_key", "slack_webhook", "discord_webhook", "teams_webhook"):
         return True
+    if kind in ("kubeconfig", "bootstrap_token"):
+        return not is_placeholder(value)
     if value.startswith(_MARKER) or is_placeholder(value):
         return False
     if kind in ("authorization", "bearer_token", "signature"):
         return not looks_like_code(value) and (randomish(value, min_len=8) or len(value) >= 16)
-    if kind == "cookie":
-        return "=" in value and randomish(value, min_len=8)
     if kind == "url_password":
         return value[:1] not in "$<{%*" and not set(value) <= {"*", "x", "X"}
     if kind == "credential":

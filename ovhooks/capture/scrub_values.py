@@ -305,6 +305,11 @@ def entropy(token: str) -> float:
 
 
 _HEXISH = LazyRe(r"[0-9a-fA-F-]+")
+_CREDENTIAL_NEAR = LazyRe(  # a credential named just before (English and a few more languages)
+    r"secret|token|pass|pwd|auth|cred|bearer|basic|sess|cookie|private|sig|api.?key|access.?key"
+    r"|[_-]key|key\W{0,3}[=:]|key (?:is|was)|密钥|密码|令牌|秘密|パスワード|トークン|キー|비밀|토큰"
+    r"|clave|contraseña|mot de passe|schlüssel|senha|chave|пароль|ключ|токен"
+)
 _WORDS = LazyRe(r"[A-Z]?[a-z]{4,}")
 _PATH_SEGMENT = LazyRe(r"[a-z0-9._-]*")
 
@@ -359,6 +364,8 @@ def high_entropy(token: str, text: str, start: int) -> bool:
     if "base64," in before or before.endswith(("/", "\\", "~", "@", ":", "#", "=sha")):
         return False  # data: URI, the tail of a path or URL, a host, an anchor
     near = before[-48:].lower()
+    if n < 32 and not _CREDENTIAL_NEAR.get().search(near):
+        return False  # short, random and not named a credential: a public id (nanoid, KSUID)
     if "public" in near:
         return False  # a public key: "PublicKey = …" (a PEM block is looked for last)
     if any(w in near for w in ("sha256", "sha512", "sha1", "digest", "checksum", "hash")):

@@ -1,0 +1,53 @@
+"""The issue-22 secret families (tests/fixtures/secrets_fresh, made by
+scripts/make_fresh_families.py) through the real Stop path of both hosts: session cookies,
+framework secret keys, passphrases, npm's legacy tokens, kubeconfig credentials and
+punctuation-heavy keys, each with look-alike negatives (preference cookies, key *files*,
+request ids, public ids, base64 images and config, package coordinates). Recall >= 0.99 and
+false positives <= 0.01 on each split; every family is checked on its own too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ovhooks.capture.scrub import scrub
+from tests.support.secret_corpus import FRESH, figures, leaked, load, rates
+
+
+def test_the_families_are_all_there() -> None:
+    secrets = load("secrets.jsonl", FRESH)
+    negatives = load("negatives.jsonl", FRESH)
+    assert {r["family"] for r in secrets} == {
+        "cookie", "framework", "passphrase", "npmrc", "kube", "punct",
+    }  # fmt: skip
+    assert {r["family"] for r in negatives} >= {"cookie_neg", "public_id", "base64_neg"}
+    for rows in (secrets, negatives):  # every family has formats in both splits or is whole
+        assert {r["split"] for r in rows} == {"tune", "heldout"}
+    assert all(r["secret"] in r["text"] for r in secrets)
+
+
+@pytest.mark.parametrize("family", ["cookie", "framework", "passphrase", "npmrc", "kube", "punct"])
+def test_each_secret_family_is_scrubbed(family: str) -> None:
+    rows = [r for r in load("secrets.jsonl", FRESH) if r["family"] == family]
+    missed = [r["text"][:80] for r in rows if leaked(r["secret"], scrub(r["text"])[0])]
+    assert len(missed) <= len(rows) // 100, missed
+
+
+def test_each_look_alike_is_left_alone() -> None:
+    rows = load("negatives.jsonl", FRESH)
+    altered = [r["text"][:80] for r in rows if scrub(r["text"])[0] != r["text"]]
+    assert len(altered) <= len(rows) // 100, altered
+
+
+@pytest.mark.parametrize("host", ["codex", "claude"])
+def test_fresh_families_through_stop(host: str, tmp_path: Path) -> None:
+    table, misses, _seconds, _size = figures(host, tmp_path, FRESH)
+    secret_families = {r["family"] for r in load("secrets.jsonl", FRESH)}
+    negative_families = {r["family"] for r in load("negatives.jsonl", FRESH)}
+    for split in ("tune", "heldout"):
+        recall = rates(table, secret_families, split)
+        fp = 1 - rates(table, negative_families, split)
+        print(f"\n{host} {split}: recall {recall:.3f}, fp {fp:.3f}; misses {misses[:20]}")
+        assert recall >= 0.99, misses
+        assert fp <= 0.01, misses
