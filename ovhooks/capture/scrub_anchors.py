@@ -58,6 +58,8 @@ def window(kind: str, hints: str) -> tuple[int, int, tuple[str, ...], tuple[str,
         return 40, 300, (":", "%"), ()
     if kind == "cookie":
         return 40, 2_100, (), ()
+    if kind == "bootstrap_token":
+        return 0, 40, (), ()  # right after its flag or key
     if kind == "kubeconfig":
         return 40, 16_000, (), ()  # the base64 of a PEM block, a few thousand characters
     return 240, 420, (), _REQUIRES.get(hints, ())

@@ -310,9 +310,9 @@ CONTEXT: tuple[tuple[str, str, str], ...] = (
     ("kubeconfig",
      r"(?i:client-(?:certificate|key)-data)[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/=]{16,})",
      "client-certificate-data|client-key-data"),
-    # kubeadm's bootstrap tokens ("abcdef.0123456789abcdef"), next to a "token" word
+    # kubeadm's bootstrap tokens ("abcdef.0123456789abcdef") after "--token" or "token: "
     ("bootstrap_token",
-     r"(?<![\w.-])[a-z0-9]{6}\.(?=[a-z]*[0-9])[a-z0-9]{16}(?![\w.-])", "token"),
+     r"(?<![\w.-])[a-z0-9]{6}\.(?=[a-z]*[0-9])[a-z0-9]{16}(?![\w.-])", "--token|token: "),
     ("password",
      r"\b(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*?\s+(?:password|passwd)\s+"
      r"(?P<v>\S+)",
