@@ -11,7 +11,8 @@ Whole *formats* are held out (``split``): a third of each family's formats, draw
 draw before any rule was written for them, are never looked at while tuning, so their figures
 say how the fixes carry to shapes they were not written for.
 
-    python scripts/make_fresh_families.py        # rewrites the two files
+    python scripts/make_fresh_families.py            # rewrites the two files
+    python scripts/make_fresh_families.py --blind    # the blind set (fresh_families_blind.py)
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "secrets_fresh"
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "tests" / "fixtures" / "secrets_fresh"
 SEED = 22
 HELDOUT_SHARE = 0.34
+# the second, blind set (scripts/fresh_families_blind.py): all held out
+BLIND = OUT.parent / "secrets_blind"
 
 _B62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _B64 = _B62 + "+/"
@@ -789,13 +794,21 @@ def _rows(table: list[Row], tag: str, rng: random.Random) -> list[dict[str, obje
     return rows
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     rng = random.Random(SEED)
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name, table, tag in (("secrets", SECRETS, "s"), ("negatives", NEGATIVES, "n")):
+    out, tables = OUT, ((SECRETS, NEGATIVES))
+    if "--blind" in (sys.argv[1:] if argv is None else argv):
+        from scripts.fresh_families_blind import BLIND_NEGATIVES, BLIND_SECRETS
+
+        out, tables = BLIND, (BLIND_SECRETS, BLIND_NEGATIVES)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table, tag in (("secrets", tables[0], "s"), ("negatives", tables[1], "n")):
         rows = _rows(table, tag, rng)
+        if out == BLIND:
+            for row in rows:
+                row["split"] = "heldout"
         lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        (OUT / f"{name}.jsonl").write_text(lines, "utf-8")
+        (out / f"{name}.jsonl").write_text(lines, "utf-8")
         print(f"{name}: {len(rows)} rows")
     return 0
 

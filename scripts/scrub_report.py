@@ -2,6 +2,7 @@
 
     python scripts/scrub_report.py            # tests/fixtures/secrets
     python scripts/scrub_report.py --fresh    # the issue-22 families, tests/fixtures/secrets_fresh
+    python scripts/scrub_report.py --blind    # their blind set, tests/fixtures/secrets_blind
 
 Recall (share of secret placements with nothing of the secret left) and false positives
 (share of hard-negative placements altered) per family and split, through the real Stop
@@ -56,9 +57,10 @@ def _cpu_ms_per_100k() -> float:
 
 def main(argv: list[str] | None = None) -> int:
     _isolate()
-    from tests.support.secret_corpus import CORPUS, FRESH, figures, load, rates
+    from tests.support.secret_corpus import BLIND, CORPUS, FRESH, figures, load, rates
 
-    corpus = FRESH if "--fresh" in (sys.argv[1:] if argv is None else argv) else CORPUS
+    args = sys.argv[1:] if argv is None else argv
+    corpus = FRESH if "--fresh" in args else BLIND if "--blind" in args else CORPUS
     secrets, negatives = load("secrets.jsonl", corpus), load("negatives.jsonl", corpus)
     secret_families = sorted({r["family"] for r in secrets})
     negative_families = sorted({r["family"] for r in negatives})

@@ -7,7 +7,7 @@ what rests on disk (session state, the log). Detection, on the original text, co
 2. candidate tokens (runs of token characters, 15+ long) are matched against ~200 vendor
    prefixes (``scrub_rules.PREFIXED``) and a few prefix-less shapes (Discord, Azure AD,
    Terraform Cloud…); a token with no known shape is redacted only when it has the make-up
-   of random data (``scrub_values.high_entropy``: entropy is one signal among several, after
+   of random data (``scrub_entropy.high_entropy``: entropy is one signal among several, after
    hashes, UUIDs, paths, public ids, public keys and encoded images are set aside);
 3. context rules (``scrub_rules.CONTEXT``): private key blocks, passwords in URLs,
    ``Authorization``/``X-API-Key`` headers, bearer tokens, cookies, ``.netrc`` and

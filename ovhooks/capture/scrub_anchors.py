@@ -75,6 +75,7 @@ _REQUIRES = {
     "-cli": ("-a",),
     "ldap": ("-w",),
     "sshpass": ("-p",),
+    "echo ": (">",),
 }
 
 # Words that announce an assignment's key (found in the lower-cased text); "_pat" only at the

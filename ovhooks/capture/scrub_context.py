@@ -14,7 +14,7 @@ import re
 from bisect import bisect_left
 
 from ovhooks.capture.scrub_anchors import RegexAnchor
-from ovhooks.capture.scrub_families import cookie_spans
+from ovhooks.capture.scrub_families import cookie_spans, symbol_secret
 from ovhooks.capture.scrub_values import (
     is_placeholder,
     looks_like_code,
@@ -206,6 +206,8 @@ def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
         return True
     if kind in ("kubeconfig", "bootstrap_token"):
         return not is_placeholder(value)
+    if kind == "signing_key":
+        return not is_placeholder(value) and (randomish(value, min_len=8) or symbol_secret(value))
     if value.startswith(_MARKER) or is_placeholder(value):
         return False
     if kind in ("authorization", "bearer_token", "signature"):

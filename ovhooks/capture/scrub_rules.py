@@ -310,6 +310,17 @@ CONTEXT: tuple[tuple[str, str, str], ...] = (
     ("kubeconfig",
      r"(?i:client-(?:certificate|key)-data)[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/=]{16,})",
      "client-certificate-data|client-key-data"),
+    # a literal key given to a signing call: jwt.sign(payload, "…"), hmac.new(b"…"),
+    # crypto.createHmac("sha256", "…")
+    ("signing_key",
+     r"(?:\bjwt\.(?:sign|encode|decode|verify)\(\s*[\w.\[\]\"']{1,80}\s*,|\bhmac\.new\("
+     r"|\bcreateHmac\(\s*[\"'][\w-]+[\"']\s*,)\s*b?(?P<q>[\"'`])(?P<v>[^\"'`\n]{8,300})(?P=q)",
+     "jwt.|hmac.new|createhmac"),
+    # a literal written into a file named for a key or a secret: echo x > config/master.key
+    ("password",
+     r"\becho\s+(?:-n\s+)?(?P<q>[\"']?)(?P<v>[^\s\"'$`]{12,300})(?P=q)\s*>>?\s*[^\s;|&]*"
+     r"(?:\.key|key|secret|token|credentials|passw(?:or)?d|\.pem)\b",
+     "echo "),
     # kubeadm's bootstrap tokens ("abcdef.0123456789abcdef") after "--token" or "token: "
     ("bootstrap_token",
      r"(?<![\w.-])[a-z0-9]{6}\.(?=[a-z]*[0-9])[a-z0-9]{16}(?![\w.-])", "--token|token: "),

@@ -5,17 +5,17 @@ A candidate is a run of token characters as long as the shortest vendor format o
 with a known vendor prefix and its body matches that vendor's format
 (``scrub_rules.PREFIXED``), when it has a known prefix-less shape (``scrub_rules.SHAPED``),
 or, with no known shape, when it has the make-up of random data
-(``scrub_values.high_entropy``). A path's segments get the shape checks too. Cheap tests
+(``scrub_entropy.high_entropy``). A path's segments get the shape checks too. Cheap tests
 settle most tokens before those checks (``_judge_all``).
 """
 
 from __future__ import annotations
 
+from ovhooks.capture.scrub_entropy import high_entropy
 from ovhooks.capture.scrub_rules import PREFIXED_MIN_LEN, SHAPED_MIN_LEN
 from ovhooks.capture.scrub_values import (
     PUBLIC_PREFIXES,
     body_is_placeholder,
-    high_entropy,
     is_placeholder,
     randomish,
 )

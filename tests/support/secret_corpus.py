@@ -25,6 +25,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = FIXTURES / "secrets"
 # the issue-22 families (scripts/make_fresh_families.py)
 FRESH = FIXTURES / "secrets_fresh"
+# the blind set for them, never tuned on (scripts/fresh_families_blind.py)
+BLIND = FIXTURES / "secrets_blind"
 PLACES = ("user", "assistant", "tool_input", "tool_output")
 _CASE = re.compile(r"case-([sn]\d{3,4})-(user|assistant|tool_input|tool_output)")
 
