@@ -17,6 +17,7 @@ from ovhooks.capture.scrub_families import (
     line_value,
     passphrase_key,
     passphrase_words,
+    prose_text,
     qualified_secret_key,
     symbol_secret,
 )
@@ -174,7 +175,7 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: Compiled) -> str:
         )
         return kind if ok else ""
     if quoted:
-        sentence = value.count(" ") >= 2 and _SENTENCE.get().fullmatch(value)
+        sentence = value.count(" ") >= 2 and (_SENTENCE.get().fullmatch(value) or prose_text(value))
         if sentence and passphrase_key(comps) and passphrase_words(value):
             return kind  # "correct horse battery staple"
         return "" if sentence else kind

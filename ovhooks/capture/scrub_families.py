@@ -108,12 +108,21 @@ def passphrase_words(value: str) -> bool:
     return not any(w in _PROSE_WORDS for w in plain) and sum(w.isalpha() for w in plain) >= 2
 
 
+def prose_text(value: str) -> bool:
+    """Interface text or a sentence (``Must be at least 8 characters.``): three or more
+    words, a capital first and one of prose's function words."""
+    words = value.split()
+    if len(words) < 3 or not value[:1].isupper():
+        return False
+    return any(w.strip("!?.,;:'\"").lower() in _PROSE_WORDS for w in words)
+
+
 # ``ssh_passphrase``, ``new_password``: a first word that, with a password's word last, does
 # not make the key a name for something else (``ssh_key_file`` and ``cache_key`` stay out).
 _QUALIFIERS = frozenset(
-    {"ssh", "gpg", "pgp", "new", "old", "confirm", "primary", "cluster", "registry", "s3"}
+    {"ssh", "gpg", "pgp", "new", "old", "confirm", "primary", "cluster", "registry", "s3", "hash"}
 )
-_SECRET_LAST = frozenset({"password", "passwd", "passphrase", "pwd", "secret"})
+_SECRET_LAST = frozenset({"password", "passwd", "passphrase", "pwd", "secret", "salt"})
 
 
 def qualified_secret_key(comps: list[str]) -> bool:

@@ -260,11 +260,14 @@ PUBLIC_PREFIXES = (
     "pk_live_", "pk_test_", "pk.", "age1", "npub1", "PR_kw", "I_kw", "MDQ6", "MDEw", "MDU6",
     "R_kg", "U_kg", "O_kg", "iVBORw0KGgo", "/9j/", "R0lGOD", "UklGR", "PHN2Zy", "Qk0",
     "AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "sha1-", "sha256-", "sha384-", "sha512-",
-    "h1:", "sha256:", "sha512:", "md5-", "blake2b-", "xpub", "tpub", "ipfs", "Qm", "bafy",
+    "h1:", "sha256:", "sha512:", "md5-", "blake2b-", "xpub", "tpub", "ipfs", "bafy",
     "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-", "sk-ssh-", "AAAAB3", "ghcr.io", "data:",
     "msgbatch_", "fc_", "rs_", "user-", "user_", "sess_", "dpl_", "prj_", "team_", "ba_",
 )  # fmt: skip
-_PUBLIC_BECH32 = LazyRe(r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}")
+# and IPFS's v0 content ids ("Qm" and 44 base58 characters; a base64 key may start "Qm")
+_PUBLIC_BECH32 = LazyRe(
+    r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}|Qm[1-9A-HJ-NP-Za-km-z]{44}"
+)
 
 
 def public_token(token: str) -> bool:
