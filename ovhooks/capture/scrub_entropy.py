@@ -24,6 +24,8 @@ _CREDENTIAL_NEAR = LazyRe(  # a credential named just before (English and a few 
     r"|clave|contraseña|mot de passe|schlüssel|senha|chave|пароль|ключ|токен"
 )
 _WORDS = LazyRe(r"[A-Z]?[a-z]{4,}")
+_ID = LazyRe(r"[A-Za-z0-9_-]+")  # one run, as ids are (a glued secret has "." "/" "+")
+_ID_BEFORE = LazyRe(r"(?:\b|_)(?:id|ids|uuid|ulid|ksuid|guid|slug|oid)\W{0,4}$")
 _BASE64_LINE = LazyRe(r"[A-Za-z0-9+/]+={0,2}")
 _PATH_SEGMENT = LazyRe(r"[a-z0-9._-]*")
 
@@ -99,8 +101,11 @@ def high_entropy(token: str, text: str, start: int) -> bool:
     if "base64," in before or before.endswith(("/", "\\", "~", "@", ":", "#", "=sha")):
         return False  # data: URI, the tail of a path or URL, a host, an anchor
     near = before[-48:].lower()
-    if n < 32 and not _CREDENTIAL_NEAR.get().search(near):
-        return False  # short, random and not named a credential: a public id (nanoid, KSUID)
+    named = _CREDENTIAL_NEAR.get().search(near) is not None
+    if not named and (
+        n < 32 or (n <= 44 and _ID_BEFORE.get().search(near) and _ID.get().fullmatch(token))
+    ):
+        return False  # short, or named an id, and not a credential: a public id (a nanoid)
     if "public" in near:
         return False  # a public key: "PublicKey = …" (a PEM block is looked for last)
     if any(w in near for w in ("sha256", "sha512", "sha1", "digest", "checksum", "hash")):
