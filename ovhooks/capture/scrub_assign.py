@@ -211,10 +211,8 @@ def _line_setting(text: str, start: int, hit_end: int, verdicts: dict[str, str])
     if verdict is None:
         comps = key_components(m.group("key"))
         strong = key_strength(m.group("key"), comps) == 2 or qualified_secret_key(comps)
-        verdict = (
-            ("password" if passphrase_key(comps) else "credential")
-            if strong and (symbol_secret(value))
-            else ""
-        )
+        verdict = ""
+        if strong and symbol_secret(value):
+            verdict = "password" if passphrase_key(comps) else "credential"
         verdicts[m.group() + value] = verdict
     return (found[0], found[1], verdict) if verdict else None

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ovhooks.capture import scrub as scrub_module
 from ovhooks.capture.scrub import scrub
 from tests.support.secret_corpus import BLIND, FRESH, figures, leaked, load, rates
 
@@ -54,3 +55,28 @@ def test_fresh_families_through_stop(host: str, corpus: Path, tmp_path: Path) ->
         print(f"\n{host} {split}: recall {recall:.3f}, fp {fp:.3f}; misses {misses[:20]}")
         assert recall >= 0.99, misses
         assert fp <= 0.01, misses
+
+
+@pytest.mark.parametrize("corpus", [FRESH, BLIND], ids=["fresh", "blind"])
+def test_later_passes_give_what_a_full_rescan_gives(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later pass re-reads only what is near a marker (``scrub._Pass``); the new rules
+    read neighbours (a wrapped base64 line's neighbour lines, the words before a token, a
+    setting line's start), so their rows, five to a text and glued end to end, must scrub
+    the same when every pass reads the whole text."""
+    rows = load("secrets.jsonl", corpus) + load("negatives.jsonl", corpus)
+    texts = []
+    for i in range(0, len(rows), 5):
+        texts.append("\n".join(r["text"] for r in rows[i : i + 5]))
+        texts.append("".join(r["text"] for r in rows[i : i + 5]))
+    incremental = [scrub(t) for t in texts]
+    collect = scrub_module._collect
+
+    def full(text: str, emails: bool, phones: bool, state: object) -> object:
+        state.edits = None  # type: ignore[attr-defined]
+        return collect(text, emails, phones, state)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scrub_module, "_collect", full)
+    assert [scrub(t) for t in texts] == incremental
+    assert sum(bool(counts) for _out, counts in incremental) >= len(texts) // 2
