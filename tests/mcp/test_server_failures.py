@@ -1,0 +1,66 @@
+"""``ovhooks mcp`` when the store fails: a tool error that says what to do, our key never in
+it, and the server still answering afterwards."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.fake_openviking import FakeOpenViking
+from tests.support.mcp_client import McpClient
+
+KEY = "ovk-test-" + "9f8e7d6c5b4a3210fedcba98"
+
+
+def _env(fake_ov: FakeOpenViking) -> dict[str, str]:
+    return {
+        **os.environ,
+        "OPENVIKING_URL": fake_ov.url,
+        "OVHOOKS_BACKEND": "openviking",
+        "OPENVIKING_API_KEY": KEY,
+        "OVHOOKS_REQUEST_TIMEOUT_S": "3",
+    }
+
+
+@pytest.mark.parametrize("mode", ["echo401", "echo500", "echo_html"])
+def test_a_gateway_echoing_our_key_never_shows_it(fake_ov: FakeOpenViking, mode: str) -> None:
+    fake_ov.mode = mode
+    with McpClient(_env(fake_ov)) as c:
+        c.initialize()
+        for tool, arguments in (
+            ("search", {"query": "deploy day"}),
+            ("remember", {"text": "We deploy on Tuesdays."}),
+            ("read", {"uri": "viking://user/default/memories/a.md"}),
+        ):
+            text, is_error = c.call(tool, arguments)
+            assert is_error, text
+            assert KEY not in text and KEY[:20] not in text, text
+        assert c.close() == 0
+        assert KEY not in b"".join(c.stdout_lines).decode()
+        assert KEY not in c.stderr()
+    assert any(r["headers"].get("Authorization") == f"Bearer {KEY}" for r in fake_ov.requests), (
+        "the key was sent, so the gateway had it to echo"
+    )
+
+
+def test_an_unreachable_server_is_a_tool_error_naming_the_fix(fake_ov: FakeOpenViking) -> None:
+    env = _env(fake_ov)
+    fake_ov.stop()
+    with McpClient(env) as c:
+        c.initialize()
+        text, is_error = c.call("search", {"query": "deploy day"})
+        assert is_error
+        assert "unreachable" in text and "OPENVIKING_URL" in text, text
+        assert c.request("ping") == {}
+        assert c.close() == 0
+
+
+def test_a_server_error_is_a_tool_error(fake_ov: FakeOpenViking) -> None:
+    fake_ov.mode = "error500"
+    with McpClient(_env(fake_ov)) as c:
+        c.initialize()
+        text, is_error = c.call("forget", {"uri": "viking://user/default/memories/a.md"})
+        assert is_error and text.startswith("forget failed:"), text
+        fake_ov.mode = "ok"
+        assert c.call("list", {})[1] is False
