@@ -57,7 +57,9 @@ def render_entries(target: str, entries: list[dict[str, Any]]) -> str:
 
 
 def render_content(uri: str, content: str) -> str:
-    if not content.strip():
+    """The text as stored, without the trailing newline some stores keep and some drop."""
+    content = content.rstrip()
+    if not content:
         return f"{uri} is empty."
     if len(content) > READ_MAX_CHARS:
         cut = len(content) - READ_MAX_CHARS

@@ -63,7 +63,7 @@ def test_remember_search_read_list_forget(client: McpClient) -> None:
     assert uri in text and "Tuesdays" in text
 
     text, is_error = client.call("read", {"uri": uri})
-    assert (text, is_error) == (FACT + "\n", False)
+    assert (text, is_error) == (FACT, False)
 
     text, is_error = client.call("list", {})
     assert not is_error
