@@ -194,7 +194,8 @@ def test_codex_remembers_and_a_new_session_recalls(
     host, stub = _codex(codex_cli, ovhooks_bin, tmp_path)
     try:
         stub.scripted = {"keep": REMEMBER_CALL}
-        host.exec(REMEMBER_PROMPT).check()
+        # not danger-full-access: there exec refuses a write tool unless install approved it
+        host.exec(REMEMBER_PROMPT, config=['sandbox_mode="workspace-write"']).check()
         saved = [o for r in stub.turn_requests() for o in codex_tool_outputs(r.body)]
         assert any("Remembered (preferences)" in o and "redacted" in o for o in saved), saved
         assert TOKEN not in " ".join(saved)
