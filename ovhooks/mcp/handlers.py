@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 READ_MAX_CHARS = 20_000  # a memory is a few sentences; an archive or resource can be long
 ABSTRACT_CHARS = 240
@@ -79,7 +79,7 @@ class MemoryTools:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            from ovhooks.config import load_settings
+            from ovhooks.settings.config import load_settings
 
             self._settings = load_settings(self.environ)
         return self._settings

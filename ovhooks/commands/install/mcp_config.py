@@ -44,7 +44,7 @@ _OUR_KEY = re.compile(r"^\s*(?:command|args|env_vars|approval_mode)\s*=")
 
 
 def forwarded_environment() -> list[str]:
-    from ovhooks import config
+    from ovhooks.settings import config
 
     names = [name for key in FORWARDED_SETTINGS for name in config._FIELDS[key][0]]
     return names + list(FORWARDED_EXTRA)
