@@ -141,15 +141,23 @@ class MemoryTools:
         from ovhooks.commands.errors import CommandError, backend_failure
 
         if isinstance(exc, BackendError):
-            exc = backend_failure(exc, url=self._url())
+            failure = backend_failure(exc, url=self._url())
+            if self._url() == "" and failure.slug.startswith("server_"):  # worded for a server
+                failure = CommandError(
+                    f"the local memory store failed: {exc.message}",
+                    fix="`ovhooks doctor` checks the local store's folder (OVHOOKS_DATA_DIR)",
+                )
+            exc = failure
         if isinstance(exc, CommandError):
             fix = f" Fix: {exc.fix}." if exc.fix else ""
             return f"{name} failed: {exc.message}.{fix}".replace("..", ".")
         return f"{name} failed: unexpected {type(exc).__name__} in ovhooks; {self._logged(name)}"
 
     def _url(self) -> str:
+        """The server's URL, or "" for the local store (which has none to name)."""
         try:
-            return str(self.settings.url or "")
+            settings = self.settings
+            return str(settings.url or "") if settings.backend == "openviking" else ""
         except Exception:
             return ""
 

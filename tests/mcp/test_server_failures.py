@@ -4,6 +4,7 @@ it, and the server still answering afterwards."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,33 @@ def test_a_server_error_is_a_tool_error(fake_ov: FakeOpenViking) -> None:
         assert is_error and text.startswith("forget failed:"), text
         fake_ov.mode = "ok"
         assert c.call("list", {})[1] is False
+
+
+def test_an_unusable_local_store_is_named_as_such(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    env = {**os.environ, "OVHOOKS_DATA_DIR": str(blocker)}
+    with McpClient(env) as c:
+        c.initialize()
+        text, is_error = c.call("remember", {"text": "We deploy on Tuesdays."})
+        assert is_error
+        assert "local memory store" in text and "OVHOOKS_DATA_DIR" in text, text
+        assert "1933" not in text, "no server to name"
+
+
+def test_a_bug_is_a_tool_error_with_the_log_path_never_a_traceback(tmp_path: Path) -> None:
+    from ovhooks.mcp.handlers import MemoryTools
+
+    class Broken:
+        def find(self, *args: object, **kwargs: object) -> None:
+            raise RuntimeError(f"boom with {KEY}")
+
+    tools = MemoryTools({**os.environ, "OPENVIKING_API_KEY": KEY}, str(tmp_path))
+    tools._backend = Broken()  # type: ignore[assignment]
+    result = tools.call("search", {"query": "anything"})
+    text = result["content"][0]["text"]
+    assert result["isError"] is True
+    assert "unexpected RuntimeError" in text and "ovhooks.log" in text, text
+    assert "Traceback" not in text and KEY not in text
+    log = Path(text.rsplit(" ", 1)[-1]).read_text()
+    assert "boom" in log and KEY not in log
