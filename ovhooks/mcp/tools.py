@@ -104,15 +104,13 @@ _SCHEMAS = {str(t["name"]): t["inputSchema"] for t in TOOLS}
 
 
 def _type_ok(value: object, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "boolean":
-        return isinstance(value, bool)
+    """The tools take strings and integers only (an integral float is an integer, as JSON
+    has one number type; a bool is not)."""
     if kind == "integer":
         return (isinstance(value, int) and not isinstance(value, bool)) or (
             isinstance(value, float) and value.is_integer()
         )
-    return True
+    return isinstance(value, str)
 
 
 def _problem(key: str, value: object, spec: dict[str, Any]) -> str:

@@ -96,6 +96,11 @@ def test_a_batch_is_answered_in_order_without_its_notifications() -> None:
     assert replies[1]["error"]["code"] == protocol.METHOD_NOT_FOUND
 
 
+def test_null_params_are_no_params() -> None:
+    reply = _dispatcher().dispatch({"jsonrpc": "2.0", "id": 9, "method": "ping", "params": None})
+    assert reply == {"jsonrpc": "2.0", "id": 9, "result": {}}
+
+
 def test_tools_call_hands_known_tools_their_arguments() -> None:
     calls: list[tuple[str, dict[str, Any]]] = []
     d = _dispatcher(calls)

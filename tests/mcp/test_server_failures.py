@@ -95,3 +95,30 @@ def test_a_bug_is_a_tool_error_with_the_log_path_never_a_traceback(tmp_path: Pat
     assert "Traceback" not in text and KEY not in text
     log = Path(text.rsplit(" ", 1)[-1]).read_text()
     assert "boom" in log and KEY not in log
+
+
+@pytest.mark.parametrize("via", ["cwd", "CLAUDE_PROJECT_DIR"])
+def test_the_tools_act_for_the_hooks_project_peer(
+    fake_ov: FakeOpenViking, tmp_path: Path, via: str
+) -> None:
+    """Codex starts the server in the session's folder; Claude Code names it in
+    CLAUDE_PROJECT_DIR (and starts it there too). Either way: the hooks' project peer."""
+    from ovhooks.project import resolve
+
+    project = tmp_path / "widget"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "config").write_text(
+        '[remote "origin"]\n\turl = git@github.com:Acme/Widget.git\n'
+    )
+    env = {**os.environ, "OPENVIKING_URL": fake_ov.url, "OVHOOKS_BACKEND": "openviking"}
+    cwd = str(project)
+    if via == "CLAUDE_PROJECT_DIR":
+        env["CLAUDE_PROJECT_DIR"] = str(project)
+        cwd = str(tmp_path)
+    with McpClient(env, cwd=cwd) as c:
+        c.initialize()
+        assert c.call("search", {"query": "deploy day"})[1] is False
+    peer = resolve(str(project), actor_peer="").peer
+    assert peer == "github-com-acme-widget"
+    finds = [r for r in fake_ov.requests if r["path"].endswith("/search/find")]
+    assert finds and all(r["headers"].get("X-OpenViking-Actor-Peer") == peer for r in finds)
