@@ -14,6 +14,7 @@ throw-away home), on the local store. The stub model decides the tool calls
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -57,7 +58,15 @@ def _ovhooks(ovhooks_bin: str, env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-def _codex(codex_cli: str, ovhooks_bin: str, base: Path) -> tuple[hosts.CodexHost, Any]:
+Files = dict[str, bytes | None]
+
+
+def _files(folder: str, *names: str) -> Files:
+    return {n: Path(folder, n).read_bytes() if Path(folder, n).exists() else None for n in names}
+
+
+def _codex(codex_cli: str, ovhooks_bin: str, base: Path) -> tuple[hosts.CodexHost, Any, Files]:
+    """Codex with ovhooks installed; and its config files as they were before the install."""
     stub = CodexMcpStub(log_dir=str(base / "stub")).start()
     host = hosts.CodexHost(
         codex_cli,
@@ -67,17 +76,19 @@ def _codex(codex_cli: str, ovhooks_bin: str, base: Path) -> tuple[hosts.CodexHos
         base_env=dict(os.environ),
         extra_env=_env(base),
     )
+    before = _files(host.codex_home, "config.toml", "hooks.json")
     _ovhooks(ovhooks_bin, host.env, "install", "codex")
-    return host, stub
+    return host, stub, before
 
 
-def _claude(claude: str, ovhooks_bin: str, base: Path) -> tuple[hosts.ClaudeHost, Any]:
+def _claude(claude: str, ovhooks_bin: str, base: Path) -> tuple[hosts.ClaudeHost, Any, Files]:
     stub = ClaudeMcpStub(log_dir=str(base / "stub")).start()
     host = hosts.ClaudeHost(
         claude, str(base), stub, hook_commands={}, base_env=dict(os.environ), extra_env=_env(base)
     )
+    before = _files(host.config_dir, "settings.json")
     _ovhooks(ovhooks_bin, host.env, "install", "claude")
-    return host, stub
+    return host, stub, before
 
 
 def _host_cli(request: pytest.FixtureRequest, version: str) -> str:
@@ -89,7 +100,7 @@ def _host_cli(request: pytest.FixtureRequest, version: str) -> str:
 
 
 def test_codex_mcp_list_shows_the_server(codex_cli: str, ovhooks_bin: str, tmp_path: Path) -> None:
-    host, stub = _codex(codex_cli, ovhooks_bin, tmp_path)
+    host, stub, before = _codex(codex_cli, ovhooks_bin, tmp_path)
     try:
         listed = subprocess.run(
             [codex_cli, "mcp", "list"],
@@ -112,6 +123,8 @@ def test_codex_mcp_list_shows_the_server(codex_cli: str, ovhooks_bin: str, tmp_p
             check=False,
         )
         assert "No MCP servers configured" in listed.stdout, listed.stdout
+        after = _files(host.codex_home, "config.toml", "hooks.json")
+        assert after == before, "uninstall gives the files back byte for byte"
     finally:
         stub.stop()
 
@@ -121,7 +134,7 @@ def test_claude_mcp_list_shows_it_connected(
     request: pytest.FixtureRequest, version: str, ovhooks_bin: str, tmp_path: Path
 ) -> None:
     claude = _host_cli(request, version)
-    host, stub = _claude(claude, ovhooks_bin, tmp_path)
+    host, stub, before = _claude(claude, ovhooks_bin, tmp_path)
     try:
         listed = subprocess.run(
             [claude, "mcp", "list"],
@@ -132,6 +145,20 @@ def test_claude_mcp_list_shows_it_connected(
             check=False,
         )
         assert f"ovhooks: {ovhooks_bin} mcp - ✔ Connected" in listed.stdout, listed.stdout
+        _ovhooks(ovhooks_bin, host.env, "uninstall", "claude")
+        assert _files(host.config_dir, "settings.json") == before
+        # Claude rewrites .claude.json on every run: only our server has to be gone from it
+        servers = json.loads(Path(host.config_dir, ".claude.json").read_text()).get("mcpServers")
+        assert "ovhooks" not in (servers or {})
+        listed = subprocess.run(
+            [claude, "mcp", "list"],
+            env=host.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert "No MCP servers configured" in listed.stdout, listed.stdout
     finally:
         stub.stop()
 
@@ -142,7 +169,7 @@ def test_claude_mcp_list_shows_it_connected(
 def test_codex_passes_the_search_result_to_the_model(
     codex_cli: str, ovhooks_bin: str, tmp_path: Path
 ) -> None:
-    host, stub = _codex(codex_cli, ovhooks_bin, tmp_path)
+    host, stub, _before = _codex(codex_cli, ovhooks_bin, tmp_path)
     try:
         uri = _ovhooks(ovhooks_bin, host.env, "remember", FACT).split()[-1]
         host.exec('MCPCALL search {"query": "staging cluster name"}').check()
@@ -160,7 +187,7 @@ def test_codex_passes_the_search_result_to_the_model(
 def test_claude_passes_the_search_result_to_the_model(
     request: pytest.FixtureRequest, version: str, ovhooks_bin: str, tmp_path: Path
 ) -> None:
-    host, stub = _claude(_host_cli(request, version), ovhooks_bin, tmp_path)
+    host, stub, _before = _claude(_host_cli(request, version), ovhooks_bin, tmp_path)
     try:
         uri = _ovhooks(ovhooks_bin, host.env, "remember", FACT).split()[-1]
         host.prompt('MCPCALL search {"query": "staging cluster name"}', tools=False).check()
@@ -191,7 +218,7 @@ RECALL_PROMPT = "Which staging cluster do we use, heron-7 or another one?"
 def test_codex_remembers_and_a_new_session_recalls(
     codex_cli: str, ovhooks_bin: str, tmp_path: Path
 ) -> None:
-    host, stub = _codex(codex_cli, ovhooks_bin, tmp_path)
+    host, stub, _before = _codex(codex_cli, ovhooks_bin, tmp_path)
     try:
         stub.scripted = {"keep": REMEMBER_CALL}
         # not danger-full-access: there exec refuses a write tool unless install approved it
@@ -217,7 +244,7 @@ def test_codex_remembers_and_a_new_session_recalls(
 def test_claude_remembers_and_a_new_session_recalls(
     request: pytest.FixtureRequest, version: str, ovhooks_bin: str, tmp_path: Path
 ) -> None:
-    host, stub = _claude(_host_cli(request, version), ovhooks_bin, tmp_path)
+    host, stub, _before = _claude(_host_cli(request, version), ovhooks_bin, tmp_path)
     try:
         stub.scripted = {"keep": REMEMBER_CALL}
         host.prompt(REMEMBER_PROMPT, tools=False).check()
