@@ -31,6 +31,13 @@ def one_line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
+def for_a_model(advice: str) -> str:
+    """The CLI's advice in the tools' terms (a model calls the tools, not the commands)."""
+    for command, tool in (("`ovhooks ls`", "the list tool"), ("`ovhooks search`", "search")):
+        advice = advice.replace(command, tool)
+    return advice
+
+
 def render_hits(query: str, hits: list[dict[str, Any]]) -> str:
     if not hits:
         return f"No memory matches {query!r}."
@@ -149,8 +156,8 @@ class MemoryTools:
                 )
             exc = failure
         if isinstance(exc, CommandError):
-            fix = f" Fix: {exc.fix}." if exc.fix else ""
-            return f"{name} failed: {exc.message}.{fix}".replace("..", ".")
+            fix = f" Fix: {for_a_model(exc.fix).rstrip('.')}." if exc.fix else ""
+            return f"{name} failed: {exc.message.rstrip('.')}.{fix}"
         return f"{name} failed: unexpected {type(exc).__name__} in ovhooks; {self._logged(name)}"
 
     def _url(self) -> str:

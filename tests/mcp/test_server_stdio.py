@@ -96,6 +96,8 @@ def test_remember_scrubs_secrets_before_storing(client: McpClient) -> None:
         ("read", {"uri": 42}, "'uri' must be a string"),
         ("read", {"uri": "/etc/passwd"}, "must be a viking:// URI"),
         ("read", {"uri": "viking://user/default/memories/nothing-here.md"}, "not found"),
+        ("read", {"uri": "viking://user/default/memories/a/../b.md"}, "memories/a/../b.md"),
+        ("read", {"uri": "viking://user/default/memories/x.md"}, "URI with the list tool"),
         ("list", {"uri": "file:///tmp"}, "must be a viking:// URI"),
         ("remember", {"text": ""}, "'text' must not be empty"),
         ("remember", {"text": "x", "kind": "secret"}, "'kind' must be one of"),
