@@ -40,21 +40,20 @@ FORBIDDEN = frozenset(
         "numpy",
         "tomlkit",  # install/uninstall edit Codex's config.toml with it; a hook never does
         "http",  # http.client: the transport speaks HTTP/1.1 itself
+        "jinja2",  # `ovhooks ui` only
+        "markupsafe",
+        "ovhooks.ui",  # the viewer: the hook only appends to the recall log it reads
         "mcp",  # the MCP SDK: ovhooks' own server does not use it, and a hook never serves
         "pydantic",
+        "ovhooks.mcp",  # `ovhooks mcp`, a separate long-lived command
+        "ovhooks.commands",  # human commands (and the memory verbs' core the server uses)
     }
 )
-# ovhooks' own modules no hook may load: the MCP server is a separate, long-lived command.
-FORBIDDEN_OWN = ("ovhooks.mcp", "ovhooks.commands")
 
 
-def _forbidden(loaded: list[str]) -> list[str]:
-    return sorted(
-        m
-        for m in loaded
-        if m.split(".")[0] in FORBIDDEN
-        or any(m == own or m.startswith(own + ".") for own in FORBIDDEN_OWN)
-    )
+def _forbidden(module: str) -> bool:
+    """A forbidden package or one of its submodules (``ovhooks.ui`` names a subpackage)."""
+    return any(module == name or module.startswith(name + ".") for name in FORBIDDEN)
 
 
 # Runs a hook's real entry point, then lists the modules it loaded (in the hook process only:
@@ -153,7 +152,7 @@ def test_hook_loads_no_heavy_module(
     )
     assert proc.returncode == 0, proc.stderr.decode()[-500:]
     loaded = json.loads(listing.read_text())
-    heavy = _forbidden(loaded)
+    heavy = sorted(m for m in loaded if _forbidden(m))
     assert heavy == [], f"{host} {event} loaded {heavy}"
     assert any(m.startswith("ovhooks.") for m in loaded)  # the listing saw the hook's imports
     if event in ("SessionStart", "UserPromptSubmit"):
@@ -168,6 +167,10 @@ def test_the_guard_sees_a_heavy_import(tmp_path: Path) -> None:
     script = DRIVER.replace("from ovhooks.__main__ import main\nmain()", "import dataclasses")
     subprocess.run([sys.executable, "-c", script, str(listing)], check=True, timeout=30)
     assert "dataclasses" in json.loads(listing.read_text())
+
+
+def _forbidden_is_ours(module: str) -> bool:
+    return module == "ovhooks.mcp" or module.startswith("ovhooks.mcp.")
 
 
 def test_the_mcp_server_answers_its_handshake_without_heavy_modules(tmp_path: Path) -> None:
@@ -192,6 +195,6 @@ def test_the_mcp_server_answers_its_handshake_without_heavy_modules(tmp_path: Pa
     replies = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["id"] for r in replies] == [1, 2]
     loaded = json.loads(listing.read_text())
-    heavy = sorted(m for m in loaded if m.split(".")[0] in FORBIDDEN)
+    heavy = sorted(m for m in loaded if _forbidden(m) and not _forbidden_is_ours(m))
     assert heavy == [], f"ovhooks mcp loaded {heavy} before its first tool call"
     assert "ovhooks.mcp.server" in loaded
