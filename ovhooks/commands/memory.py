@@ -86,7 +86,12 @@ def search(
     """
     settings = settings_from()
     results = memory_ops.search(
-        memory_backend(settings), query, limit=limit, uri=uri, min_score=min_score
+        memory_backend(settings),
+        query,
+        limit=limit,
+        uri=uri,
+        min_score=min_score,
+        settings=settings,
     )
     Output("search", as_json=as_json).emit(
         {"query": query, "results": results}, _render_hits(results)

@@ -112,12 +112,25 @@ def _viking_uri(uri: str, what: str) -> str:
 
 
 def search(
-    backend: Backend, query: str, *, limit: int = 10, uri: str = "", min_score: float | None = None
+    backend: Backend,
+    query: str,
+    *,
+    limit: int = 10,
+    uri: str = "",
+    min_score: float | None = None,
+    settings: Settings | None = None,
 ) -> list[dict[str, Any]]:
-    """The best hits for ``query`` (``search_results`` shape), at most ``limit``."""
+    """The best hits for ``query`` (``search_results`` shape), at most ``limit``.
+
+    The query leaves the machine with a server backend, so it passes the same scrub as the
+    hooks' recall queries (a pasted token is searched for as ``[REDACTED:...]``).
+    """
     query = query.strip()
     if not query:
         raise usage_error("the search query is empty", "say what to look for, in plain words")
+    from ovhooks.capture.scrub import clean_outbound
+
+    query = clean_outbound(query, settings)
     if limit < 1:
         raise usage_error(f"limit {limit} is below 1", "ask for at least one result")
     if uri:

@@ -117,7 +117,8 @@ class MemoryTools:
     def _search(self, query: str, limit: int) -> str:
         from ovhooks.commands import memory_ops
 
-        return render_hits(query, memory_ops.search(self.backend, query, limit=limit))
+        hits = memory_ops.search(self.backend, query, limit=limit, settings=self.settings)
+        return render_hits(query, hits)
 
     def _read(self, uri: str) -> str:
         from ovhooks.commands import memory_ops

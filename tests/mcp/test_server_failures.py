@@ -3,11 +3,13 @@ it, and the server still answering afterwards."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_json
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.mcp_client import McpClient
 
@@ -122,3 +124,16 @@ def test_the_tools_act_for_the_hooks_project_peer(
     assert peer == "github-com-acme-widget"
     finds = [r for r in fake_ov.requests if r["path"].endswith("/search/find")]
     assert finds and all(r["headers"].get("X-OpenViking-Actor-Peer") == peer for r in finds)
+
+
+def test_a_secret_in_a_search_query_never_reaches_the_server(fake_ov: FakeOpenViking) -> None:
+    token = "glpat-" + "Zx8Qm2Lr7Tv4Kp9Wn3Bc"
+    with McpClient(_env(fake_ov)) as c:
+        c.initialize()
+        assert c.call("search", {"query": f"where did we use {token}"})[1] is False
+    code, _doc = run_json("search", f"where did we use {token}", env=_env(fake_ov))
+    assert code == 0
+    finds = [r for r in fake_ov.requests if r["path"].endswith("/search/find")]
+    assert len(finds) == 2
+    assert all(token not in json.dumps(r["body"]) for r in finds)
+    assert all("[REDACTED:" in r["body"]["query"] for r in finds)
