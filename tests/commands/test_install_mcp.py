@@ -192,3 +192,16 @@ def test_dry_run_writes_nothing(homes: dict[str, Path]) -> None:
     assert code == 0 and [m["action"] for m in doc["mcp"]] == ["created", "created"]
     assert _snapshot(homes["claude"], homes["codex"]) == {}
     assert not (homes["state"] / "mcp").exists()
+
+
+def test_codex_a_registration_of_the_users_own_is_left_alone(homes: dict[str, Path]) -> None:
+    """`codex mcp add ovhooks -- ovhooks mcp` wrote it: install does not take it over, and
+    uninstall does not take it away."""
+    config = homes["codex"] / "config.toml"
+    own = '[mcp_servers.ovhooks]\ncommand = "ovhooks"\nargs = ["mcp"]\nstartup_timeout_sec = 20.0\n'
+    config.write_text(own)
+    code, doc = run_json("install", "codex", "--exe", EXE)
+    assert code == 0 and doc["mcp"][0]["action"] == "manual", doc["mcp"]
+    assert own in config.read_text()
+    assert run_cli("uninstall", "codex").exit_code == 0
+    assert config.read_text() == own

@@ -98,6 +98,8 @@ def add_codex_server(text: str, exe: str) -> tuple[str, str]:
     existing = codex_server(text)
     if existing == wanted:
         return text, ""
+    if existing is not None and MARKER not in text:
+        raise ValueError("it has an [mcp_servers.ovhooks] that ovhooks install did not write")
     base = drop_codex_server(text)[0] if existing is not None else text
     if base and not base.endswith(newline):
         base += newline
@@ -116,8 +118,11 @@ def drop_codex_server(text: str) -> tuple[str, bool]:
     before them): byte for byte the text before ``add_codex_server`` when nothing else moved.
 
     A line the user added inside those tables that is not one of ours (a root key appended
-    at the end of the file lands there) stays, where it would have been without them.
+    at the end of the file lands there) stays, where it would have been without them. Tables
+    of that name without install's marker are the user's own, and stay.
     """
+    if MARKER not in text:
+        return text, False
     out: list[str] = []
     ours = removed = False
     for line in text.splitlines(keepends=True):

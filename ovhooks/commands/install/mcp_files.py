@@ -61,8 +61,8 @@ def register_codex(path: str, exe: str, *, dry_run: bool) -> dict[str, Any]:
             "path": path,
             "action": "manual",
             "detail": f"could not register the memory tools ({exc})",
-            "fix": f"add [mcp_servers.ovhooks] with command {mcp_config.server_argv(exe)} "
-            f"to {path} by hand, or run `codex mcp add ovhooks -- {exe} mcp`",
+            "fix": f"keep your own [mcp_servers.ovhooks] if it runs `{exe} mcp`; otherwise "
+            f"fix {path} (or `codex mcp remove ovhooks`) and run `ovhooks install codex` again",
             "backup": None,
         }
     if not change:
