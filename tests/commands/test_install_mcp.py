@@ -202,6 +202,7 @@ def test_codex_a_registration_of_the_users_own_is_left_alone(homes: dict[str, Pa
     config.write_text(own)
     code, doc = run_json("install", "codex", "--exe", EXE)
     assert code == 0 and doc["mcp"][0]["action"] == "manual", doc["mcp"]
+    assert "codex mcp remove ovhooks" in doc["mcp"][0]["fix"]
     assert own in config.read_text()
     assert run_cli("uninstall", "codex").exit_code == 0
     assert config.read_text() == own

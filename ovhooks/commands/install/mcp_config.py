@@ -43,6 +43,10 @@ _ANY_HEADER = re.compile(r"^\s*\[")
 _OUR_KEY = re.compile(r"^\s*(?:command|args|env_vars|approval_mode)\s*=")
 
 
+class ForeignEntryError(ValueError):
+    """The server name is taken by a table the user wrote (``codex mcp add``, by hand)."""
+
+
 def forwarded_environment() -> list[str]:
     from ovhooks.settings import config
 
@@ -99,7 +103,7 @@ def add_codex_server(text: str, exe: str) -> tuple[str, str]:
     if existing == wanted:
         return text, ""
     if existing is not None and MARKER not in text:
-        raise ValueError("it has an [mcp_servers.ovhooks] that ovhooks install did not write")
+        raise ForeignEntryError("its [mcp_servers.ovhooks] was not written by ovhooks install")
     base = drop_codex_server(text)[0] if existing is not None else text
     if base and not base.endswith(newline):
         base += newline

@@ -57,12 +57,18 @@ def register_codex(path: str, exe: str, *, dry_run: bool) -> dict[str, Any]:
     try:
         new, change = mcp_config.add_codex_server(text, exe)
     except ValueError as exc:
+        fix = (
+            f"keep your own [mcp_servers.ovhooks] if it runs `{exe} mcp`; otherwise remove it "
+            "(`codex mcp remove ovhooks`) and run `ovhooks install codex` again"
+            if isinstance(exc, mcp_config.ForeignEntryError)
+            else f"add [mcp_servers.ovhooks] with command {mcp_config.server_argv(exe)} to "
+            f"{path} by hand, or run `codex mcp add ovhooks -- {exe} mcp`"
+        )
         return {
             "path": path,
             "action": "manual",
             "detail": f"could not register the memory tools ({exc})",
-            "fix": f"keep your own [mcp_servers.ovhooks] if it runs `{exe} mcp`; otherwise "
-            f"fix {path} (or `codex mcp remove ovhooks`) and run `ovhooks install codex` again",
+            "fix": fix,
             "backup": None,
         }
     if not change:
