@@ -47,6 +47,10 @@ def _env(base: Path) -> dict[str, str]:
         "OVHOOKS_DATA_DIR": str(base / "data"),
         "OVHOOKS_DETACH": "0",
         "OVHOOKS_LOG_LEVEL": "debug",
+        # these stories test what reaches the model, not the hooks' deadlines: a loaded CI
+        # box must not turn a slow recall into a missing one (install's host timeouts: 5 s+)
+        "OVHOOKS_RECALL_DEADLINE_S": "4",
+        "OVHOOKS_SESSION_START_DEADLINE_S": "4",
     }
 
 
