@@ -206,3 +206,20 @@ def test_codex_a_registration_of_the_users_own_is_left_alone(homes: dict[str, Pa
     assert own in config.read_text()
     assert run_cli("uninstall", "codex").exit_code == 0
     assert config.read_text() == own
+
+
+def test_claude_a_registration_of_the_users_own_is_left_alone(homes: dict[str, Path]) -> None:
+    """`claude mcp add -s user ovhooks -- ovhooks mcp` wrote it (no alwaysLoad): install
+    does not take it over, and uninstall, after Claude rewrote the file, leaves it."""
+    path = homes["claude"] / ".claude.json"
+    own = {"type": "stdio", "command": "ovhooks", "args": ["mcp"], "env": {}}
+    path.write_text(json.dumps({"mcpServers": {"ovhooks": own}}))
+    code, doc = run_json("install", "claude", "--exe", EXE)
+    assert code == 0 and doc["mcp"][0]["action"] == "manual"
+    assert "claude mcp remove ovhooks" in doc["mcp"][0]["fix"]
+    assert json.loads(path.read_text())["mcpServers"]["ovhooks"] == own
+    rewritten = {"numStartups": 2, **json.loads(path.read_text())}
+    path.write_text(json.dumps(rewritten, indent=2))
+    assert run_cli("uninstall", "claude").exit_code == 0
+    assert json.loads(path.read_text()) == rewritten
+    assert not (homes["claude"] / "settings.json").exists(), "install created it: it goes"

@@ -175,9 +175,18 @@ def with_claude_server(doc: dict[str, Any], exe: str) -> dict[str, Any]:
     return _replaced(doc, "mcpServers", {**servers, SERVER: claude_entry(exe)})
 
 
+def foreign_claude_server(doc: dict[str, Any]) -> bool:
+    """An ``mcpServers.ovhooks`` that install did not write (``claude mcp add``, by hand):
+    install's entries are the only ones with ``alwaysLoad`` (``claude mcp add`` has no flag
+    for it), so that is its signature in a file with no room for a marker."""
+    servers = doc.get("mcpServers")
+    entry = servers.get(SERVER) if isinstance(servers, dict) else None
+    return entry is not None and not (isinstance(entry, dict) and entry.get("alwaysLoad") is True)
+
+
 def without_claude_server(doc: dict[str, Any]) -> dict[str, Any]:
     servers = doc.get("mcpServers")
-    if not isinstance(servers, dict) or SERVER not in servers:
+    if not isinstance(servers, dict) or SERVER not in servers or foreign_claude_server(doc):
         return doc
     rest = {k: v for k, v in servers.items() if k != SERVER}
     return _replaced(doc, "mcpServers", rest or None)

@@ -105,7 +105,14 @@ def register_claude(
     doc, text = read_json_doc(server_path)
     new = mcp_config.with_claude_server(doc, exe)
     server: dict[str, Any] = {"path": server_path, "action": "unchanged", "backup": None}
-    if new != doc or text is None:
+    if mcp_config.foreign_claude_server(doc):  # the user's own: theirs to keep or remove
+        server["action"] = "manual"
+        server["detail"] = "an mcpServers.ovhooks of your own is there; left as it is"
+        server["fix"] = (
+            f"keep it if it runs `{exe} mcp`; otherwise `claude mcp remove ovhooks -s user` "
+            "and run `ovhooks install claude` again"
+        )
+    elif new != doc or text is None:
         server["action"] = "created" if text is None else "updated"
         server["detail"] = "mcpServers.ovhooks (`ovhooks mcp`, always loaded)"
         if not dry_run:
