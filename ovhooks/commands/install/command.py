@@ -58,7 +58,9 @@ def do_install(
     executable: str | None = None,
     dry_run: bool = False,
     trust: bool = False,
+    mcp: bool = True,
 ) -> dict[str, Any]:
+    """``mcp``: also register ``ovhooks mcp`` (user scope only: it is one server per user)."""
     module = _host_module(host, scope)
     exe = executable or hostconfig.hook_executable()
     path = hostconfig.hooks_file(host, scope, environ, cwd)
@@ -69,7 +71,12 @@ def do_install(
         "executable": exe,
         "events": [event for event, *_ in hostconfig.HOOK_TABLE[host]],
     }
-    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust))
+    mcp = mcp and scope == "user"
+    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust, mcp=mcp))
+    if mcp and not dry_run:
+        from ovhooks.commands.install.mcp_files import set_marker
+
+        set_marker(environ, host, registered=True)
     result["next_steps"] = module.next_steps(scope, trust=trust)
     return result
 
@@ -85,6 +92,10 @@ def do_uninstall(
     result.update(module.uninstall(path, scope, environ, cwd, dry_run=dry_run))
     if not dry_run:
         result["removed_dirs"] = remove_created_dirs(path)
+        if scope == "user":
+            from ovhooks.commands.install.mcp_files import set_marker
+
+            set_marker(environ, host, registered=False)
     return result
 
 
@@ -111,6 +122,13 @@ def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], Non
                 line += f" ({escape(info['detail'])})"
             if info.get("backup"):
                 line += f"; backup: {escape(info['backup'])}"
+            console.print(line)
+            if info.get("fix"):
+                console.print(f"  [yellow]fix:[/] {escape(info['fix'])}")
+        for info in result.get("mcp") or []:
+            line = f"  memory tools: {escape(info['path'])} — {info['action']}"
+            if info.get("detail"):
+                line += f" ({escape(info['detail'])})"
             console.print(line)
             if info.get("fix"):
                 console.print(f"  [yellow]fix:[/] {escape(info['fix'])}")
@@ -148,16 +166,33 @@ def install(
             "their hashes), instead of reviewing them in Codex's /hooks.",
         ),
     ] = False,
+    no_mcp: Annotated[
+        bool,
+        typer.Option(
+            "--no-mcp",
+            help="Do not register the memory tools (`ovhooks mcp`) with the host "
+            "(user scope only registers them).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> int:
     """Register ovhooks' hooks with Codex or Claude Code (idempotent; other hooks kept).
 
     Merges one entry per hook event into the host's hooks file, keeps a backup
     (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on.
-    Running it again changes nothing.
+    With the user scope it also registers the memory tools server (`ovhooks mcp`): Codex's
+    config.toml, or Claude Code's ~/.claude.json plus permission rules. Running it again
+    changes nothing.
     """
     result = do_install(
-        host, scope, os.environ, os.getcwd(), executable=exe, dry_run=dry_run, trust=trust
+        host,
+        scope,
+        os.environ,
+        os.getcwd(),
+        executable=exe,
+        dry_run=dry_run,
+        trust=trust,
+        mcp=not no_mcp,
     )
     Output("install", as_json=as_json).emit(result, render(result, removing=False))
     return 0
