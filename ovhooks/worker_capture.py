@@ -145,6 +145,10 @@ def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list
         from ovhooks.transcripts.claude import records_to_turns as claude_turns
 
         return claude_turns
+    if host == "pi":
+        from ovhooks.transcripts.pi import records_to_turns as pi_turns
+
+        return pi_turns
     from ovhooks.transcripts.codex import records_to_turns as codex_turns
 
     return codex_turns

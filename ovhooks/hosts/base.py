@@ -29,6 +29,11 @@ _CLAUDE_SPECIFIC = frozenset(
     {"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"}
 )
 
+# Every host ovhooks serves (``--host``). Pi and OpenCode reach ovhooks through the shims in
+# ``hosts/shims/`` and answer in Claude Code's reply shape (the shims read it).
+HOSTS = ("codex", "claude", "pi", "opencode")
+SHIM_HOSTS = frozenset({"pi", "opencode"})
+
 EVENT_NAMES = {
     "session-start": "SessionStart",
     "user-prompt-submit": "UserPromptSubmit",
@@ -163,7 +168,7 @@ def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
 def render_reply(host: str, event_name: str, reply: Reply) -> str:
     """Exactly one JSON object, valid for ``host`` and ``event_name``."""
     out: dict[str, Any] = {}
-    specific_ok = (_CLAUDE_SPECIFIC if host == "claude" else _CODEX_SPECIFIC).__contains__(
+    specific_ok = (_CODEX_SPECIFIC if host == "codex" else _CLAUDE_SPECIFIC).__contains__(
         event_name
     )
     if specific_ok:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-HostArg = Annotated[str, typer.Argument(help="codex or claude")]
+HostArg = Annotated[str, typer.Argument(help="codex, claude, pi or opencode")]
 ScopeOption = Annotated[
     str,
     typer.Option(
@@ -38,15 +38,24 @@ def _host_module(host: str, scope: str) -> ModuleType:
     """The module that installs on ``host``; a usage error for an unknown host or scope."""
     if host not in hostconfig.HOSTS:
         raise CommandError(
-            f"unknown host {host!r}", fix="use codex or claude", code=ExitCode.USAGE, slug="usage"
+            f"unknown host {host!r}",
+            fix=f"use one of: {', '.join(hostconfig.HOSTS)}",
+            code=ExitCode.USAGE,
+            slug="usage",
         )
     if scope not in hostconfig.SCOPES:
         raise CommandError(
             f"unknown scope {scope!r}", fix="use user or project", code=ExitCode.USAGE, slug="usage"
         )
-    from ovhooks.commands.install import claude, codex
+    from ovhooks.commands.install import claude, codex, opencode, pi
 
-    return codex if host == "codex" else claude
+    modules: dict[str, ModuleType] = {
+        "codex": codex,
+        "claude": claude,
+        "pi": pi,
+        "opencode": opencode,
+    }
+    return modules[host]
 
 
 def do_install(
@@ -94,12 +103,12 @@ def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], Non
     def show(console: Console) -> None:
         from rich.markup import escape
 
-        host = "Codex" if result["host"] == "codex" else "Claude Code"
+        host = hostconfig.HOST_LABELS.get(result["host"], result["host"])
         verb = "removed from" if removing else "installed for"
         prefix = "(dry run) would be " if result["dry_run"] else ""
         console.print(f"[bold]ovhooks {prefix}{verb} {host}[/] ({result['scope']} scope)")
         for label, key in (
-            ("hooks", "hooks_file"),
+            ("extension" if result["host"] in ("pi", "opencode") else "hooks", "hooks_file"),
             ("config.toml", "config_toml"),
             ("trust", "trust"),
         ):
