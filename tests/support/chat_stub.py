@@ -9,8 +9,8 @@ with a streamed reply and records it, so tests assert on what the model received
 - a host's title or summary request (``system`` asks for a title / summary): short text;
 - anything else: ``STUB-REPLY #n``.
 
-Usage is reported with ``prompt_tokens`` = ``prompt_tokens`` attribute (a test raises it to
-make a host compact).
+Usage reports the stub's ``prompt_tokens`` attribute (a test raises it to make a host
+compact).
 """
 
 from __future__ import annotations
@@ -72,9 +72,7 @@ def turn_kind(body: dict[str, Any]) -> str:
     if any(marker in system for marker in TITLE_MARKERS):
         return "title"
     last_user = (user_texts(body) or [""])[-1]
-    if any(marker in last_user.lower() for marker in SUMMARY_MARKERS) or any(
-        marker in system for marker in ("summariz", "compaction")
-    ):
+    if any(marker in last_user.lower() for marker in SUMMARY_MARKERS):
         return "summary"
     if "RUNSHELL" in last_user and body.get("tools"):
         return "shell"

@@ -108,3 +108,91 @@ class PiHost:
                 header = json.loads(handle.readline())
             ids.append(str(header["id"]))
         return ids
+
+
+def opencode_config(api_base: str) -> dict[str, object]:
+    """``OPENCODE_CONFIG_CONTENT``: one ``@ai-sdk/openai-compatible`` provider on loopback
+    (bundled in the binary: nothing is fetched), also used for titles."""
+    return {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {
+            "stub": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "stub",
+                "options": {"baseURL": api_base, "apiKey": "dummy"},
+                "models": {STUB_MODEL: {"name": STUB_MODEL}},
+            }
+        },
+        "model": f"stub/{STUB_MODEL}",
+        "small_model": f"stub/{STUB_MODEL}",
+        "autoupdate": False,
+        "share": "disabled",
+    }
+
+
+class OpenCodeHost:
+    """``opencode run`` with its XDG folders under ``base_dir``, against a :class:`ChatStub`."""
+
+    def __init__(
+        self,
+        opencode_bin: str,
+        base_dir: str,
+        stub: ChatStub,
+        *,
+        install_with: str | None,
+        base_env: Mapping[str, str],
+        extra_env: Mapping[str, str] | None = None,
+        workdir: str | None = None,
+    ) -> None:
+        self.opencode_bin = opencode_bin
+        self.stub = stub
+        self.home = os.path.join(base_dir, "home")
+        self.xdg = {
+            f"XDG_{kind.upper()}_HOME": os.path.join(base_dir, "xdg", kind)
+            for kind in ("config", "data", "cache", "state")
+        }
+        self.workdir = workdir or os.path.join(base_dir, "work")
+        for directory in (self.home, self.workdir, *self.xdg.values()):
+            os.makedirs(directory, exist_ok=True)
+        if install_with:
+            install_hooks(install_with, "opencode", {"HOME": self.home, **self.xdg})
+        self.env = host_environment(
+            base_env,
+            {
+                "HOME": self.home,
+                **self.xdg,
+                "OPENCODE_CONFIG_CONTENT": json.dumps(opencode_config(stub.api_base)),
+                "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+                **(extra_env or {}),
+            },
+        )
+        self.runs: list[HostRun] = []
+
+    @property
+    def db_path(self) -> str:
+        return os.path.join(self.xdg["XDG_DATA_HOME"], "opencode", "opencode.db")
+
+    def prompt(
+        self, prompt: str, *, continue_session: bool = False, timeout_s: float = 180.0
+    ) -> HostRun:
+        args = [self.opencode_bin, "run", "-m", f"stub/{STUB_MODEL}"]
+        if continue_session:
+            args.append("-c")
+        args.append(prompt)
+        # OpenCode takes its directory from $PWD when set, not from the process's cwd
+        run = _run(args, self.workdir, {**self.env, "PWD": self.workdir}, timeout_s)
+        self.runs.append(run)
+        return run
+
+    def session_ids(self) -> list[str]:
+        """Session ids, oldest first, read from OpenCode's database (read-only)."""
+        import sqlite3
+
+        if not os.path.exists(self.db_path):
+            return []
+        with sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True) as db:
+            rows = db.execute("SELECT id FROM session ORDER BY time_created").fetchall()
+        return [str(r[0]) for r in rows]
