@@ -24,11 +24,6 @@ from tests.support.stores import LocalStore
 pytestmark = [pytest.mark.hosts_e2e]
 
 
-def _unquoted(text: str) -> str:
-    # `opencode run` quotes an argument that holds spaces when it joins them into the message
-    return text[1:-1] if len(text) > 1 and text[0] == text[-1] == '"' else text
-
-
 def test_opencode_two_sessions_recall_on_the_local_store(
     opencode_cli: str, ovhooks_bin: str, tmp_path: Path
 ) -> None:
@@ -49,12 +44,12 @@ def test_opencode_two_sessions_recall_on_the_local_store(
         requests = stub.turn_requests()[first_session_requests:]
     debug = st.read_ovhooks_logs(str(tmp_path / "state"))
     assert len(ids) == 2, ids
-    texts = [_unquoted(t) for t in store.texts(f"oc-{ids[0]}")]
+    texts = [t.strip() for t in store.texts(f"oc-{ids[0]}")]
     assert texts.count(st.PREFERENCE) == 1, f"{texts}\n{debug}"
     assert not any("<openviking-context" in t or "auto-recall" in t for t in texts), texts
     turns = [r.body for r in requests if chat_stub.turn_kind(r.body) == "text"]
     assert turns, [chat_stub.turn_kind(r.body) for r in requests]
     question = turns[0]
-    assert _unquoted(chat_stub.user_texts(question)[-1]) == st.QUESTION
+    assert chat_stub.user_texts(question)[-1].strip() == st.QUESTION
     system = "\n".join(chat_stub.system_texts(question))
     assert st.MEMORY_PHRASE in system, f"{system[-2000:]}\n{debug}"

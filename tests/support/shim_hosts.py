@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import time
 from collections.abc import Mapping
 
 from tests.support.chat_stub import ChatStub
@@ -178,12 +180,30 @@ class OpenCodeHost:
     def prompt(
         self, prompt: str, *, continue_session: bool = False, timeout_s: float = 180.0
     ) -> HostRun:
+        """One ``opencode run``. The prompt goes on stdin: an argument holding spaces would
+        reach the model wrapped in quotes (``run`` quotes arguments when it joins them)."""
         args = [self.opencode_bin, "run", "-m", f"stub/{STUB_MODEL}"]
         if continue_session:
             args.append("-c")
-        args.append(prompt)
-        # OpenCode takes its directory from $PWD when set, not from the process's cwd
-        run = _run(args, self.workdir, {**self.env, "PWD": self.workdir}, timeout_s)
+        started = time.monotonic()
+        completed = subprocess.run(
+            args,
+            cwd=self.workdir,
+            # OpenCode takes its directory from $PWD when set, not from the process's cwd
+            env={**self.env, "PWD": self.workdir},
+            input=prompt,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
+        run = HostRun(
+            args,
+            completed.returncode,
+            completed.stdout,
+            completed.stderr,
+            time.monotonic() - started,
+        )
         self.runs.append(run)
         return run
 
