@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from tests.support.chat_stub import ChatStub
 from tests.support.hosts import HostRun, _run, host_environment, install_hooks
@@ -57,6 +57,7 @@ class PiHost:
         base_env: Mapping[str, str],
         extra_env: Mapping[str, str] | None = None,
         workdir: str | None = None,
+        install_args: Sequence[str] = (),
     ) -> None:
         self.pi_bin = pi_bin
         self.stub = stub
@@ -69,7 +70,10 @@ class PiHost:
             json.dump(pi_models_json(stub.api_base), f, indent=1)
         if install_with:
             install_hooks(
-                install_with, "pi", {"HOME": self.home, "PI_CODING_AGENT_DIR": self.agent_dir}
+                install_with,
+                "pi",
+                {"HOME": self.home, "PI_CODING_AGENT_DIR": self.agent_dir},
+                install_args,
             )
         self.env = host_environment(
             base_env,
@@ -145,6 +149,7 @@ class OpenCodeHost:
         base_env: Mapping[str, str],
         extra_env: Mapping[str, str] | None = None,
         workdir: str | None = None,
+        install_args: Sequence[str] = (),
     ) -> None:
         self.opencode_bin = opencode_bin
         self.stub = stub
@@ -157,7 +162,7 @@ class OpenCodeHost:
         for directory in (self.home, self.workdir, *self.xdg.values()):
             os.makedirs(directory, exist_ok=True)
         if install_with:
-            install_hooks(install_with, "opencode", {"HOME": self.home, **self.xdg})
+            install_hooks(install_with, "opencode", {"HOME": self.home, **self.xdg}, install_args)
         self.env = host_environment(
             base_env,
             {
