@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ovhooks.commands.doctor.shims import check_shim_host, shim_command
-from ovhooks.state import StateStore, new_state
+from ovhooks.session.store import StateStore, new_state
 from tests.support.cli import run_cli, run_json
 
 
