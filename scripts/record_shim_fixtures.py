@@ -31,10 +31,8 @@ import os
 import shlex
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import time
 from typing import Any
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,9 +43,9 @@ from tests.support.chat_stub import ChatStub  # noqa: E402
 from tests.support.shim_hosts import (  # noqa: E402
     OPENCODE_VERSION,
     PI_VERSION,
-    STUB_MODEL,
     OpenCodeHost,
     PiHost,
+    PiRpc,
 )
 
 CACHE = os.path.join(os.path.expanduser("~"), ".cache", "ovhooks-ci")
@@ -132,47 +130,6 @@ def _copy_requests(stub: ChatStub, out_dir: str) -> None:
             handle.write("\n")
 
 
-class _Rpc:
-    """``pi --mode rpc``: one JSON command per line on stdin, responses and events on stdout."""
-
-    def __init__(self, pi: PiHost) -> None:
-        args = [pi.pi_bin, "--mode", "rpc", "--provider", "stub", "--model", STUB_MODEL]
-        self.proc = subprocess.Popen(
-            args,
-            cwd=pi.workdir,
-            env=pi.env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        self.count = 0
-
-    def send(self, command: dict[str, Any], until: str) -> None:
-        """Send ``command`` and read events until one of type ``until`` (or its response)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.count += 1
-        self.proc.stdin.write(json.dumps({"id": str(self.count), **command}) + "\n")
-        self.proc.stdin.flush()
-        deadline = time.monotonic() + 60
-        for line in self.proc.stdout:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if event.get("type") == until or (
-                until == "response" and event.get("id") == str(self.count)
-            ):
-                return
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no {until} after {command}")
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
-
-
 def _assistant_entry(session_file: str) -> str:
     with open(session_file, encoding="utf-8") as handle:
         for line in handle:
@@ -199,7 +156,7 @@ def record_pi(out_root: str, work: str) -> None:
             os.path.join(pi.agent_dir, "extensions", "ovh-branch.ts"), "w", encoding="utf-8"
         ) as handle:
             handle.write(BRANCH_EXTENSION)
-        rpc = _Rpc(pi)
+        rpc = PiRpc(pi)
         rpc.send({"type": "prompt", "message": "First turn: I prefer tabs"}, "agent_end")
         rpc.send({"type": "prompt", "message": "RUNSHELL please"}, "agent_end")
         branch_at = _assistant_entry(pi.session_files()[0])

@@ -53,3 +53,30 @@ def test_opencode_two_sessions_recall_on_the_local_store(
     assert chat_stub.user_texts(question)[-1].strip() == st.QUESTION
     system = "\n".join(chat_stub.system_texts(question))
     assert st.MEMORY_PHRASE in system, f"{system[-2000:]}\n{debug}"
+
+
+def test_opencode_auto_compaction_commits_before_the_summary(
+    opencode_cli: str, ovhooks_bin: str, tmp_path: Path
+) -> None:
+    """A reply reporting more tokens than the model's context makes OpenCode compact; its
+    ``experimental.session.compacting`` hook makes ovhooks commit then, and ``dispose``
+    commits again what came after (the turn OpenCode continues with)."""
+    store = LocalStore(tmp_path / "data")
+    with ChatStub(log_dir=str(tmp_path / "stub")) as stub:
+        stub.token_plan = [100000]
+        oc = OpenCodeHost(
+            opencode_cli,
+            str(tmp_path / "opencode"),
+            stub,
+            install_with=ovhooks_bin,
+            base_env=local_environment(tmp_path),
+            context_limit=50000,
+        )
+        oc.prompt(st.PREFERENCE).check()
+        kinds = [stub.replies[r.number] for r in stub.turn_requests()]
+        ids = oc.session_ids()
+    debug = st.read_ovhooks_logs(str(tmp_path / "state"))
+    assert "summary" in kinds or len(kinds) > 2, kinds
+    key = f"oc-{ids[0]}"
+    assert store.commit_count(key) == 2, f"{kinds}\n{store.texts(key)}\n{debug}"
+    assert [t.strip() for t in store.texts(key)].count(st.PREFERENCE) == 1

@@ -17,7 +17,7 @@ from tests.support import chat_stub, pytest_plugin
 from tests.support import story as st
 from tests.support.chat_stub import ChatStub
 from tests.support.repos import make_clone
-from tests.support.shim_hosts import PiHost
+from tests.support.shim_hosts import PiHost, PiRpc
 from tests.support.stores import LocalStore
 
 pytestmark = [pytest.mark.hosts_e2e]
@@ -75,3 +75,34 @@ def test_pi_two_sessions_recall_on_the_local_store(
     system = "\n".join(chat_stub.system_texts(question))
     assert st.MEMORY_PHRASE in system, f"{system[-2000:]}\n{_debug(tmp_path)}"
     assert store.texts(f"pi-{ids[1]}")[:1] == [st.QUESTION], _debug(tmp_path)
+
+
+def test_pi_compaction_commits_before_the_session_ends(
+    pi_cli: str, ovhooks_bin: str, tmp_path: Path
+) -> None:
+    """``/compact`` (RPC ``compact``): ovhooks catches up and commits while Pi is still
+    running, before Pi's summary replaces the turns; shutdown commits what came after."""
+    store = LocalStore(tmp_path / "data")
+    with ChatStub(log_dir=str(tmp_path / "stub")) as stub:
+        pi = PiHost(
+            pi_cli,
+            str(tmp_path / "pi"),
+            stub,
+            install_with=ovhooks_bin,
+            base_env=local_environment(tmp_path),
+        )
+        rpc = PiRpc(pi)
+        try:
+            rpc.send({"type": "prompt", "message": st.PREFERENCE}, "agent_end")
+            key = f"pi-{pi.session_ids()[0]}"
+            before = store.commit_count(key)
+            rpc.send({"type": "compact"}, "response")
+            at_compaction = store.commit_count(key)
+            rpc.send({"type": "prompt", "message": "After the compaction"}, "agent_end")
+        finally:
+            code = rpc.close()
+    assert code == 0
+    assert (before, at_compaction) == (0, 1), _debug(tmp_path)
+    assert store.commit_count(key) == 2, _debug(tmp_path)
+    assert store.texts(key).count(st.PREFERENCE) == 1
+    assert "After the compaction" in store.texts(key)

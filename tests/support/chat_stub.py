@@ -97,6 +97,9 @@ class ChatStub(RecordingServer):
         super().__init__(port, log_dir)
         self.replies: dict[int, str] = {}
         self.prompt_tokens = 40
+        # prompt_tokens reported by the next turn replies, in order, before prompt_tokens:
+        # [100000] makes a host with a small context limit compact once
+        self.token_plan: list[int] = []
 
     @property
     def api_base(self) -> str:
@@ -126,10 +129,13 @@ class ChatStub(RecordingServer):
 
     def _answer(self, number: int, kind: str, body: dict[str, Any]) -> StubResponse:
         model = str(body.get("model") or "stub-model")
+        with self._lock:
+            tokens = self.token_plan.pop(0) if self.token_plan and kind == "text" else None
+        prompt_tokens = self.prompt_tokens if tokens is None else tokens
         usage = {
-            "prompt_tokens": self.prompt_tokens,
+            "prompt_tokens": prompt_tokens,
             "completion_tokens": 10,
-            "total_tokens": self.prompt_tokens + 10,
+            "total_tokens": prompt_tokens + 10,
         }
         if kind == "shell":
             call = {

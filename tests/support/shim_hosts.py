@@ -116,9 +116,60 @@ class PiHost:
         return ids
 
 
-def opencode_config(api_base: str) -> dict[str, object]:
+class PiRpc:
+    """``pi --mode rpc``: one JSON command per line on stdin, responses and events on stdout.
+
+    One Pi process for several prompts, with commands print mode lacks (``compact``).
+    """
+
+    def __init__(self, pi: PiHost, timeout_s: float = 90.0) -> None:
+        args = [pi.pi_bin, "--mode", "rpc", "--provider", "stub", "--model", STUB_MODEL]
+        self.timeout_s = timeout_s
+        self.proc = subprocess.Popen(
+            args,
+            cwd=pi.workdir,
+            env=pi.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self.count = 0
+
+    def send(self, command: dict[str, object], until: str) -> None:
+        """Send ``command``; read until an event of type ``until`` (``response``: its answer)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.count += 1
+        self.proc.stdin.write(json.dumps({"id": str(self.count), **command}) + "\n")
+        self.proc.stdin.flush()
+        deadline = time.monotonic() + self.timeout_s
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("type") == until or (
+                until == "response" and event.get("id") == str(self.count)
+            ):
+                return
+            if time.monotonic() > deadline:
+                break
+        raise TimeoutError(f"no {until} after {command}")
+
+    def close(self) -> int:
+        """Close stdin (Pi shuts down: ``session_shutdown``) and wait for the exit code."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=self.timeout_s)
+
+
+def opencode_config(api_base: str, context_limit: int | None = None) -> dict[str, object]:
     """``OPENCODE_CONFIG_CONTENT``: one ``@ai-sdk/openai-compatible`` provider on loopback
-    (bundled in the binary: nothing is fetched), also used for titles."""
+    (bundled in the binary: nothing is fetched), also used for titles. ``context_limit``
+    makes a reply that reports more prompt tokens than that trigger auto-compaction."""
+    model: dict[str, object] = {"name": STUB_MODEL}
+    if context_limit:
+        model["limit"] = {"context": context_limit, "output": 1000}
     return {
         "$schema": "https://opencode.ai/config.json",
         "provider": {
@@ -126,7 +177,7 @@ def opencode_config(api_base: str) -> dict[str, object]:
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "stub",
                 "options": {"baseURL": api_base, "apiKey": "dummy"},
-                "models": {STUB_MODEL: {"name": STUB_MODEL}},
+                "models": {STUB_MODEL: model},
             }
         },
         "model": f"stub/{STUB_MODEL}",
@@ -150,6 +201,7 @@ class OpenCodeHost:
         extra_env: Mapping[str, str] | None = None,
         workdir: str | None = None,
         install_args: Sequence[str] = (),
+        context_limit: int | None = None,
     ) -> None:
         self.opencode_bin = opencode_bin
         self.stub = stub
@@ -168,7 +220,9 @@ class OpenCodeHost:
             {
                 "HOME": self.home,
                 **self.xdg,
-                "OPENCODE_CONFIG_CONTENT": json.dumps(opencode_config(stub.api_base)),
+                "OPENCODE_CONFIG_CONTENT": json.dumps(
+                    opencode_config(stub.api_base, context_limit)
+                ),
                 "OPENCODE_DISABLE_MODELS_FETCH": "1",
                 "OPENCODE_DISABLE_AUTOUPDATE": "1",
                 "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
