@@ -11,8 +11,8 @@ stub on loopback, isolated homes), with ovhooks' real shims installed by ``ovhoo
   (``/tree``-style navigation through a recording-only extension command), a tool call and a
   ``/compact``;
 - ``opencode/session-store.json``: the ``session``, ``message`` and ``part`` rows (and their
-  CREATE TABLE statements) of two OpenCode sessions, a tool call included, so tests rebuild
-  the SQLite store without the CLI;
+  CREATE TABLE statements) of three OpenCode sessions (a tool call; an auto-compaction), so
+  tests rebuild the SQLite store without the CLI;
 - ``<host>/stub-requests/req-NNN-*.json``: what the model received, in order.
 
 Long strings are trimmed (``…[trimmed N chars]``) and tool schemas reduced to their names.
@@ -200,6 +200,17 @@ def record_opencode(out_root: str, work: str) -> None:
         oc.prompt("First turn: I prefer tabs").check()
         oc.prompt("RUNSHELL please", continue_session=True).check()
         oc.prompt("A second session").check()
+        # a third session whose first reply overflows the model's context: auto-compaction
+        stub.token_plan = [100000]
+        compacting = OpenCodeHost(
+            OPENCODE_BIN,
+            os.path.join(work, "opencode"),
+            stub,
+            install_with=None,
+            base_env=_base_env(record_dir),
+            context_limit=50000,
+        )
+        compacting.prompt("A session that compacts").check()
         _copy_requests(stub, out_dir)
         rows = _store_rows(oc.db_path)
     with open(os.path.join(out_dir, "session-store.json"), "w", encoding="utf-8") as handle:

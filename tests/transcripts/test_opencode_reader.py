@@ -145,3 +145,15 @@ def test_malformed_rows_are_counted_not_fatal(store: Path) -> None:
     assert read.bad_lines == 1
     assert records_to_turns(read.records) == []
     assert read.cursor["last_id"] == "msg_zzzz2"
+
+
+def test_a_real_auto_compaction_leaves_only_what_was_said(store: Path) -> None:
+    """OpenCode's compaction request (a ``compaction`` part), its summary (``summary: true``)
+    and its synthetic "Continue if you have next steps" prompt are not conversation."""
+    third = session_ids()[2]
+    turns = records_to_turns(read_new(str(store), third, None).records)
+    assert [t.role for t in turns] == ["user", "assistant"]
+    assert turns[0].text == "A session that compacts"
+    replies = turns[1].text.split("\n\n")
+    assert len(replies) == 2 and all(r.startswith("STUB-REPLY #") for r in replies)
+    assert "Continue if you have next steps" not in turns[1].text
