@@ -19,6 +19,8 @@ const TIMEOUT_MS = {
 	"pre-compact": 32000,
 	"session-end": 6000,
 };
+// OVHOOKS_SHIM_TIMEOUT_MS (milliseconds) replaces every bound above: for tests and debugging.
+const TIMEOUT_OVERRIDE_MS = Number(process.env.OVHOOKS_SHIM_TIMEOUT_MS) || 0;
 const MAX_REPLY_CHARS = 1000000;
 
 function runHook(hook, payload) {
@@ -47,7 +49,7 @@ function runHook(hook, payload) {
 				child.kill("SIGKILL");
 			} catch {}
 			finish({});
-		}, TIMEOUT_MS[hook] ?? 12000);
+		}, TIMEOUT_OVERRIDE_MS || TIMEOUT_MS[hook] || 12000);
 		child.on("error", () => finish({}));
 		child.stdout?.setEncoding("utf8");
 		child.stdout?.on("data", (chunk) => {

@@ -17,6 +17,8 @@ const TIMEOUT_MS: Record<string, number> = {
 	"pre-compact": 32000,
 	"session-end": 6000,
 };
+// OVHOOKS_SHIM_TIMEOUT_MS (milliseconds) replaces every bound above: for tests and debugging.
+const TIMEOUT_OVERRIDE_MS = Number(process.env.OVHOOKS_SHIM_TIMEOUT_MS) || 0;
 const MAX_REPLY_CHARS = 1_000_000;
 
 type Reply = { hookSpecificOutput?: { additionalContext?: unknown }; systemMessage?: unknown };
@@ -47,7 +49,7 @@ function runHook(hook: string, payload: Record<string, unknown>): Promise<Reply>
 				child.kill("SIGKILL");
 			} catch {}
 			finish({});
-		}, TIMEOUT_MS[hook] ?? 12000);
+		}, TIMEOUT_OVERRIDE_MS || TIMEOUT_MS[hook] || 12000);
 		child.on("error", () => finish({}));
 		child.stdout?.setEncoding("utf8");
 		child.stdout?.on("data", (chunk: string) => {
