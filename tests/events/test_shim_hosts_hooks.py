@@ -175,3 +175,12 @@ def test_opencode_store_path_defaults_to_xdg_data_or_opencode_db() -> None:
     assert adapt_opencode("Stop", {"transcript_path": 5}, env)["transcript_path"] == "/db/o.db"
     assert adapt_opencode("Stop", {"transcript_path": "/given"}, env)["transcript_path"] == "/given"
     assert adapt_opencode("SessionEnd", {}, env)["reason"] == "dispose"
+
+
+def test_without_host_flag_the_shim_event_names_say_which_host() -> None:
+    from ovhooks.hosts.base import detect_host
+
+    assert detect_host({"hook_event_name": "before_agent_start"}, {}) == "pi"
+    assert detect_host({"hook_event_name": "session.idle"}, {"CLAUDECODE": "1"}) == "opencode"
+    assert detect_host({"hook_event_name": "Stop"}, {}) == "codex"
+    assert detect_host({"hook_event_name": ["x"]}, {}) == "codex"

@@ -159,11 +159,13 @@ def install(
     ] = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Register ovhooks' hooks with Codex or Claude Code (idempotent; other hooks kept).
+    """Register ovhooks' hooks with Codex, Claude Code, Pi or OpenCode (idempotent).
 
-    Merges one entry per hook event into the host's hooks file, keeps a backup
-    (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on.
-    Running it again changes nothing.
+    Codex, Claude Code: merges one entry per hook event into the host's hooks file (other
+    hooks kept), keeps a backup (<file>.ovhooks.bak), writes atomically, and for Codex
+    switches the hooks feature on. Pi, OpenCode: writes ovhooks' extension / plugin file
+    into the host's folder (a file of that name that is not ovhooks' is kept as the
+    backup). Running it again changes nothing.
     """
     result = do_install(
         host, scope, os.environ, os.getcwd(), executable=exe, dry_run=dry_run, trust=trust
@@ -179,7 +181,8 @@ def uninstall(
     dry_run: DryRunOption = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Remove exactly ovhooks' hooks from Codex or Claude Code; nothing else changes.
+    """Remove exactly ovhooks' hooks from Codex, Claude Code, Pi or OpenCode; nothing else
+    changes.
 
     Right after an install, the files come back byte for byte as they were.
     """
