@@ -64,6 +64,7 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
         ("agent_end", "stop", None, 12),
         ("session_before_compact", "pre-compact", None, 32),
         ("session_shutdown", "session-end", None, 6),
+        ("tool_call", "pre-tool-use", "read|grep|find|ls", 5),
     ),
     "opencode": (
         ("session.created", "session-start", None, 12),
@@ -71,6 +72,7 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
         ("session.idle", "stop", None, 12),
         ("experimental.session.compacting", "pre-compact", None, 32),
         ("dispose", "session-end", None, 6),
+        ("tool.execute.before", "pre-tool-use", "read|glob|grep|list", 5),
     ),
 }
 

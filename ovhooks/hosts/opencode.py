@@ -28,6 +28,15 @@ def default_db_path(environ: Mapping[str, str]) -> str:
     return os.path.join(data, "opencode", "opencode.db")
 
 
+# OpenCode's file tools -> the Claude-named tools and fields the viking:// guard reads.
+_TOOLS = {
+    "read": ("Read", {"filePath": "file_path"}),
+    "glob": ("Glob", {"path": "path", "pattern": "pattern"}),
+    "grep": ("Grep", {"path": "path", "pattern": "pattern", "include": "glob"}),
+    "list": ("Glob", {"path": "path"}),
+}
+
+
 def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
     """``payload`` with OpenCode's fields named for the handlers; other fields are kept."""
     out = dict(payload)
@@ -39,4 +48,14 @@ def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) 
         out["trigger"] = "auto"
     elif event_name == "SessionEnd" and not isinstance(out.get("reason"), str):
         out["reason"] = "dispose"
+    elif event_name == "PreToolUse":
+        tool, args = payload.get("tool"), payload.get("input")
+        entry = _TOOLS.get(tool) if isinstance(tool, str) else None
+        if entry is not None and isinstance(args, dict):
+            out["tool_name"] = entry[0]
+            out["tool_input"] = {
+                ours: args[theirs] for theirs, ours in entry[1].items() if theirs in args
+            }
+        else:
+            out["tool_name"], out["tool_input"] = "", {}
     return out

@@ -24,6 +24,24 @@ _SOURCES = {
     "fork": "startup",
 }
 _TRIGGERS = {"manual": "manual", "threshold": "auto", "overflow": "auto"}
+# Pi's file tools -> the Claude-named tools and fields the viking:// guard (PreToolUse) reads.
+_TOOLS = {
+    "read": ("Read", {"path": "file_path"}),
+    "grep": ("Grep", {"path": "path", "pattern": "pattern", "glob": "glob"}),
+    "find": ("Glob", {"path": "path", "pattern": "pattern"}),
+    "ls": ("Glob", {"path": "path"}),
+}
+
+
+def tool_call(tool: object, tool_input: object) -> tuple[str, dict[str, Any]]:
+    """A host's file tool call as the guard reads it: ``("", {})`` for any other tool."""
+    entry = _TOOLS.get(tool) if isinstance(tool, str) else None
+    if entry is None or not isinstance(tool_input, dict):
+        return "", {}
+    name, fields = entry
+    return name, {
+        ours: tool_input[theirs] for theirs, ours in fields.items() if theirs in tool_input
+    }
 
 
 def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
@@ -37,4 +55,6 @@ def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) 
         out["trigger"] = _TRIGGERS.get(reason, "auto")
     elif event_name == "SessionEnd":
         out["reason"] = reason or "quit"
+    elif event_name == "PreToolUse":
+        out["tool_name"], out["tool_input"] = tool_call(payload.get("tool"), payload.get("input"))
     return out

@@ -93,6 +93,7 @@ def test_the_shims_register_only_their_memory_events(
         "session_before_compact",
         "session_shutdown",
         "session_start",
+        "tool_call",
     ]
     oc = call_shim(
         "opencode", _host_bin(request, "opencode"), command, "session.idle", PAYLOAD, tmp_path, {}
@@ -103,4 +104,44 @@ def test_the_shims_register_only_their_memory_events(
         "event",
         "experimental.chat.system.transform",
         "experimental.session.compacting",
+        "tool.execute.before",
     ]
+
+
+@pytest.mark.parametrize(
+    ("host", "event", "tool", "tool_input", "blocked"),
+    [
+        ("pi", "tool_call", "read", {"path": "viking://user/default/memories/x.md"}, True),
+        ("pi", "tool_call", "ls", {"path": "viking://user/default/memories/"}, True),
+        ("pi", "tool_call", "read", {"path": "/etc/hostname"}, False),
+        ("pi", "tool_call", "grep", {"pattern": "viking://", "path": "src"}, False),
+        ("pi", "tool_call", "bash", {"command": "cat viking://x"}, False),
+        ("opencode", "tool.execute.before", "read", {"filePath": "viking://user/x.md"}, True),
+        ("opencode", "tool.execute.before", "list", {"path": "viking://user/"}, True),
+        ("opencode", "tool.execute.before", "grep", {"pattern": "viking://"}, False),
+        ("opencode", "tool.execute.before", "read", {"filePath": "README.md"}, False),
+    ],
+)
+def test_file_tools_aimed_at_memory_uris_are_blocked_with_the_command_to_use(
+    host: str,
+    event: str,
+    tool: str,
+    tool_input: dict[str, str],
+    blocked: bool,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    ovhooks_bin: str,
+) -> None:
+    payload = {**PAYLOAD, "toolName": tool, "tool": tool, "input": tool_input}
+    env = {"HOME": str(tmp_path), "OVHOOKS_STATE_DIR": str(tmp_path / "state")}
+    result = call_shim(host, _host_bin(request, host), ovhooks_bin, event, payload, tmp_path, env)
+    if host == "pi":
+        returned = result["returned"] or {}
+        reason = returned.get("reason", "") if returned.get("block") is True else ""
+    else:
+        (outcome,) = result["system"]
+        reason = outcome.removeprefix("BLOCKED: ") if outcome.startswith("BLOCKED") else ""
+    if blocked:
+        assert "ovhooks" in reason and "viking://" in reason, result
+    else:
+        assert reason == "", result

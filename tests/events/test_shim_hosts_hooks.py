@@ -184,3 +184,28 @@ def test_without_host_flag_the_shim_event_names_say_which_host() -> None:
     assert detect_host({"hook_event_name": "session.idle"}, {"CLAUDECODE": "1"}) == "opencode"
     assert detect_host({"hook_event_name": "Stop"}, {}) == "codex"
     assert detect_host({"hook_event_name": ["x"]}, {}) == "codex"
+
+
+@pytest.mark.parametrize(
+    ("host", "tool", "tool_input", "denied"),
+    [
+        ("pi", "read", {"path": "viking://user/default/memories/a.md"}, True),
+        ("pi", "find", {"pattern": "*.md", "path": "viking://user/default/"}, True),
+        ("pi", "grep", {"pattern": "viking://", "path": "."}, False),
+        ("pi", "bash", {"command": "ls viking://"}, False),
+        ("pi", "read", "not an object", False),
+        ("opencode", "read", {"filePath": "viking://user/a.md"}, True),
+        ("opencode", "grep", {"pattern": "x", "include": "viking://user/*"}, True),
+        ("opencode", "list", {"path": "/tmp"}, False),
+        ("opencode", 7, {"filePath": "viking://user/a.md"}, False),
+    ],
+)
+def test_the_viking_guard_reads_each_hosts_tool_names(
+    host: str, tool: object, tool_input: object, denied: bool, fake_ov: FakeOpenViking
+) -> None:
+    payload = {"session_id": "s", "cwd": "/", "tool": tool, "input": tool_input}
+    proc, _ = run_process("pre-tool-use", payload, hook_env(fake_ov.url), host=host)
+    reply = json.loads(proc.stdout)
+    assert_host_valid(host, "PreToolUse", reply)
+    decision = reply.get("hookSpecificOutput", {}).get("permissionDecision")
+    assert (decision == "deny") is denied, reply

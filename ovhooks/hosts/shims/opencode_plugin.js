@@ -18,7 +18,10 @@ const TIMEOUT_MS = {
 	stop: 12000,
 	"pre-compact": 32000,
 	"session-end": 6000,
+	"pre-tool-use": 5000,
 };
+// File tools whose target can be a viking:// memory URI (ovhooks names the command to use).
+const GUARDED_TOOLS = new Set(["read", "glob", "grep", "list"]);
 // OVHOOKS_SHIM_TIMEOUT_MS (milliseconds) replaces every bound above: for tests and debugging.
 const TIMEOUT_OVERRIDE_MS = Number(process.env.OVHOOKS_SHIM_TIMEOUT_MS) || 0;
 const MAX_REPLY_CHARS = 1000000;
@@ -114,6 +117,24 @@ export const OvhooksMemory = async (input) => {
 		},
 		"experimental.session.compacting": async (hookInput) => {
 			await runHook("pre-compact", payload("experimental.session.compacting", hookInput?.sessionID, {}));
+		},
+		// A file tool aimed at a viking:// URI is blocked (OpenCode blocks on a thrown Error,
+		// whose message reaches the model); only such calls start a process.
+		"tool.execute.before": async (hookInput, output) => {
+			let reason = "";
+			try {
+				const tool = hookInput?.tool;
+				if (!GUARDED_TOOLS.has(tool) || !JSON.stringify(output?.args ?? {}).includes("viking://")) {
+					return;
+				}
+				const extra = { tool, input: output.args };
+				const reply = await runHook("pre-tool-use", payload("tool.execute.before", hookInput?.sessionID, extra));
+				const out = reply?.hookSpecificOutput;
+				if (out?.permissionDecision === "deny") reason = String(out.permissionDecisionReason ?? "");
+			} catch {
+				return;
+			}
+			if (reason) throw new Error(reason);
 		},
 		event: async ({ event }) => {
 			const props = event?.properties ?? {};

@@ -16,7 +16,10 @@ const TIMEOUT_MS: Record<string, number> = {
 	stop: 12000,
 	"pre-compact": 32000,
 	"session-end": 6000,
+	"pre-tool-use": 5000,
 };
+// File tools whose target can be a viking:// memory URI (ovhooks names the command to use).
+const GUARDED_TOOLS = new Set(["read", "grep", "find", "ls"]);
 // OVHOOKS_SHIM_TIMEOUT_MS (milliseconds) replaces every bound above: for tests and debugging.
 const TIMEOUT_OVERRIDE_MS = Number(process.env.OVHOOKS_SHIM_TIMEOUT_MS) || 0;
 const MAX_REPLY_CHARS = 1_000_000;
@@ -125,6 +128,23 @@ export default function ovhooks(pi: any) {
 		const reason = typeof event?.reason === "string" ? event.reason : "";
 		await runHook("pre-compact", { ...base(ctx, "session_before_compact"), reason });
 		return undefined; // Pi's own compaction runs unchanged
+	});
+
+	// A file tool aimed at a viking:// URI is blocked with ovhooks' reason; only such calls
+	// start a process. Never throws: an error in a tool_call handler would block the tool.
+	pi.on("tool_call", async (event: any, ctx: any) => {
+		try {
+			const tool = event?.toolName;
+			if (!GUARDED_TOOLS.has(tool) || !JSON.stringify(event?.input ?? {}).includes("viking://")) {
+				return undefined;
+			}
+			const payload = { ...base(ctx, "tool_call"), tool, input: event.input };
+			const out: any = (await runHook("pre-tool-use", payload))?.hookSpecificOutput;
+			if (out?.permissionDecision === "deny") {
+				return { block: true, reason: String(out.permissionDecisionReason ?? "") };
+			}
+		} catch {}
+		return undefined;
 	});
 
 	pi.on("session_shutdown", async (event: any, ctx: any) => {

@@ -21,14 +21,23 @@ if (host === "pi") {
 		},
 	};
 	const t0 = performance.now();
-	result = await handlers[event]({ type: event, ...payload, systemPrompt: "BASE" }, ctx);
+	const piEvent = { type: event, ...payload, systemPrompt: "BASE" };
+	result = await handlers[event](piEvent, ctx);
 	result = { returned: result ?? null, handlers: Object.keys(handlers).sort(), ms: performance.now() - t0 };
 } else {
 	const mod = await import(shimPath);
 	const hooks = await mod.OvhooksMemory({ directory: payload.cwd });
 	const t0 = performance.now();
 	const system = [];
-	if (event === "chat.message") {
+	if (event === "tool.execute.before") {
+		try {
+			await hooks[event]({ tool: payload.tool, sessionID: payload.session_id, callID: "c1" },
+				{ args: payload.input });
+			system.push("ALLOWED");
+		} catch (error) {
+			system.push("BLOCKED: " + error.message);
+		}
+	} else if (event === "chat.message") {
 		await hooks["chat.message"]({ sessionID: payload.session_id },
 			{ message: {}, parts: [{ type: "text", text: payload.prompt }] });
 		await hooks["experimental.chat.system.transform"]({ sessionID: payload.session_id }, { system });
