@@ -17,6 +17,14 @@ from collections.abc import Mapping, Sequence
 from tests.support.chat_stub import ChatStub
 from tests.support.hosts import HostRun, _run, host_environment, install_hooks
 
+# Variables of a Pi or OpenCode session running the tests must not reach the hosts under test.
+_FOREIGN = ("PI_", "OPENCODE")
+
+
+def _clean(base_env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in base_env.items() if not k.startswith(_FOREIGN)}
+
+
 PI_VERSION = "0.73.1"
 OPENCODE_VERSION = "1.18.33"
 STUB_MODEL = "stub-model"
@@ -76,7 +84,7 @@ class PiHost:
                 install_args,
             )
         self.env = host_environment(
-            base_env,
+            _clean(base_env),
             {
                 "HOME": self.home,
                 "PI_CODING_AGENT_DIR": self.agent_dir,
@@ -216,7 +224,7 @@ class OpenCodeHost:
         if install_with:
             install_hooks(install_with, "opencode", {"HOME": self.home, **self.xdg}, install_args)
         self.env = host_environment(
-            base_env,
+            _clean(base_env),
             {
                 "HOME": self.home,
                 **self.xdg,
