@@ -15,6 +15,7 @@ from ovhooks.commands import (
     forget,
     hook,
     importer,
+    mcp,
     memory,
     semantic,
     sessions,
@@ -23,6 +24,7 @@ from ovhooks.commands import (
 from ovhooks.commands.doctor import command as doctor
 from ovhooks.commands.install import command as install
 from ovhooks.hosts.base import EVENT_NAMES
+from ovhooks.ui import command as ui
 
 app = typer.Typer(
     name="ovhooks",
@@ -55,12 +57,14 @@ app.command("read", rich_help_panel=MEMORY)(memory.read)
 app.command("ls", rich_help_panel=MEMORY)(memory.ls)
 app.command("remember", rich_help_panel=MEMORY)(memory.remember)
 app.command("forget", rich_help_panel=MEMORY)(forget.forget)
+app.command("mcp", rich_help_panel=MEMORY)(mcp.mcp)
 
 app.command("commit", rich_help_panel=LIFECYCLE)(sessions.commit)
 app.command("sweep", rich_help_panel=LIFECYCLE)(sessions.sweep)
 app.command("flush", rich_help_panel=LIFECYCLE)(sessions.flush)
 app.command("import", rich_help_panel=LIFECYCLE)(importer.import_)
 app.command("export", rich_help_panel=LIFECYCLE)(export.export)
+app.command("ui", rich_help_panel=MEMORY)(ui.ui)
 
 
 def run() -> None:

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ovhooks.commands.common import outbox_backlog, settings_from
+from ovhooks.commands.common import job_runner, outbox_backlog, settings_from
 from ovhooks.commands.errors import ExitCode, usage_error
 from ovhooks.commands.import_scan import Transcript, default_root, select
 from ovhooks.commands.output import JsonFlag, Output, boundary
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ovhooks.config import Settings
-    from ovhooks.layout import Job, State
+    from ovhooks.session.layout import Job, State
+    from ovhooks.settings.config import Settings
 
 
 def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
@@ -36,7 +36,7 @@ def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
     peer = settings.actor_peer
     if not peer and item.cwd:
         peer = resolve(item.cwd).peer
-    from ovhooks.layout import new_job
+    from ovhooks.session.layout import new_job
 
     work: dict[str, Any] = {"capture": True}
     if commit:
@@ -100,16 +100,16 @@ def run_import(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Import ``items`` oldest first; returns (per-transcript results, dry-run plan)."""
     from ovhooks.log import Log
-    from ovhooks.state import StateStore
-    from ovhooks.worker import run_jobs
+    from ovhooks.session.store import StateStore
 
     log = Log(settings.state_dir, settings.log_level, component="import")
     store = StateStore(settings.state_dir)
     plan = None
     if dry_run:
-        from ovhooks.plan import Plan
+        from ovhooks.dryrun.plan import Plan
 
         plan = Plan()
+    run_jobs = job_runner(settings, log, plan)
     results = []
     for item in sorted(items, key=lambda t: t.mtime):
         # Sessions still in use are left for the live lifecycle to commit.
@@ -119,7 +119,7 @@ def run_import(
         if up_to_date(store.load(row["key"]), item, commit=bool(job.get("commit"))):
             row["status"] = "up_to_date"
         else:
-            summaries = run_jobs(settings, [job], log=log, plan=plan)
+            summaries = run_jobs([job])
             if not dry_run:
                 row["remaining"] = outbox_backlog(settings.state_dir).get(row["key"], 0)
             summary = summaries[0] if summaries else {"error": "worker failed (see the log)"}

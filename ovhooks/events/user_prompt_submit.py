@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
+    from ovhooks.recall import RecallOutcome
 
 RECENT_USER_TURNS = 3
 
@@ -55,12 +56,31 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         from ovhooks.recall.usage import note_supplied
 
         note_supplied(settings.state_dir, key, outcome.injected_uris, ctx.now)
+    if not ctx.dry_run:
+        _journal(ctx, key, identity.peer, outcome)
     return Reply(context=outcome.context, system_message=outcome.system_message)
+
+
+def _journal(ctx: HookContext, key: str, peer: str, outcome: RecallOutcome) -> None:
+    """One line in the recall log (``recall/journal``): what was injected, or why nothing."""
+    from ovhooks.recall import journal
+
+    entry = journal.entry_for(
+        now=ctx.now,
+        host=ctx.host,
+        session=key,
+        peer=peer,
+        reason=outcome.reason,
+        prompt_head=outcome.prompt_head,
+        tokens=outcome.tokens,
+        items=list(outcome.items),
+    )
+    journal.append(ctx.settings.state_dir, entry)
 
 
 def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
     """The user's last few messages before this prompt (seed 004: a better query)."""
-    if not path:
+    if not path or host == "opencode":  # OpenCode's transcript is a database, not JSONL
         return []
     from ovhooks.transcripts.reader import read_tail
 
@@ -70,6 +90,8 @@ def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
         return []
     if host == "claude":
         from ovhooks.transcripts.claude import recent_user_texts
+    elif host == "pi":
+        from ovhooks.transcripts.pi import recent_user_texts
     else:
         from ovhooks.transcripts.codex import recent_user_texts
     texts = recent_user_texts(records, RECENT_USER_TURNS + 1)

@@ -11,8 +11,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
 
-    from ovhooks.config import Settings
     from ovhooks.recall.rank import Candidate
+    from ovhooks.settings.config import Settings
 
 _DOC_CHARS = 1000
 

@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 # A start is not tried again for this long (the model loads in ~1 s, several under load).
 START_BACKOFF_S = 60.0
@@ -143,7 +143,7 @@ def start(
     def launch() -> None:
         os.execve(sys.executable, argv, env)
 
-    from ovhooks.detach import run_detached
+    from ovhooks.worker.detach import run_detached
 
     try:
         pid = run_detached(launch)

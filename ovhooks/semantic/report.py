@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 
 def semantic_status(settings: Settings) -> dict[str, Any]:

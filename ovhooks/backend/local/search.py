@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from ovhooks.backend.base import JSON
-    from ovhooks.backend.local import LocalBackend
+    from ovhooks.backend.local.store import LocalStore
     from ovhooks.semantic.fusion import Evidence
 
 _CANDIDATES = 40
@@ -59,7 +59,7 @@ class _Hit:
         self.score = score
 
 
-def scope_tokens(store: LocalBackend, peer: str) -> list[str]:
+def scope_tokens(store: LocalStore, peer: str) -> list[str]:
     scopes = [scope_token(store.user, "")]
     if peer:
         scopes.append(scope_token(store.user, peer))
@@ -90,7 +90,7 @@ def _statistics(
 
 
 def _matches(
-    store: LocalBackend,
+    store: LocalStore,
     con: sqlite3.Connection,
     table: str,
     chosen: list[str],
@@ -113,7 +113,7 @@ def _matches(
 
 
 def search(
-    store: LocalBackend,
+    store: LocalStore,
     query: str,
     peer: str,
     *,
@@ -179,7 +179,7 @@ def search(
 
 
 def _history_hits(
-    store: LocalBackend,
+    store: LocalStore,
     con: sqlite3.Connection,
     chosen: list[str],
     peer: str,
@@ -222,7 +222,7 @@ def _history_hits(
 
 
 def search_context(
-    store: LocalBackend,
+    store: LocalStore,
     query: str,
     *,
     session_id: str | None = None,
@@ -297,7 +297,7 @@ def search_context(
 
 
 def find(
-    store: LocalBackend,
+    store: LocalStore,
     query: str,
     *,
     target_uri: str = "",

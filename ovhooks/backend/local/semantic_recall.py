@@ -16,8 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ovhooks.backend.local import LocalBackend
     from ovhooks.backend.local.search import _Hit
+    from ovhooks.backend.local.store import LocalStore
     from ovhooks.semantic.client import Pending
 
 _KINDS = {"m": "memory", "h": "archive"}
@@ -43,7 +43,7 @@ class Asked:
         self.sent_at = sent_at
 
 
-def ask(store: LocalBackend, link: SemanticLink, prompt: str) -> Asked:
+def ask(store: LocalStore, link: SemanticLink, prompt: str) -> Asked:
     """Send the prompt to the service (and start it if none answers)."""
     from ovhooks.semantic import client
 
@@ -71,7 +71,7 @@ def answer(asked: Asked, link: SemanticLink) -> dict[str, Any] | None:
 
 
 def merge(
-    store: LocalBackend,
+    store: LocalStore,
     query: str,
     hits: list[_Hit],
     found: dict[str, Any],
@@ -117,7 +117,7 @@ def merge(
 
 
 def fused_search(
-    store: LocalBackend, query: str, prompt: str, threshold: float
+    store: LocalStore, query: str, prompt: str, threshold: float
 ) -> tuple[list[_Hit], str, list[dict[str, Any]]]:
     """``(hits, how semantics took part, dropped candidates' evidence)``: the prompt goes to
     the service first, FTS5 runs meanwhile, then the answer (if any in time) is fused."""

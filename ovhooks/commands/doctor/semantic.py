@@ -8,7 +8,7 @@ from ovhooks.commands.doctor.result import check
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.commands.doctor.result import Check
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 FIX_BROKEN = (
     "reinstall ovhooks with its dependencies (pip install --force-reinstall ovhooks) so "
