@@ -1,4 +1,5 @@
-"""The hook's side of the embedding service: ``socket`` and ``json``, nothing heavier.
+"""The hook's side of the embedding service: ``_socket`` and ``json``, nothing heavier
+(``socket`` itself imports ``selectors`` and ``array``: 3-4 ms of a hook's start).
 
 Every call has a deadline and answers ``None`` (with a reason) rather than raise: recall
 then goes on lexically. ``start`` launches the service detached when none answers, at most
@@ -7,9 +8,9 @@ once a minute, so the first prompt never waits for a model to load.
 
 from __future__ import annotations
 
+import _socket
 import json
 import os
-import socket
 import sys
 import time
 
@@ -31,7 +32,7 @@ class Pending:
 
     __slots__ = ("reason", "sock")
 
-    def __init__(self, sock: socket.socket | None, reason: str = "") -> None:
+    def __init__(self, sock: _socket.socket | None, reason: str = "") -> None:
         self.sock = sock
         self.reason = reason
 
@@ -84,7 +85,7 @@ def send(state_dir: str, request: dict[str, Any], timeout_s: float = 0.05) -> Pe
     """Connect and send ``request`` (protocol and model added); never raises."""
     body = dict(request, v=PROTOCOL, model=MODEL_KEY)
     data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(max(0.001, timeout_s))
         sock.connect(socket_path(state_dir))

@@ -79,6 +79,7 @@ def merge(
 ) -> tuple[list[_Hit], list[_Hit]]:
     """``(admitted, dropped)`` hits after fusion, each with its ``evidence``."""
     from ovhooks.backend.local.search import search
+    from ovhooks.semantic import fusion
     from ovhooks.semantic.fusion import Evidence, fuse
 
     strengths: dict[tuple[str, int], dict[str, Any]] = {}
@@ -87,8 +88,16 @@ def merge(
         if kind:
             strengths[(kind, int(item.get("id") or 0))] = item
     have = {(h.kind, h.rid) for h in hits}
-    memories = [rid for kind, rid in strengths if kind == "memory" and (kind, rid) not in have]
-    history = [rid for kind, rid in strengths if kind == "archive" and (kind, rid) not in have]
+    # Rows FTS5 did not find are rated lexically only when their strength could admit them
+    # (semantic alone or agreement): rating costs the hook a query and the evidence scoring.
+    floor = min(fusion.DISTINCT, fusion.AGREE)
+    wanted = [
+        key
+        for key, item in strengths.items()
+        if key not in have and float(item.get("strength") or 0.0) >= floor
+    ]
+    memories = [rid for kind, rid in wanted if kind == "memory"]
+    history = [rid for kind, rid in wanted if kind == "archive"]
     everything = list(hits)
     if memories:
         everything += search(store, query, store.peer, archives=False, only={"memory": memories})
