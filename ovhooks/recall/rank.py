@@ -58,10 +58,13 @@ _LABELS = {
 class Candidate:
     """One recallable memory."""
 
-    __slots__ = ("category", "label", "rank", "score", "supported", "text", "uri")
+    __slots__ = ("category", "evidence", "label", "rank", "score", "supported", "text", "uri")
 
     def __init__(self, uri: str, category: str, score: float, text: str) -> None:
         self.uri = uri
+        # The local store's fusion of lexical and semantic evidence for this candidate
+        # (``semantic.fusion.Evidence.as_dict``), when the store gave one.
+        self.evidence: dict[str, object] | None = None
         self.category = category
         self.label = _LABELS.get(category, "memory")
         self.score = score
@@ -176,7 +179,10 @@ def from_context_entries(
         score = _score(entry.get("score"))
         if score < threshold or not text.strip():
             continue
-        out.append(Candidate(uri, category, score, text))
+        item = Candidate(uri, category, score, text)
+        evidence = entry.get("evidence")
+        item.evidence = evidence if isinstance(evidence, dict) else None
+        out.append(item)
     return out, scaffolds
 
 

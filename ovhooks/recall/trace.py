@@ -62,7 +62,8 @@ def explain(trace: Trace) -> list[Row]:
     rows: list[Row] = []
     for cand in trace.candidates:
         if cand.uri in trace.shown:
-            rows.append(Row(cand, INJECTED, "enough evidence; in the block", order[cand.uri]))
+            reason = "enough evidence; in the block" + _fused(cand)
+            rows.append(Row(cand, INJECTED, reason, order[cand.uri]))
         elif cand.uri in trace.hints:
             reason = "enough evidence; over the item or token budget, so only its URI"
             rows.append(Row(cand, HINTED, reason, order[cand.uri]))
@@ -74,6 +75,18 @@ def explain(trace: Trace) -> list[Row]:
             rows.append(Row(cand, DROPPED, _weak_reason(cand, trace), 0))
     rows.sort(key=lambda r: (r.position == 0, r.position, -r.candidate.score, r.candidate.uri))
     return rows
+
+
+def _fused(cand: Candidate) -> str:
+    """How the local store's fusion admitted it: " (semantic: lexical 0.31, meaning 6.2)"."""
+    ev = cand.evidence
+    if not ev:
+        return ""
+    meaning = ev.get("semantic")
+    told = f", meaning {meaning:.1f}" if isinstance(meaning, int | float) else ""
+    lexical = ev.get("lexical")
+    words = f"lexical {lexical:.2f}" if isinstance(lexical, int | float) else "lexical -"
+    return f" ({ev.get('decision')}: {words}{told})"
 
 
 def _weak_reason(cand: Candidate, trace: Trace) -> str:

@@ -1,0 +1,42 @@
+"""The local store's fusion evidence reaches the recall trace ("why this memory")."""
+
+from __future__ import annotations
+
+from ovhooks.recall.rank import from_context_entries
+from ovhooks.recall.trace import INJECTED, Trace, explain
+
+URI = "viking://user/default/memories/preferences/indent.md"
+ENTRY: dict[str, object] = {
+    "uri": URI,
+    "category": "preferences",
+    "score": 0.62,
+    "text": "In this repository we always indent with tabs.",
+}
+
+
+def test_a_candidate_keeps_the_stores_evidence_and_the_trace_says_it() -> None:
+    evidence = {"lexical": 0.12, "semantic": 6.4, "via": "whole", "decision": "semantic"}
+    found, _ = from_context_entries(
+        [{**ENTRY, "evidence": evidence}], threshold=0.55, resources=False
+    )
+    assert found[0].evidence == evidence
+    trace = Trace()
+    trace.candidates = trace.kept = found
+    trace.shown = (URI,)
+    (row,) = explain(trace)
+    assert row.decision == INJECTED
+    assert row.reason.endswith("(semantic: lexical 0.12, meaning 6.4)")
+
+
+def test_without_evidence_nothing_is_added() -> None:
+    found, _ = from_context_entries(
+        [{**ENTRY, "evidence": "not a document"}], threshold=0.55, resources=False
+    )
+    assert found[0].evidence is None
+    trace = Trace()
+    trace.candidates = trace.kept = found
+    trace.shown = (URI,)
+    assert explain(trace)[0].reason == "enough evidence; in the block"
+    lexical_only: dict[str, object] = {"lexical": None, "semantic": None, "decision": "lexical"}
+    found[0].evidence = lexical_only
+    assert explain(trace)[0].reason.endswith("(lexical: lexical -)")
