@@ -34,6 +34,8 @@ def _environment(base: Path) -> dict[str, str]:
     }
     env.update(
         {
+            # the host's hooks, not recall by meaning (tests/semantic); no lingering service
+            "OVHOOKS_SEMANTIC": "off",
             "OVHOOKS_BACKEND": "local",
             "OVHOOKS_STATE_DIR": str(base / "state"),
             "OVHOOKS_DATA_DIR": str(base / "data"),

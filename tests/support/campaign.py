@@ -88,6 +88,9 @@ class Scenario:
             OVHOOKS_DATA_DIR=str(root / "data"),
             OVHOOKS_DETACH="0",
             OVHOOKS_LOG_LEVEL="info",
+            # No embedding service: crash campaigns test the write path, and a service the
+            # worker started would outlive the test by its idle time.
+            OVHOOKS_SEMANTIC="off",
             OVHOOKS_RECALL="0",
             OVHOOKS_SESSION_CONTEXT="0",
             OVHOOKS_INFLIGHT_WINDOW_S=str(window_s),

@@ -64,6 +64,8 @@ def ovhooks_environment(
     }
     env.update(
         {
+            # no embedding service (it would outlive the module by its idle time)
+            "OVHOOKS_SEMANTIC": "off",
             "OPENVIKING_URL": server_url,
             "OPENVIKING_USER": user,
             "OVHOOKS_STATE_DIR": os.path.join(base_dir, "ovhooks-state"),
