@@ -15,6 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 MAX_LOOSE = 10
 
+
 def _graph_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "module_graph", REPO / "scripts" / "module_graph.py"
