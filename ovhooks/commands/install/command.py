@@ -58,6 +58,9 @@ def _host_module(host: str, scope: str) -> ModuleType:
     return modules[host]
 
 
+MCP_HOSTS = ("codex", "claude")
+
+
 def do_install(
     host: str,
     scope: str,
@@ -67,7 +70,9 @@ def do_install(
     executable: str | None = None,
     dry_run: bool = False,
     trust: bool = False,
+    mcp: bool = True,
 ) -> dict[str, Any]:
+    """``mcp``: also register ``ovhooks mcp`` (user scope only: it is one server per user)."""
     module = _host_module(host, scope)
     exe = executable or hostconfig.hook_executable()
     path = hostconfig.hooks_file(host, scope, environ, cwd)
@@ -78,7 +83,14 @@ def do_install(
         "executable": exe,
         "events": [event for event, *_ in hostconfig.HOOK_TABLE[host]],
     }
-    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust))
+    # The memory tools are registered where issue 24 put them: Codex and Claude Code.
+    options = {"mcp": mcp and scope == "user"} if host in MCP_HOSTS else {}
+    mcp = bool(options.get("mcp"))
+    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust, **options))
+    if mcp and not dry_run:
+        from ovhooks.commands.install.mcp_files import set_marker
+
+        set_marker(environ, host, registered=True)
     result["next_steps"] = module.next_steps(scope, trust=trust)
     return result
 
@@ -94,6 +106,10 @@ def do_uninstall(
     result.update(module.uninstall(path, scope, environ, cwd, dry_run=dry_run))
     if not dry_run:
         result["removed_dirs"] = remove_created_dirs(path)
+        if scope == "user" and host in MCP_HOSTS:
+            from ovhooks.commands.install.mcp_files import set_marker
+
+            set_marker(environ, host, registered=False)
     return result
 
 
@@ -120,6 +136,13 @@ def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], Non
                 line += f" ({escape(info['detail'])})"
             if info.get("backup"):
                 line += f"; backup: {escape(info['backup'])}"
+            console.print(line)
+            if info.get("fix"):
+                console.print(f"  [yellow]fix:[/] {escape(info['fix'])}")
+        for info in result.get("mcp") or []:
+            line = f"  memory tools: {escape(info['path'])} — {info['action']}"
+            if info.get("detail"):
+                line += f" ({escape(info['detail'])})"
             console.print(line)
             if info.get("fix"):
                 console.print(f"  [yellow]fix:[/] {escape(info['fix'])}")
@@ -157,18 +180,35 @@ def install(
             "their hashes), instead of reviewing them in Codex's /hooks.",
         ),
     ] = False,
+    no_mcp: Annotated[
+        bool,
+        typer.Option(
+            "--no-mcp",
+            help="Do not register the memory tools (`ovhooks mcp`) with the host "
+            "(user scope only registers them).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> int:
     """Register ovhooks' hooks with Codex, Claude Code, Pi or OpenCode (idempotent).
 
     Codex, Claude Code: merges one entry per hook event into the host's hooks file (other
     hooks kept), keeps a backup (<file>.ovhooks.bak), writes atomically, and for Codex
-    switches the hooks feature on. Pi, OpenCode: writes ovhooks' extension / plugin file
-    into the host's folder (a file of that name that is not ovhooks' is kept as the
-    backup). Running it again changes nothing.
+    switches the hooks feature on; with the user scope it also registers the memory tools
+    server (`ovhooks mcp`): Codex's config.toml, or Claude Code's ~/.claude.json plus
+    permission rules. Pi, OpenCode: writes ovhooks' extension / plugin file into the host's
+    folder (a file of that name that is not ovhooks' is kept as the backup). Running it
+    again changes nothing.
     """
     result = do_install(
-        host, scope, os.environ, os.getcwd(), executable=exe, dry_run=dry_run, trust=trust
+        host,
+        scope,
+        os.environ,
+        os.getcwd(),
+        executable=exe,
+        dry_run=dry_run,
+        trust=trust,
+        mcp=not no_mcp,
     )
     Output("install", as_json=as_json).emit(result, render(result, removing=False))
     return 0
