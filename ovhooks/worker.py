@@ -48,12 +48,16 @@ class SessionWorker:
         *,
         log: Log,
         clock: Callable[[], float] = time.time,
+        inflight_wait_s: float = 0.0,
     ) -> None:
         self.settings = settings
         self.backend_for = backend_for
         self.log = log
         self.clock = clock
         self.store = store
+        # A background worker waits out a batch whose answer was lost (at most this long)
+        # and drains again, so the turns behind it reach the server without a later hook.
+        self.inflight_wait_s = inflight_wait_s
 
     def run(self, job: Job) -> dict[str, Any]:
         """Run one job under the session's worker lock; returns a summary for logs/tests."""
@@ -155,6 +159,17 @@ class SessionWorker:
         backend = self.backend_for(str(state.get("peer") or ""))
         gone: list[bool] = []
         result = outbox.drain(backend, on_commit_not_found=lambda _e: gone.append(True))
+        waited = 0.0
+        while isinstance(result.error, InflightError) and not gone:
+            pause = result.error.retry_in
+            if pause is None or waited + pause > self.inflight_wait_s:
+                break
+            self.log.info("drain_waits_for_inflight", session=key, seconds=round(pause, 1))
+            time.sleep(pause + 0.05)
+            waited += pause + 0.05
+            summary["sent"] += result.messages_sent
+            summary["commits"] += len(result.commits)
+            result = outbox.drain(backend, on_commit_not_found=lambda _e: gone.append(True))
         summary["sent"] += result.messages_sent
         summary["commits"] += len(result.commits)
         if result.dead:
@@ -267,7 +282,13 @@ def run_jobs(
         return plan_jobs(settings, jobs, log=log, plan=plan, clock=clock)
     backend_for = backends_for(settings)
     worker = SessionWorker(
-        settings, backend_for, StateStore(settings.state_dir, log=log), log=log, clock=clock
+        settings,
+        backend_for,
+        StateStore(settings.state_dir, log=log),
+        log=log,
+        clock=clock,
+        # inline runs (tests, debugging) do not wait
+        inflight_wait_s=settings.inflight_window_s if settings.detach else 0.0,
     )
     busy = {str(j["key"]) for j in jobs}
     jobs = [*jobs, *_background_sweep(settings, worker.store, busy, clock())]
