@@ -5,9 +5,10 @@ armed with ``install`` in a forked child. ``kind:N`` makes the process SIGKILL i
 *before* its N-th operation of ``kind``: fsync, rename, unlink, lock, open (for writing), send,
 recv, sql (an SQL write or commit); ``applied:N`` right *after* the store applied and answered
 its N-th append (either backend), before the worker records the answer. ``kind:N:enospc``
-instead makes that operation and every later write fail with ENOSPC (a disk that filled up); ``kind:N:erofs`` with EROFS (a state dir
-that became read-only). A census (``OVHOOKS_FAULT_COUNTS=path``) writes how many operations of
-each kind the process performed, so a test knows how many crash points exist.
+instead makes that operation and every later write fail with ENOSPC (a disk that filled up);
+``kind:N:erofs`` with EROFS (a state dir that became read-only). A census
+(``OVHOOKS_FAULT_COUNTS=path``) writes how many operations of each kind the process
+performed, so a test knows how many crash points exist.
 """
 
 from __future__ import annotations
