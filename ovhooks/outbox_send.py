@@ -105,8 +105,9 @@ def mark_of(blob: str, index: int) -> str:
 
 def _after_failure(box: Outbox, seq: int, exc: BackendError) -> None:
     """Record what a failed request means for the batch in flight."""
-    if exc.kind == "unreachable":
-        # never reached the server (refused, DNS): certainly not taken
+    if exc.kind == "unreachable" or exc.code == "BUSY":
+        # never reached the server (refused, DNS), or a local store that was busy and
+        # rolled the transaction back: certainly not taken
         box.patch(seq, inflight=None)
     elif exc.kind == "http" and exc.status != 504:
         # (a gateway's 504 says only that the proxy stopped waiting: the server may still

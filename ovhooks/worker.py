@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 # Failures closer together than this belong to one outage: the user is told once about it.
 OUTAGE_GAP_S = 300.0
+# How long a worker keeps trying a local store another process holds busy.
+LOCAL_BUSY_WAIT_S = 60.0
 
 
 class SessionWorker:
@@ -160,13 +162,13 @@ class SessionWorker:
         gone: list[bool] = []
         result = outbox.drain(backend, on_commit_not_found=lambda _e: gone.append(True))
         waited = 0.0
-        while isinstance(result.error, InflightError) and not gone:
-            pause = result.error.retry_in
-            if pause is None or waited + pause > self.inflight_wait_s:
+        while not gone:
+            pause = self._pause_before_retry(result, waited)
+            if pause is None:
                 break
-            self.log.info("drain_waits_for_inflight", session=key, seconds=round(pause, 1))
-            time.sleep(pause + 0.05)
-            waited += pause + 0.05
+            self.log.info("drain_retries", session=key, seconds=round(pause, 2))
+            time.sleep(pause)
+            waited += pause
             summary["sent"] += result.messages_sent
             summary["commits"] += len(result.commits)
             result = outbox.drain(backend, on_commit_not_found=lambda _e: gone.append(True))
@@ -179,6 +181,24 @@ class SessionWorker:
             self.store.delete(key)
             return None
         return self._record_drain(key, result, summary)
+
+    def _pause_before_retry(self, result: DrainResult, waited: float) -> float | None:
+        """How long to wait before draining again, or None to stop here.
+
+        A local store busy with another writer (a commit, ``remember``, another session's
+        worker) past SQLite's busy timeout rolled back and will take the batch in a moment:
+        under load that took more than 5 s, and a worker that gave up left the turns queued
+        until some later hook (turns missing when a run ended). A batch whose answer was
+        lost is waited out by a background worker (``inflight_wait_s``).
+        """
+        error = result.error
+        if isinstance(error, BackendError) and error.code == "BUSY":
+            pause = min(0.25 + waited / 2, 2.0)
+            return pause if waited + pause <= LOCAL_BUSY_WAIT_S else None
+        if isinstance(error, InflightError) and error.retry_in is not None:
+            pause = error.retry_in + 0.05
+            return pause if waited + pause <= self.inflight_wait_s else None
+        return None
 
     def _record_drain(self, key: str, result: DrainResult, summary: dict[str, Any]) -> int | None:
         """Keep what a drain means for the session: its error and outage, commit outcomes,
