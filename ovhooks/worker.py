@@ -189,12 +189,15 @@ class SessionWorker:
         worker) past SQLite's busy timeout rolled back and will take the batch in a moment:
         under load that took more than 5 s, and a worker that gave up left the turns queued
         until some later hook (turns missing when a run ended). A batch whose answer was
-        lost is waited out by a background worker (``inflight_wait_s``).
+        lost (or timed out here: one look at once tells how long is left) is waited out by a
+        background worker (``inflight_wait_s``), so the turns behind it go without a hook.
         """
         error = result.error
         if isinstance(error, BackendError) and error.code == "BUSY":
             pause = min(0.25 + waited / 2, 2.0)
             return pause if waited + pause <= LOCAL_BUSY_WAIT_S else None
+        if isinstance(error, BackendError) and error.kind == "timeout":
+            return 0.01 if self.inflight_wait_s and not waited else None
         if isinstance(error, InflightError) and error.retry_in is not None:
             pause = error.retry_in + 0.05
             return pause if waited + pause <= self.inflight_wait_s else None
