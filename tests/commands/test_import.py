@@ -123,7 +123,7 @@ def test_import_sends_exactly_what_live_capture_sends(
     assert code == 0, doc
     check_schema(doc, IMPORT_SCHEMA)
     assert doc["totals"]["imported"] == 1 and doc["results"][0]["key"] == ov_id(host)
-    # the same messages; each send marks them with its own capture's name (outbox_send.marked)
+    # the same messages; each send marks them with its own capture's name (outbox.send.marked)
     assert _unmarked(imported) == _unmarked(live_messages)
     assert all(m["turn_id"].startswith("ovh1:") for m in imported + live_messages)
     assert all("/commit" not in p for p in paths), "a session still in use is left open"
