@@ -15,14 +15,15 @@ from ovhooks.commands import (
     forget,
     hook,
     importer,
+    mcp,
     memory,
     sessions,
     status,
+    ui,
 )
 from ovhooks.commands.doctor import command as doctor
 from ovhooks.commands.install import command as install
 from ovhooks.hosts.base import EVENT_NAMES
-from ovhooks.ui import command as ui
 
 app = typer.Typer(
     name="ovhooks",
@@ -54,6 +55,7 @@ app.command("read", rich_help_panel=MEMORY)(memory.read)
 app.command("ls", rich_help_panel=MEMORY)(memory.ls)
 app.command("remember", rich_help_panel=MEMORY)(memory.remember)
 app.command("forget", rich_help_panel=MEMORY)(forget.forget)
+app.command("mcp", rich_help_panel=MEMORY)(mcp.mcp)
 
 app.command("commit", rich_help_panel=LIFECYCLE)(sessions.commit)
 app.command("sweep", rich_help_panel=LIFECYCLE)(sessions.sweep)

@@ -12,16 +12,18 @@ The queue is a list inside the session document (``session/layout.py``), drained
 
 Sending a batch is a three-step protocol on the document: mark it in flight (with the time),
 send, record the answer. A batch left in flight by a crash or a client timeout is resent only
-when the first attempt has certainly failed: the server answered with an error, or the
-session's newest messages are not the batch and the server's processing window has passed
-(the local store applies a batch in one SQL transaction before answering, so its answer is
-final at once). Until then the drain stops there: one write in flight per session.
+when the first attempt has certainly failed: the marks the session's messages carry (live
+or archived, so a commit cannot hide them) say the batch is not there, and either the
+server answered with an error or its processing window has passed (the local store
+applies a batch in one SQL transaction before answering, so its answer is final at once).
+Until then the drain stops there: one write in flight per session.
 
 A request the server answers as malformed (400/413/422) will never pass: the batch is split
 and sent one message at a time, and the message refused alone is set aside under
 ``outbox/dead/`` (reported once), so the records behind it still go.
 
-This module holds the queue and the drain loop; ``outbox/send.py`` the batch protocol,
+This module holds the queue and the drain loop; ``outbox/box.py`` what the parts share,
+``outbox/send.py`` the batch protocol,
 ``outbox/legacy.py`` the adoption of entries an older ovhooks queued as files, and
 ``dryrun/record.py`` the outbox of a dry run (it plans the requests instead of sending them).
 """
@@ -33,6 +35,7 @@ import time
 
 from ovhooks.backend.errors import BackendError
 from ovhooks.fsutil import read_json, remove_stale_tmp, write_json_atomic
+from ovhooks.outbox.box import MAX_BATCH, DrainResult, InflightError
 from ovhooks.session import layout
 
 TYPE_CHECKING = False
@@ -45,38 +48,17 @@ if TYPE_CHECKING:
     from ovhooks.session.layout import QueueEntry, State
     from ovhooks.session.store import StateStore
 
-MAX_BATCH = 100
 # How long a request the client gave up on may still be applied by the server. Past it, a
-# batch the server does not show was not taken and is sent again.
-DEFAULT_INFLIGHT_WINDOW_S = 120.0
+# batch the server does not show was not taken and is sent again. OpenViking applies a batch
+# in ~15 ms; a request still unanswered after 30 s is one a gateway has given up on (504).
+# Whatever a later commit did, the marks each message carries (``outbox.send.marked``) say
+# whether the batch landed, so only a batch the server does not hold waits for this window.
+DEFAULT_INFLIGHT_WINDOW_S = 30.0
 
 
 def batches(messages: list[dict[str, Any]], size: int = MAX_BATCH) -> list[list[dict[str, Any]]]:
     """``messages`` in consecutive batches of at most ``size``."""
     return [messages[i : i + size] for i in range(0, len(messages), size)]
-
-
-class InflightError(Exception):
-    """A batch may still land on the server: nothing more is sent for the session yet."""
-
-    retryable = True
-    kind = "inflight"
-    status = None
-    not_found = False
-
-
-class DrainResult:
-    """What one drain did: messages sent, commit answers, records set aside, what is left."""
-
-    __slots__ = ("commits", "dead", "error", "messages_sent", "pending_tokens", "remaining")
-
-    def __init__(self) -> None:
-        self.messages_sent = 0
-        self.commits: list[dict[str, Any]] = []
-        self.pending_tokens: int | None = None
-        self.error: BackendError | InflightError | None = None
-        self.dead = 0
-        self.remaining = 0
 
 
 def find(doc: State, seq: int) -> QueueEntry | None:

@@ -53,6 +53,21 @@ def host_last_used(host: str, environ: Mapping[str, str]) -> float:
         return _newest_file(
             os.path.join(hostconfig.codex_home(environ), "sessions"), ".jsonl", depth=3
         )
+    if host == "pi":  # sessions/--<cwd>--/<time>_<id>.jsonl
+        return _newest_file(
+            os.path.join(hostconfig.pi_agent_dir(environ), "sessions"), ".jsonl", depth=1
+        )
+    if host == "opencode":  # one SQLite store; its write-ahead log moves on every write
+        from ovhooks.hosts.opencode import default_db_path
+
+        db = default_db_path(environ)
+        times = []
+        for path in (db, db + "-wal"):
+            try:
+                times.append(os.stat(path).st_mtime)
+            except OSError:
+                continue
+        return max(times, default=0.0)
     return _newest_file(os.path.join(hostconfig.claude_dir(environ), "projects"), ".jsonl", 1)
 
 
@@ -69,9 +84,10 @@ def check_capture_activity(
 ) -> Check:
     """The last capture for ``host`` against the host's own last use: hooks that silently stopped
     firing (untrusted, uninstalled, a host upgrade) show as "capture stopped N days ago"."""
+    from ovhooks.commands.hostconfig import HOST_LABELS
     from ovhooks.commands.status import session_rows
 
-    label = "Codex" if host == "codex" else "Claude Code"
+    label = HOST_LABELS.get(host, host)
     try:
         rows = session_rows(state_dir, now, 0)
     except OSError:  # the state-dir check reports an unusable state directory

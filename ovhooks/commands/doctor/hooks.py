@@ -13,10 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from ovhooks.commands.doctor.result import Check
-
-    Handler = tuple[str, int, int, str]  # (event, group index, handler index, command)
-    Registration = tuple[str, str, list[Handler]]  # (scope, hooks file, ovhooks' handlers)
+    from ovhooks.commands.doctor.result import Check, Registration
 
 
 def _first_token(command: str) -> str:
@@ -74,6 +71,10 @@ def _not_registered(host: str, problems: list[str], environ: Mapping[str, str]) 
 
 
 def check_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
+    if host in hostconfig.SHIM_FILES:
+        from ovhooks.commands.doctor.shims import check_shim_host
+
+        return check_shim_host(host, environ, cwd)
     found, problems = registrations(host, environ, cwd)
     if not found:
         return _not_registered(host, problems, environ)
@@ -111,7 +112,7 @@ def no_host_at_all(host_checks: list[Check]) -> Check | None:
         return check(
             "hooks",
             "fail",
-            "hooks missing: neither Codex nor Claude Code has ovhooks' hooks",
-            "run `ovhooks install codex` or `ovhooks install claude`",
+            "hooks missing: no host has ovhooks' hooks",
+            "run `ovhooks install HOST` (codex, claude, pi or opencode)",
         )
     return None
