@@ -91,7 +91,9 @@ def _normalized(text: str, tmp: Path) -> str:
 
     path_peer = resolve(str(tmp / "project")).legacy_peer  # derived from the temporary path
     text = text.replace(path_peer, "<PATH-PEER>") if path_peer else text
-    return text.replace(str(tmp), "<TMP>").replace(os.path.realpath(tmp), "<TMP>")
+    text = text.replace(str(tmp), "<TMP>").replace(os.path.realpath(tmp), "<TMP>")
+    home = os.environ.get("HOME", "")  # the hosts found (or not) under the test's own HOME
+    return text.replace(home, "<HOME>") if len(home) > 1 else text
 
 
 def surface(tmp: Path) -> dict[str, str]:
