@@ -27,7 +27,8 @@ def with_local_signal(
     exclude: Collection[str],
     max_items: int,
 ) -> list[Candidate]:
-    """``chosen`` (the server's rule), plus what the local signal adds after it."""
+    """``chosen`` (the server's rule), plus what the local signal adds after it: only
+    candidates in another script than the prompt (``semantic.rescore``)."""
     if not settings.semantic or len(chosen) >= max_items:
         return chosen
     from ovhooks.recall.rank import dedupe_key
@@ -58,9 +59,14 @@ def with_local_signal(
         for c, s in zip(pool, strengths, strict=True)
         if isinstance(s, int | float)
     ]
+    from ovhooks.recall.calibrate import script_of
+
+    script = script_of(prompt)
+    other_script = {c.uri for c in pool if script_of(c.text) != script}
     by_uri = {c.uri: c for c in pool}
     out = list(chosen)
-    for uri in added([c.uri for c in chosen], triples, max_items=max_items):
+    keys = added([c.uri for c in chosen], triples, max_items=max_items, eligible=other_script)
+    for uri in keys:
         item = by_uri[uri]
         if dedupe_key(item) not in taken:
             taken.add(dedupe_key(item))

@@ -44,3 +44,10 @@ def test_additions_come_strongest_first() -> None:
     candidates = [("low", 1.0, fusion.STRONG), ("high", 1.0, fusion.STRONG + 2)]
     assert added([], candidates, max_items=1) == ["high"]
     assert added([], candidates, max_items=3) == ["high", "low"]
+
+
+def test_only_eligible_candidates_are_added_but_all_are_rivals() -> None:
+    candidates = [("same-script", 1.0, fusion.STRONG + 3), ("other-script", 1.0, fusion.STRONG)]
+    assert added([], candidates, max_items=3, eligible={"other-script"}) == ["other-script"]
+    distinct = [("same", 0.5, fusion.DISTINCT), ("other", 0.5, fusion.DISTINCT - 0.5)]
+    assert added([], distinct, max_items=3, eligible={"other"}) == []
