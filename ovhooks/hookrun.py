@@ -78,7 +78,7 @@ def parse_flags(argv: Sequence[str]) -> tuple[str | None, bool, list[str]]:
         else:
             unknown.append(arg)
         i += 1
-    if host not in (None, "codex", "claude"):
+    if host not in (None, "codex", "claude", "gemini"):
         unknown.append(f"--host {host}")
         host = None
     return host, dry_run, unknown
@@ -98,6 +98,10 @@ def run_hook(
     host_flag, dry_run, unknown = parse_flags(argv)
     payload = decode_payload(stdin)
     host = host_flag or detect_host(payload, environ)
+    if host == "gemini":
+        from ovhooks.hosts.gemini import normalize_payload
+
+        payload = normalize_payload(payload)
     stderr = ""
     ctx: HookContext | None = None
     try:

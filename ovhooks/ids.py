@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 _PREFIX = {"codex": "cx-", "claude": "cc-"}
+_PREFIX["gemini"] = "gm-"
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _PEER_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 

@@ -145,6 +145,10 @@ def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list
         from ovhooks.transcripts.claude import records_to_turns as claude_turns
 
         return claude_turns
+    if host == "gemini":
+        from ovhooks.transcripts.gemini import records_to_turns as gemini_turns
+
+        return gemini_turns
     from ovhooks.transcripts.codex import records_to_turns as codex_turns
 
     return codex_turns

@@ -1,5 +1,9 @@
 """Where each host keeps its hook configuration, and the hooks ovhooks registers there.
 
+Gemini CLI: ``$GEMINI_CLI_HOME/.gemini/settings.json`` (default ``~/.gemini``) for the user,
+``<project>/.gemini/settings.json`` for a project (its ``hooks`` object, beside every other
+setting).
+
 Codex: ``$CODEX_HOME/hooks.json`` (default ``~/.codex``) for the user, ``<repo>/.codex/hooks.json``
 for a project; its ``config.toml`` holds the hooks feature flag and the trust records.
 Claude Code: ``$CLAUDE_CONFIG_DIR/settings.json`` (default ``~/.claude/settings.json``) for the
@@ -22,9 +26,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-HOSTS = ("codex", "claude")
+HOSTS = ("codex", "claude", "gemini")
 SCOPES = ("user", "project")
 
+GEMINI_FILE_TOOLS = "^(read_file|read_many_files|list_directory|glob|grep_search)$"
 # (host event, hook command, matcher or None, timeout in seconds), per host, in file order.
 HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
     "codex": (
@@ -48,7 +53,19 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
         ("SessionEnd", "session-end", None, 5),
         ("DirectoryAdded", "directory-added", None, 5),
     ),
+    # Gemini CLI: timeouts are written in milliseconds (``desired_groups``); tool matchers
+    # are regular expressions on its tool names (hosts/gemini.py maps them for the guard).
+    "gemini": (
+        ("SessionStart", "session-start", None, 10),
+        ("BeforeAgent", "user-prompt-submit", None, 10),
+        ("AfterAgent", "stop", None, 10),
+        ("PreCompress", "pre-compact", None, 30),
+        ("SessionEnd", "session-end", None, 5),
+        ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, 5),
+        ("AfterTool", "post-tool-use", "^read_file$", 5),
+    ),
 }
+LABELS = {"codex": "Codex", "claude": "Claude Code", "gemini": "Gemini CLI"}
 
 
 def _home(environ: Mapping[str, str]) -> str:
@@ -73,6 +90,16 @@ def claude_dir(environ: Mapping[str, str]) -> str:
     )
 
 
+def gemini_dir(environ: Mapping[str, str]) -> str:
+    from ovhooks.hosts.gemini import gemini_dir as gemini_home
+
+    return gemini_home(environ)
+
+
+def host_label(host: str) -> str:
+    return LABELS.get(host, host)
+
+
 def codex_config_toml(environ: Mapping[str, str]) -> str:
     return os.path.join(codex_home(environ), "config.toml")
 
@@ -83,9 +110,11 @@ def hooks_file(host: str, scope: str, environ: Mapping[str, str], cwd: str) -> s
         root = project_root(cwd)
         return os.path.join(
             root,
-            ".codex" if host == "codex" else ".claude",
+            {"codex": ".codex", "gemini": ".gemini"}.get(host, ".claude"),
             "hooks.json" if host == "codex" else "settings.json",
         )
+    if host == "gemini":
+        return os.path.join(gemini_dir(environ), "settings.json")
     if host == "codex":
         return os.path.join(codex_home(environ), "hooks.json")
     return os.path.join(claude_dir(environ), "settings.json")
@@ -132,13 +161,14 @@ def desired_groups(host: str, executable: str) -> dict[str, dict[str, object]]:
         group: dict[str, object] = {}
         if matcher is not None:
             group["matcher"] = matcher
-        group["hooks"] = [
-            {
-                "type": "command",
-                "command": hook_command(executable, command, host),
-                "timeout": timeout,
-            }
-        ]
+        handler: dict[str, object] = {
+            "type": "command",
+            "command": hook_command(executable, command, host),
+            "timeout": timeout,
+        }
+        if host == "gemini":  # milliseconds; a name for /hooks panel and hooksConfig.disabled
+            handler = {"name": f"ovhooks-{command}", **handler, "timeout": timeout * 1000}
+        group["hooks"] = [handler]
         out[event] = group
     return out
 

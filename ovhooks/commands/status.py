@@ -13,7 +13,7 @@ from ovhooks.commands.output import JsonFlag, Output, age, boundary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from ovhooks.backend.base import Backend
@@ -90,12 +90,20 @@ def build_status(
     now: float,
     limit: int,
     cwd: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    import os
+
     from ovhooks.commands.common import current_identity, dead_letters, outbox_backlog
+    from ovhooks.commands.status_hosts import host_rows
     from ovhooks.log import read_recent
 
     backlog = outbox_backlog(settings.state_dir)
     errors = read_recent(settings.state_dir, level="error", limit=5)
+    every_session = session_rows(settings.state_dir, now, 0)
+    hosts = host_rows(
+        os.environ if environ is None else environ, cwd or os.getcwd(), every_session, now
+    )
     return {
         "backend": settings.backend,
         "why_backend": settings.why_backend,
@@ -105,7 +113,8 @@ def build_status(
         "config_warnings": list(settings.warnings),
         "project": current_identity(settings, cwd).as_dict(),
         "server": server_health(settings, backend) if backend is not None else None,
-        "sessions": session_rows(settings.state_dir, now, limit),
+        "hosts": hosts,
+        "sessions": every_session[:limit] if limit > 0 else every_session,
         "queue": {
             "queued": sum(backlog.values()),
             "sessions": backlog,
@@ -222,9 +231,19 @@ def _print_queue_and_errors(console: Any, doc: dict[str, Any], now: float) -> No
             )
 
 
+def _print_hosts(console: Any, rows: list[dict[str, Any]], now: float) -> None:
+    from rich.markup import escape
+
+    from ovhooks.commands.status_hosts import describe
+
+    for row in rows:
+        console.print(f"[bold]host[/]: {escape(describe(row, now))}")
+
+
 def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Callable[[Any], None]:
     def render(console: Any) -> None:
         _print_header(console, doc)
+        _print_hosts(console, doc["hosts"], now)
         _print_config(console, doc["config"], show_all_config)
         _print_sessions(console, doc["sessions"], now)
         _print_queue_and_errors(console, doc, now)
@@ -247,7 +266,8 @@ def status(
     Also the write queue and recent errors.
 
     JSON keys: backend, why_backend, url, state_dir, config [{name, value, source}],
-    config_warnings, server {reachable, version, error}, sessions [...], queue {queued,
+    config_warnings, server {reachable, version, error}, hosts [{host, installed, scopes,
+    sessions, last_capture_at, active}], sessions [...], queue {queued,
     sessions, dead}, recent_errors [...].
     """
     settings = settings_from()

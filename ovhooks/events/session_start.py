@@ -50,6 +50,13 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "
                 "session(s) are queued and will be retried. See `ovhooks status`."
             )
+    if context and ctx.host == "gemini" and not ctx.dry_run:
+        # Gemini puts SessionStart's context before the prompt in -p mode, and a resume then
+        # drops that message: the block waits for the first BeforeAgent (hosts/gemini.py).
+        from ovhooks.hosts.gemini import hold_start_context
+
+        hold_start_context(settings.state_dir, key, context)
+        context = None
     identity = ctx.identity(event)
     if identity.legacy_peer and key and not ctx.dry_run and settings.recall:
         _refresh_legacy_peer(ctx, identity, key)

@@ -57,6 +57,7 @@ def _scripted_run(tmp: Path) -> list[tuple[str, int, str]]:
         **PLAIN,
         "CODEX_HOME": str(codex),
         "CLAUDE_CONFIG_DIR": str(claude),
+        "GEMINI_CLI_HOME": str(tmp / "gemini"),
         "OVHOOKS_BACKEND": "local",
         "OVHOOKS_STATE_DIR": str(tmp / "state"),
         "OVHOOKS_DATA_DIR": str(tmp / "data"),

@@ -53,6 +53,8 @@ def host_last_used(host: str, environ: Mapping[str, str]) -> float:
         return _newest_file(
             os.path.join(hostconfig.codex_home(environ), "sessions"), ".jsonl", depth=3
         )
+    if host == "gemini":  # ~/.gemini/tmp/<project>/chats/session-*.jsonl
+        return _newest_file(os.path.join(hostconfig.gemini_dir(environ), "tmp"), ".jsonl", 2)
     return _newest_file(os.path.join(hostconfig.claude_dir(environ), "projects"), ".jsonl", 1)
 
 
@@ -69,9 +71,10 @@ def check_capture_activity(
 ) -> Check:
     """The last capture for ``host`` against the host's own last use: hooks that silently stopped
     firing (untrusted, uninstalled, a host upgrade) show as "capture stopped N days ago"."""
+    from ovhooks.commands.hostconfig import host_label
     from ovhooks.commands.status import session_rows
 
-    label = "Codex" if host == "codex" else "Claude Code"
+    label = host_label(host)
     try:
         rows = session_rows(state_dir, now, 0)
     except OSError:  # the state-dir check reports an unusable state directory

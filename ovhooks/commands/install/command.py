@@ -20,13 +20,14 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-HostArg = Annotated[str, typer.Argument(help="codex or claude")]
+HostArg = Annotated[str, typer.Argument(help="codex, claude or gemini")]
 ScopeOption = Annotated[
     str,
     typer.Option(
         "--scope",
-        help="user: the host's user config (~/.codex/hooks.json, ~/.claude/settings.json); "
-        "project: the current git project's .codex/hooks.json or .claude/settings.json.",
+        help="user: the host's user config (~/.codex/hooks.json, ~/.claude/settings.json, "
+        "~/.gemini/settings.json); project: the current git project's .codex/hooks.json, "
+        ".claude/settings.json or .gemini/settings.json.",
     ),
 ]
 DryRunOption = Annotated[
@@ -38,15 +39,18 @@ def _host_module(host: str, scope: str) -> ModuleType:
     """The module that installs on ``host``; a usage error for an unknown host or scope."""
     if host not in hostconfig.HOSTS:
         raise CommandError(
-            f"unknown host {host!r}", fix="use codex or claude", code=ExitCode.USAGE, slug="usage"
+            f"unknown host {host!r}",
+            fix=f"use {', '.join(hostconfig.HOSTS)}",
+            code=ExitCode.USAGE,
+            slug="usage",
         )
     if scope not in hostconfig.SCOPES:
         raise CommandError(
             f"unknown scope {scope!r}", fix="use user or project", code=ExitCode.USAGE, slug="usage"
         )
-    from ovhooks.commands.install import claude, codex
+    from ovhooks.commands.install import claude, codex, gemini
 
-    return codex if host == "codex" else claude
+    return {"codex": codex, "gemini": gemini}.get(host, claude)
 
 
 def do_install(
@@ -94,7 +98,7 @@ def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], Non
     def show(console: Console) -> None:
         from rich.markup import escape
 
-        host = "Codex" if result["host"] == "codex" else "Claude Code"
+        host = hostconfig.host_label(result["host"])
         verb = "removed from" if removing else "installed for"
         prefix = "(dry run) would be " if result["dry_run"] else ""
         console.print(f"[bold]ovhooks {prefix}{verb} {host}[/] ({result['scope']} scope)")
