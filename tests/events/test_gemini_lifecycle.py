@@ -104,4 +104,5 @@ def test_the_viking_read_is_denied_naming_the_command(store: Any, tmp_path: Path
     assert denied[0]["decision"] == "deny"
     uri = "viking://user/default/memories/preferences/indentation.md"
     assert f"`ovhooks read {uri}`" in denied[0]["reason"]
+    assert "read_file cannot open it" in denied[0]["reason"]
     assert all(r == {} for e, r in replies if e in ("AfterAgent", "PreCompress", "SessionEnd"))
