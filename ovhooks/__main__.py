@@ -19,7 +19,7 @@ def main() -> None:
 
             sys.exit(run_hook_main(argv[0], argv[1:]))
         if argv[0] == "_worker":
-            from ovhooks.worker_entry import main as worker_main
+            from ovhooks.worker.entry import main as worker_main
 
             sys.exit(worker_main(argv[1:]))
     from ovhooks.cli import run

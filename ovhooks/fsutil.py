@@ -71,12 +71,22 @@ def tighten(path: str, mode: int) -> None:
 
 
 def private_file(path: str) -> None:
-    """Make sure ``path`` exists and is 0600 (created so, or tightened if it pre-existed)."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        os.close(fd)
-    except OSError:
-        return
+    """Make sure ``path`` exists and is 0600 (created so, or tightened if it pre-existed).
+
+    An existing file is never opened, only chmod-ed: closing any descriptor of a file drops
+    every POSIX lock this process holds on it, so opening and closing a SQLite database (or
+    its -wal/-shm) here would silently strip the locks of another connection to it in the
+    same process; another process then believes it is the last user, resets the WAL index,
+    and that connection fails with "disk I/O error" (seen with the viewer's connections).
+    """
+    if not os.path.exists(path):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.close(fd)
+        except FileExistsError:
+            pass  # created meanwhile by another process: it was never ours to hold locks on
+        except OSError:
+            return
     tighten(path, 0o600)
 
 

@@ -105,15 +105,15 @@ def run_hook(
     stderr = ""
     ctx: HookContext | None = None
     try:
-        from ovhooks.config import load_settings
         from ovhooks.events.context import HookContext
         from ovhooks.hosts.base import Event
+        from ovhooks.settings.config import load_settings
 
         settings = load_settings(environ)
         plan = None
         if dry_run:
-            from ovhooks.dryrun import PlannedHookContext
-            from ovhooks.plan import Plan
+            from ovhooks.dryrun.plan import Plan
+            from ovhooks.dryrun.record import PlannedHookContext
 
             plan = Plan()
             ctx = PlannedHookContext(
@@ -198,8 +198,8 @@ def _log_crash(
         if ctx is not None:
             ctx.log.error("hook_crashed", command=command, error=error, trace=trace)
             return
-        from ovhooks.layout import user_dir
         from ovhooks.log import Log
+        from ovhooks.session.layout import user_dir
 
         state_dir = environ.get("OVHOOKS_STATE_DIR") or user_dir("state", environ)
         Log(state_dir, "error").error("hook_crashed", command=command, error=error, trace=trace)

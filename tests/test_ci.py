@@ -44,7 +44,15 @@ def test_ci_run_prints_totals_whatever_the_outcome(tmp_path: Path, rc: int, verd
 
 def test_too_few_collected_tests_fail_the_run(tmp_path: Path) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_config.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/settings/test_config.py",
+        ],
         cwd=REPO,
         env={**os.environ, "OVHOOKS_MIN_TESTS": "1000"},
         capture_output=True,

@@ -9,8 +9,8 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import JSON, Backend
     from ovhooks.backend.http import Transport
-    from ovhooks.config import Settings
-    from ovhooks.plan import Plan
+    from ovhooks.dryrun.plan import Plan
+    from ovhooks.settings.config import Settings
 
 
 def make_backend(

@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
     Transport = Callable[["Request"], "Response"]
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import JSON
     from ovhooks.backend.http import Transport
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 
 def identity_headers(settings: Settings, peer: str) -> dict[str, str]:

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from ovhooks.config import Settings
     from ovhooks.model import Turn
+    from ovhooks.settings.config import Settings
 
 __all__ = ["CaptureOptions", "CaptureResult", "build_messages"]
 

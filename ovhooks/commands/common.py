@@ -9,12 +9,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
     from ovhooks.project import ProjectIdentity
+    from ovhooks.settings.config import Settings
 
 
 def settings_from(environ: Mapping[str, str] | None = None) -> Settings:
-    from ovhooks.config import load_settings
+    from ovhooks.settings.config import load_settings
 
     return load_settings(os.environ if environ is None else environ)
 
@@ -41,14 +41,14 @@ def command_backend(
 
 def outbox_backlog(state_dir: str) -> dict[str, int]:
     """Session key -> writes still queued for it (``layout.queued_counts``)."""
-    from ovhooks.layout import queued_counts
+    from ovhooks.session.layout import queued_counts
 
     return queued_counts(state_dir)
 
 
 def dead_letters(state_dir: str) -> int:
     """Records the server refused for good, set aside under ``outbox/dead/`` for inspection."""
-    from ovhooks.layout import dead_root
+    from ovhooks.session.layout import dead_root
 
     total = 0
     for _dir, _subdirs, files in os.walk(dead_root(state_dir)):

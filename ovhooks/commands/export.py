@@ -18,7 +18,7 @@ messages the session holds and so knows whether the batch landed, which keeps ea
 sent once even when an answer was lost (provided the export is what filled that session).
 
 Live capture afterwards continues on the server without duplicates because the hooks' state
-cursor (``state.py``) records what was captured, not where it went.
+cursor (``session/store.py``) records what was captured, not where it went.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.errors import BackendError
     from ovhooks.backend.local import LocalBackend
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 # The planning helpers are part of this command's public face (tests and callers use them).
 __all__ = ["export", "open_local", "server_uri", "session_steps"]
@@ -104,7 +104,7 @@ def _run_export(
     """One export under the per-server lock; returns its summary document."""
     from ovhooks.backend.errors import BackendError
     from ovhooks.fsutil import FileLock
-    from ovhooks.layout import export_progress_path
+    from ovhooks.session.layout import export_progress_path
 
     local = open_local(settings)
     path = export_progress_path(settings.state_dir, progress_key(settings, target))

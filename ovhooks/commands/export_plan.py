@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 PROGRESS_VERSION = 1
 BATCH = 100  # the server's batch limit (openviking-api §A.3)

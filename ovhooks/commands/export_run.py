@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ovhooks.backend.http import HttpClient
     from ovhooks.backend.local import LocalBackend
     from ovhooks.backend.openviking import OpenVikingBackend
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 
 class ProgressFile:
@@ -154,7 +154,7 @@ def settle_inflight(
 ) -> None:
     """A batch the last run sent without hearing back: done if the server has it.
 
-    The same rule as the outbox (``outbox.py``): it is sent again only when it certainly
+    The same rule as the outbox (``outbox/queue.py``): it is sent again only when it certainly
     failed, i.e. the server answered with an error, or its processing window has passed
     without the batch showing up. Until then the export stops rather than risk sending it
     twice while the original may still land.

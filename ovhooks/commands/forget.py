@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 FORGET_MIN_SCORE = 0.8  # default confidence bar for ``forget --query``
 FORGET_FLOOR = 0.6  # below this, similarity scores match skeleton nodes and noise

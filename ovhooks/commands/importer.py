@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ovhooks.config import Settings
-    from ovhooks.layout import Job, State
+    from ovhooks.session.layout import Job, State
+    from ovhooks.settings.config import Settings
 
 
 def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
@@ -36,7 +36,7 @@ def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
     peer = settings.actor_peer
     if not peer and item.cwd:
         peer = resolve(item.cwd).peer
-    from ovhooks.layout import new_job
+    from ovhooks.session.layout import new_job
 
     work: dict[str, Any] = {"capture": True}
     if commit:
@@ -100,14 +100,14 @@ def run_import(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Import ``items`` oldest first; returns (per-transcript results, dry-run plan)."""
     from ovhooks.log import Log
-    from ovhooks.state import StateStore
-    from ovhooks.worker import run_jobs
+    from ovhooks.session.store import StateStore
+    from ovhooks.worker.run import run_jobs
 
     log = Log(settings.state_dir, settings.log_level, component="import")
     store = StateStore(settings.state_dir)
     plan = None
     if dry_run:
-        from ovhooks.plan import Plan
+        from ovhooks.dryrun.plan import Plan
 
         plan = Plan()
     results = []

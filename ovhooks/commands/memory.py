@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 LEVELS = ("abstract", "overview", "full")
 KINDS = ("preferences", "events")

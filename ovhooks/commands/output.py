@@ -108,8 +108,8 @@ def _log_path_and_log(command: str, exc: BaseException) -> str:
     """Write the traceback to the log (only there); return the log's path."""
     import traceback
 
-    from ovhooks.config import load_settings
     from ovhooks.log import Log
+    from ovhooks.settings.config import load_settings
 
     try:
         settings = load_settings(os.environ)
@@ -135,7 +135,7 @@ def _within(path: object, directory: str) -> bool:
 def state_dir_failure(exc: OSError) -> CommandError | None:
     """An OSError on the state directory (a path under a file, permission denied, full disk)
     as the ordinary error it is: the user's set-up, with doctor's fix, not a bug."""
-    from ovhooks.config import load_settings
+    from ovhooks.settings.config import load_settings
 
     try:
         state_dir = load_settings(os.environ).state_dir

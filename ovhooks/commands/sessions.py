@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Container
     from typing import Any
 
-    from ovhooks.config import Settings
-    from ovhooks.layout import Job, State
+    from ovhooks.session.layout import Job, State
+    from ovhooks.settings.config import Settings
 
 
 def find_session(states: list[State], wanted: str) -> State:
@@ -70,7 +70,7 @@ def latest_session(states: list[State]) -> State:
 
 def capture_job(settings: Settings, doc: State, reason: str | None) -> Job:
     """Catch up on the transcript (as a Stop would), then commit with ``reason``."""
-    from ovhooks.layout import job_for_state
+    from ovhooks.session.layout import job_for_state
 
     work: dict[str, Any] = {"capture": bool(doc.get("transcript_path")) and settings.capture}
     if reason:
@@ -83,11 +83,11 @@ def run(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Run jobs now; returns (per-session results, dry-run plan lines)."""
     from ovhooks.log import Log
-    from ovhooks.worker import run_jobs
+    from ovhooks.worker.run import run_jobs
 
     plan = None
     if dry_run:
-        from ovhooks.plan import Plan
+        from ovhooks.dryrun.plan import Plan
 
         plan = Plan()
     log = Log(settings.state_dir, settings.log_level, component="cli")
@@ -135,14 +135,14 @@ def _render(results: list[dict[str, Any]], plan: list[str], empty: str) -> Any:
 
 
 def _states(settings: Settings) -> list[State]:
-    from ovhooks.state import StateStore
+    from ovhooks.session.store import StateStore
 
     return StateStore(settings.state_dir).all()
 
 
 def _queued_jobs(settings: Settings, states: list[State], skip: Container[str] = ()) -> list[Job]:
     """A send-only job for each session with queued writes (``skip``: already has a job)."""
-    from ovhooks.layout import job_for_state
+    from ovhooks.session.layout import job_for_state
 
     by_key = {str(d["key"]): d for d in states}
     return [
@@ -206,7 +206,7 @@ def sweep(
 
     JSON: {results: [...], plan: [lines, dry run only]}.
     """
-    from ovhooks.lifecycle import session_start_commits
+    from ovhooks.session.lifecycle import session_start_commits
 
     settings = settings_from()
     states = _states(settings)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 
 def config_rows(settings: Settings) -> list[dict[str, Any]]:
@@ -32,7 +32,7 @@ def config_rows(settings: Settings) -> list[dict[str, Any]]:
 def session_rows(state_dir: str, now: float, limit: int) -> list[dict[str, Any]]:
     """The most recently seen sessions first."""
     from ovhooks.commands.common import outbox_backlog
-    from ovhooks.state import StateStore
+    from ovhooks.session.store import StateStore
 
     backlog = outbox_backlog(state_dir)
     rows = []
@@ -189,7 +189,7 @@ def _print_sessions(console: Any, rows: list[dict[str, Any]], now: float) -> Non
     from rich.markup import escape
     from rich.table import Table
 
-    from ovhooks.commit_outcome import describe
+    from ovhooks.session.commit_outcome import describe
 
     sessions = Table(title="sessions", title_justify="left")
     for column in _SESSION_COLUMNS:

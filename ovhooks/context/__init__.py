@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from typing import ParamSpec, TypeVar
 
     from ovhooks.backend.base import JSON, Backend
-    from ovhooks.config import Settings
     from ovhooks.context.render import Entry, Sources
+    from ovhooks.settings.config import Settings
 
     P = ParamSpec("P")
     T = TypeVar("T")

@@ -15,11 +15,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
     from ovhooks.hosts.base import Event
-    from ovhooks.layout import Job
     from ovhooks.project import ProjectIdentity
-    from ovhooks.state import StateStore
+    from ovhooks.session.layout import Job
+    from ovhooks.session.store import StateStore
+    from ovhooks.settings.config import Settings
 
 
 class HookContext:
@@ -80,7 +80,7 @@ class HookContext:
 
     def store(self) -> StateStore:
         """The session documents."""
-        from ovhooks.state import StateStore
+        from ovhooks.session.store import StateStore
 
         return StateStore(self.settings.state_dir, log=self.log)
 
@@ -97,7 +97,7 @@ class HookContext:
 
     def job(self, event: Event, **work: Any) -> Job:
         """A worker job for this event's session."""
-        from ovhooks.layout import new_job
+        from ovhooks.session.layout import new_job
 
         fields: dict[str, Any] = {
             "key": self.session_key(event),
@@ -114,7 +114,7 @@ class HookContext:
         """Give jobs to the worker (detached, or inline with ``OVHOOKS_DETACH=0``)."""
         if not jobs:
             return
-        from ovhooks.detach import hand_off
+        from ovhooks.worker.detach import hand_off
 
         hand_off(self.settings, jobs, log=self.log, clock=self.clock)
 

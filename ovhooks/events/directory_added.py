@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
-    from ovhooks.layout import State
+    from ovhooks.session.layout import State
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
@@ -30,7 +30,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     identity = resolve(event.directory, actor_peer=ctx.settings.actor_peer)
     if not identity.peer:
         return Reply()
-    from ovhooks.state import new_state
+    from ovhooks.session.store import new_state
 
     def follow(doc: State) -> None:
         doc["project_dir"] = event.directory

@@ -1,6 +1,6 @@
 """SessionStart: register the session, commit sessions that have ended, inject context.
 
-- startup / clear: the active-window heuristic and the idle sweep (``lifecycle.py``) pick
+- startup / clear: the active-window heuristic and the idle sweep (``session/lifecycle.py``) pick
   other sessions to commit; their commits are queued and sent by a detached worker, as are
   writes left queued by an earlier outage.
 - resume: never commits. When the session's turns were already committed (no live
@@ -19,9 +19,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
-    from ovhooks.layout import Job, State
     from ovhooks.project import ProjectIdentity
-    from ovhooks.state import StateStore
+    from ovhooks.session.layout import Job, State
+    from ovhooks.session.store import StateStore
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
@@ -61,7 +61,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     if identity.legacy_peer and key and not ctx.dry_run and settings.recall:
         _refresh_legacy_peer(ctx, identity, key)
     if not ctx.dry_run:
-        from ovhooks.commit_outcome import failure_notice
+        from ovhooks.session.commit_outcome import failure_notice
 
         failed_commits = failure_notice(store, states)
         if failed_commits:
@@ -84,7 +84,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
 
 def _register(event: Event, ctx: HookContext, store: StateStore, key: str, source: str) -> None:
     """Create or refresh this session's document (and, after a compaction, its recall state)."""
-    from ovhooks.state import new_state
+    from ovhooks.session.store import new_state
 
     def register(doc: State) -> None:
         doc["registered_at"] = ctx.now
@@ -109,8 +109,8 @@ def _jobs(
     ctx: HookContext, key: str, source: str, states: list[State]
 ) -> tuple[list[tuple[str, str]], list[str], list[Job]]:
     """Sessions to commit (with why), sessions with queued writes, and the jobs for both."""
-    from ovhooks import layout
-    from ovhooks.lifecycle import commit_job, session_start_commits
+    from ovhooks.session import layout
+    from ovhooks.session.lifecycle import commit_job, session_start_commits
 
     settings = ctx.settings
     commits = session_start_commits(
@@ -138,7 +138,7 @@ def _forget_stale(
     ctx: HookContext, store: StateStore, states: list[State], *, keep: set[str]
 ) -> None:
     """Delete the documents (and recall state) of sessions long over, except ``keep``."""
-    from ovhooks.lifecycle import forgettable
+    from ovhooks.session.lifecycle import forgettable
 
     for stale in forgettable(states, now=ctx.now):
         if stale not in keep:

@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
-    from ovhooks.layout import State
+    from ovhooks.session.layout import State
 
 
 # How long the worker waits for a subagent transcript Claude has not written yet. Inline
@@ -54,7 +54,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     if ctx.bypassed(event):
         return Reply()
     from ovhooks.ids import subagent_session_id
-    from ovhooks.state import new_state
+    from ovhooks.session.store import new_state
 
     parent = ctx.session_key(event)
     key = subagent_session_id(parent, event.agent_id)

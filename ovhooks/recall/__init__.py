@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.backend.errors import BackendError
-    from ovhooks.config import Settings
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
+    from ovhooks.settings.config import Settings
 
 __all__ = ["RecallOutcome", "recall_for_prompt", "recall_paused", "reset_session"]
 

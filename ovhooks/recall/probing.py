@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ovhooks.backend.base import Backend
-    from ovhooks.config import Settings
     from ovhooks.recall.rank import Candidate
+    from ovhooks.settings.config import Settings
 
 
 def refresh_calibration(
@@ -61,7 +61,7 @@ def refresh_calibration(
 
     if not settings.detach or not hasattr(os, "fork"):
         return measure()
-    from ovhooks.detach import run_detached
+    from ovhooks.worker.detach import run_detached
 
     try:
         pid = run_detached(measure)

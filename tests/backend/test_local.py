@@ -16,7 +16,7 @@ from ovhooks.backend.local import LocalBackend
 if TYPE_CHECKING:
     from pathlib import Path
 
-THRESHOLD = 0.55  # the default recall_score_threshold in ovhooks/config.py
+THRESHOLD = 0.55  # the default recall_score_threshold in ovhooks/settings/config.py
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ovhooks.capture import CaptureOptions, build_messages
 from ovhooks.capture.caps import MESSAGE_MAX_BYTES, PART_MAX_BYTES, cap_message, clean_surrogates
-from ovhooks.config import load_settings
 from ovhooks.model import Turn
+from ovhooks.settings.config import load_settings
 
 
 def _text_sizes(message: dict[str, object]) -> list[int]:

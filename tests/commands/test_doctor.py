@@ -219,8 +219,8 @@ def test_state_dir_open_to_others_warns(fake_ov: FakeOpenViking, codex_home: Pat
 
 def test_queue_and_recent_errors_reported(fake_ov: FakeOpenViking, codex_home: Path) -> None:
     from ovhooks.log import Log
-    from ovhooks.outbox import Outbox
-    from ovhooks.state import StateStore
+    from ovhooks.outbox.queue import Outbox
+    from ovhooks.session.store import StateStore
 
     state = os.environ["OVHOOKS_STATE_DIR"]
     Outbox(StateStore(state), "cx-abc").enqueue("commit", "cx-abc", reason="t")

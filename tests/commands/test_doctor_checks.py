@@ -11,12 +11,12 @@ import pytest
 
 from ovhooks.backend.errors import BackendError
 from ovhooks.commands.doctor import activity, codex, ingestion, server
-from ovhooks.config import load_settings
-from ovhooks.state import StateStore, new_state
+from ovhooks.session.store import StateStore, new_state
+from ovhooks.settings.config import load_settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ovhooks.layout import State
+    from ovhooks.session.layout import State
 
 NOW = 1_800_000_000.0
 DAY = 86400.0

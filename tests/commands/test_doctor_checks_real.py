@@ -10,7 +10,7 @@ import pytest
 from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.commands.doctor.ingestion import check_double_ingestion
 from ovhooks.commands.doctor.server import check_ready
-from ovhooks.config import load_settings
+from ovhooks.settings.config import load_settings
 
 pytestmark = pytest.mark.real_server
 

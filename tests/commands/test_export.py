@@ -527,7 +527,7 @@ def test_a_stopped_export_says_what_went_over_and_which_server(
 ) -> None:
     from ovhooks.backend.errors import BackendError
     from ovhooks.commands.export import stopped_failure
-    from ovhooks.config import load_settings
+    from ovhooks.settings.config import load_settings
 
     settings = load_settings({**os.environ, **environ})
     target = (url or settings.url).rstrip("/")

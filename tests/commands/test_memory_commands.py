@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ovhooks.commands.memory import memory_uri, search_results, slug
-from ovhooks.state import StateStore, new_state
+from ovhooks.session.store import StateStore, new_state
 from tests.support.cli import ENVELOPE, ERROR_ENVELOPE, NUM, OPT_STR, check_schema, run_json
 from tests.support.fake_openviking import FakeOpenViking
 
@@ -234,7 +234,7 @@ def test_sweep_commits_only_idle_sessions(
 
 
 def test_flush_reports_what_stays_queued(fake_ov: FakeOpenViking, env: dict[str, str]) -> None:
-    from ovhooks.outbox import Outbox
+    from ovhooks.outbox.queue import Outbox
 
     state = os.environ["OVHOOKS_STATE_DIR"]
     StateStore(state).save(new_state("cx-q1", "codex", "q1", time.time()))

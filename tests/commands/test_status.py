@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ovhooks.log import Log
-from ovhooks.outbox import Outbox
-from ovhooks.state import StateStore, new_state
+from ovhooks.outbox.queue import Outbox
+from ovhooks.session.store import StateStore, new_state
 from tests.support.cli import ENVELOPE, NUM, OPT_STR, check_schema, run_cli, run_json
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.fake_openviking_api import VERSION

@@ -34,7 +34,7 @@ def _plant(store: Any) -> None:
     """The hostile memories, where each backend keeps them."""
     if store.name == "local":
         from ovhooks.backend.factory import make_backend
-        from ovhooks.config import load_settings
+        from ovhooks.settings.config import load_settings
 
         backend = make_backend(load_settings(store.env()))
         for uri in HOSTILE_URIS:

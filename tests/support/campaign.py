@@ -31,7 +31,7 @@ import ovhooks.events.session_start
 import ovhooks.events.stop
 import ovhooks.transcripts.claude
 import ovhooks.transcripts.codex
-import ovhooks.worker  # noqa: F401
+import ovhooks.worker.run  # noqa: F401
 from ovhooks.ids import ov_session_id
 from tests.support.claude_transcripts import ClaudeTranscript
 from tests.support.fake_openviking import FakeOpenViking

@@ -213,7 +213,7 @@ class FakeBackend:
 
 def make_settings(state_dir: str, **changes: Any) -> Any:
     """Settings with defaults, state under ``state_dir``, and ``changes`` applied."""
-    from ovhooks.config import load_settings
+    from ovhooks.settings.config import load_settings
 
     settings = load_settings(
         {

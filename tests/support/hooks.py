@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ovhooks import layout
 from ovhooks.hookrun import run_hook
 from ovhooks.hosts.base import EVENT_NAMES
+from ovhooks.session import layout
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,8 +6,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ovhooks.backend.errors import BackendError
-from ovhooks.outbox import Outbox
-from ovhooks.state import StateStore, new_state
+from ovhooks.outbox.queue import Outbox
+from ovhooks.session.store import StateStore, new_state
 
 if TYPE_CHECKING:
     from pathlib import Path

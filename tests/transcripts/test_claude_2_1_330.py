@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ovhooks.capture import CaptureOptions, build_messages
-from ovhooks.config import load_settings
+from ovhooks.settings.config import load_settings
 from ovhooks.transcripts.claude import records_to_turns
 from ovhooks.transcripts.reader import read_new
 

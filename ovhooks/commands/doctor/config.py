@@ -8,7 +8,7 @@ from ovhooks.commands.doctor.result import check
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.commands.doctor.result import Check
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 
 def check_config(settings: Settings) -> Check:

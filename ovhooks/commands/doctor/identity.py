@@ -13,11 +13,11 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
     from ovhooks.backend.errors import BackendError
     from ovhooks.commands.doctor.result import Check
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 
 def _masked_key(settings: Settings) -> str:
-    from ovhooks.config import mask_secret
+    from ovhooks.settings.config import mask_secret
 
     return mask_secret(settings.api_key) if settings.api_key else "(none)"
 

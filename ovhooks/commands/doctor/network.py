@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ovhooks.commands.doctor.result import Check
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 _LOOPBACK = ("localhost", "127.", "::1")
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.commands.doctor.result import Check
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 
 def _server_checks(

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
     from ovhooks.backend.errors import BackendError
     from ovhooks.commands.doctor.result import Check
-    from ovhooks.config import Settings
+    from ovhooks.settings.config import Settings
 
 
 def url_fix(settings: Settings) -> str:

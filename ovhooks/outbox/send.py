@@ -1,0 +1,206 @@
+"""Sending one queued capture exactly once: the batch protocol on the session document.
+
+Each batch is marked in flight (with the time) before it is sent and recorded as taken when
+the server answers, in the queue entry itself. A batch found in flight is settled first:
+taken (the session's newest messages are that batch), certainly not taken (the server
+answered with an error, or its processing window has passed), or not yet known, which stops
+the drain (``InflightError``). A batch the server refuses as malformed is split and sent a
+message at a time; the message refused alone is set aside under ``outbox/dead/``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ovhooks.backend.errors import BackendError
+from ovhooks.fsutil import ensure_dir, write_json_atomic
+from ovhooks.outbox.queue import MAX_BATCH, InflightError
+from ovhooks.session import layout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.outbox.queue import DrainResult, Outbox
+    from ovhooks.session.layout import QueueEntry, State
+
+
+def send_append(box: Outbox, entry: QueueEntry, backend: Backend, result: DrainResult) -> None:
+    """Send what ``entry``'s blob holds beyond ``sent``, then drop the entry and its blob."""
+    seq = int(entry["seq"])
+    blob = str(entry.get("blob"))
+    try:
+        messages = box.read_blob(blob)
+    except (OSError, ValueError) as exc:
+        # The blob was written (fsync'd) before its entry; losing it means the disk lost
+        # data. Nothing can be sent: say so and keep the queue moving.
+        if box.log:
+            box.log.error("outbox_blob_unreadable", session=box.key, blob=blob, error=str(exc))
+        box.remove(seq)
+        return
+    session = str(entry["session"])
+    sent = int(entry.get("sent") or 0)
+    inflight = entry.get("inflight")
+    if inflight:
+        sent = _settle(box, entry, inflight, messages, backend)
+    split_until = int(entry.get("split_until") or 0)
+    while sent < len(messages):
+        size = 1 if sent < split_until else MAX_BATCH
+        batch = messages[sent : sent + size]
+        box.patch(seq, inflight={"start": sent, "count": len(batch), "at": box.clock()})
+        try:
+            answer = backend.append_messages(session, batch)
+        except BackendError as exc:
+            if _malformed(exc):
+                if len(batch) > 1:
+                    split_until = sent + len(batch)
+                    box.patch(seq, inflight=None, split_until=split_until)
+                else:
+                    _set_aside(box, entry, batch[0], sent, exc, result)
+                    sent += 1
+                continue
+            _after_failure(box, seq, exc)
+            raise
+        sent += len(batch)
+        _accepted(box, seq, sent, len(batch), answer.get("pending_tokens"), result)
+    box.remove(seq)
+    box.drop_blob(blob)
+
+
+def _accepted(
+    box: Outbox, seq: int, sent: int, count: int, tokens: object, result: DrainResult
+) -> None:
+    """Record a batch the server took: the entry's progress and the session's counters."""
+    if isinstance(tokens, int | float):
+        result.pending_tokens = int(tokens)
+    result.messages_sent += count
+
+    def accepted(e: QueueEntry, doc: State) -> None:
+        e["sent"] = sent
+        e["inflight"] = None
+        doc["messages_sent"] = int(doc.get("messages_sent") or 0) + count
+        if isinstance(tokens, int | float):
+            doc["pending_tokens"] = int(tokens)
+
+    box.update_entry(seq, accepted)
+
+
+def _after_failure(box: Outbox, seq: int, exc: BackendError) -> None:
+    """Record what a failed request means for the batch in flight."""
+    if exc.kind == "unreachable":
+        # never reached the server (refused, DNS): certainly not taken
+        box.patch(seq, inflight=None)
+    elif exc.kind == "http":
+        # the server answered: its processing of the request is over
+        def answered(e: QueueEntry, _d: State) -> None:
+            inflight = e.get("inflight")
+            if inflight:
+                inflight["answered"] = True
+
+        box.update_entry(seq, answered)
+    # a timeout or a garbled answer: the batch may still land; the mark stays
+
+
+def _settle(
+    box: Outbox,
+    entry: QueueEntry,
+    inflight: Any,
+    messages: list[dict[str, Any]],
+    backend: Backend,
+) -> int:
+    """Decide a batch left in flight: taken, certainly not taken, or not yet known.
+
+    Returns how many messages of the entry are sent once it is decided; raises
+    ``InflightError`` while the server may still apply it.
+    """
+    seq = int(entry["seq"])
+    start = int(inflight.get("start") or 0)
+    count = int(inflight.get("count") or 0)
+    batch = messages[start : start + count]
+    applied = already_applied(backend, str(entry["session"]), batch)
+    if applied:
+        if box.log:
+            box.log.info("outbox_inflight_was_applied", session=box.key, start=start)
+
+        def taken(e: QueueEntry, doc: State) -> None:
+            e["sent"] = start + count
+            e["inflight"] = None
+            doc["messages_sent"] = int(doc.get("messages_sent") or 0) + count
+
+        box.update_entry(seq, taken)
+        return start + count
+    final = bool(inflight.get("answered")) or backend.name == "local"
+    waited = box.clock() - float(inflight.get("at") or 0)
+    if applied is None or (not final and waited < box.window_s):
+        raise InflightError(
+            f"a batch sent {waited:.0f} s ago may still be applied by the server; "
+            "it is checked again before anything else is sent"
+        )
+    box.patch(seq, inflight=None)
+    return start
+
+
+def _set_aside(
+    box: Outbox,
+    entry: QueueEntry,
+    message: dict[str, Any],
+    index: int,
+    exc: BackendError,
+    result: DrainResult,
+) -> None:
+    """Keep a record the server refused alone on disk, count it, and move past it."""
+    seq = int(entry["seq"])
+    dead = layout.dead_dir(box.state_dir, box.key)
+    ensure_dir(dead)
+    write_json_atomic(
+        os.path.join(dead, f"{seq:06d}-{index:06d}-{entry.get('blob')}"),
+        {"session": entry["session"], "error": str(exc), "message": message},
+    )
+    if box.log:
+        box.log.error("outbox_record_set_aside", session=box.key, error=str(exc))
+    result.dead += 1
+
+    def set_aside(e: QueueEntry, doc: State) -> None:
+        e["sent"] = index + 1
+        e["inflight"] = None
+        doc["set_aside"] = int(doc.get("set_aside") or 0) + 1
+
+    box.update_entry(seq, set_aside)
+
+
+def _message_key(message: dict[str, Any]) -> tuple[str, str]:
+    parts = message.get("parts") or []
+    text = " ".join(
+        str(p.get("text", "")) if p.get("type") == "text" else str(p.get("tool_id") or "")
+        for p in parts
+        if isinstance(p, dict)
+    )
+    return str(message.get("role")), " ".join((text or str(message.get("content") or "")).split())
+
+
+def already_applied(backend: Backend, session: str, batch: list[dict[str, Any]]) -> bool | None:
+    """Whether the session's newest messages are this batch; None when the server can't say.
+
+    One write is in flight per session at a time, so if the batch was applied it is the
+    newest thing the session holds.
+    """
+    try:
+        live = backend.session_context(session, 1_000_000).get("messages") or []
+    except BackendError as exc:
+        if exc.not_found:
+            return False  # no session yet: nothing of it was applied
+        return None
+    except Exception:
+        return None
+    if not isinstance(live, list) or len(live) < len(batch):
+        return False
+    tail = [_message_key(m) for m in live[-len(batch) :] if isinstance(m, dict)]
+    return tail == [_message_key(m) for m in batch]
+
+
+def _malformed(exc: BackendError) -> bool:
+    """A request the server will never accept as it is (a poison record)."""
+    if exc.kind != "http" or exc.retryable:
+        return False
+    return exc.status in (400, 413, 422)

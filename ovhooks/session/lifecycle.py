@@ -1,0 +1,108 @@
+"""When sessions get committed: pure decisions over state documents, clock passed in.
+
+The Codex host has no reliable end-of-session signal for every path (Ctrl+C, crashes), so a
+SessionStart looks at the *other* sessions it knows (seed 001):
+
+- active-window heuristic (Codex only, startup/clear): among other sessions with real
+  conversation activity in the last ``active_window_s`` — exactly one means it is the
+  session this terminal just left, so commit it; none means nothing to do; two or more
+  means concurrent terminals, and which of them ended is unknowable, so leave them to the
+  idle sweep. Activity is a captured turn, not registration: a session that merely started
+  never counts (anchor bug #4), and registering the new session touches no other state.
+- idle sweep (both hosts): a session with uncommitted turns and no activity for
+  ``idle_ttl_s`` is committed.
+
+A commit never deletes the session's state: the transcript cursor survives, so a session
+that continues after being committed appends only new turns (anchor bug #3).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ovhooks.session.layout import Job, State
+
+# Committed, idle states are forgotten after this long; their transcripts are usually gone.
+STATE_RETENTION_S = 30 * 24 * 3600
+
+
+def _last_seen(state: State) -> float:
+    values = [state.get("last_activity_at"), state.get("registered_at"), state.get("created_at")]
+    return max((float(v) for v in values if isinstance(v, int | float)), default=0.0)
+
+
+def recently_active(
+    states: Sequence[State], *, new_key: str, host: str, now: float, window_s: float
+) -> list[State]:
+    out = []
+    for state in states:
+        if state.get("key") == new_key or state.get("host") != host or state.get("parent"):
+            continue
+        activity = state.get("last_activity_at")
+        if not isinstance(activity, int | float) or state.get("ended"):
+            continue
+        if now - activity <= window_s:  # a future timestamp (clock skew) also counts as active
+            out.append(state)
+    return out
+
+
+def session_start_commits(
+    states: Sequence[State],
+    *,
+    new_key: str,
+    host: str,
+    source: str,
+    now: float,
+    active_window_s: float,
+    idle_ttl_s: float,
+) -> list[tuple[str, str]]:
+    """(key, reason) for every session this SessionStart should commit, in a stable order."""
+    decisions: dict[str, str] = {}
+    if host == "codex" and source in ("startup", "clear"):
+        active = recently_active(
+            states, new_key=new_key, host=host, now=now, window_s=active_window_s
+        )
+        if len(active) == 1 and int(active[0].get("uncommitted") or 0) > 0:
+            decisions[str(active[0]["key"])] = "previous session ended"
+    if source in ("startup", "clear"):  # resume never commits (the session is live again)
+        for key in idle_sessions(states, exclude=new_key, now=now, idle_ttl_s=idle_ttl_s):
+            decisions.setdefault(key, "idle")
+    return sorted(decisions.items())
+
+
+def idle_sessions(
+    states: Sequence[State], *, exclude: str = "", now: float, idle_ttl_s: float
+) -> list[str]:
+    """Keys of sessions with uncommitted turns and no activity for ``idle_ttl_s``."""
+    return sorted(
+        str(s.get("key"))
+        for s in states
+        if str(s.get("key")) != exclude
+        and int(s.get("uncommitted") or 0) > 0
+        and now - _last_seen(s) > idle_ttl_s
+    )
+
+
+def sweep_due(last_sweep_at: float | None, *, now: float, interval_s: float) -> bool:
+    """Whether a background idle sweep should run now (at most once per ``interval_s``)."""
+    return last_sweep_at is None or now - last_sweep_at >= interval_s or now < last_sweep_at
+
+
+def forgettable(states: Sequence[State], *, now: float) -> list[str]:
+    """Keys of states with nothing left to do and no activity for ``STATE_RETENTION_S``."""
+    return sorted(
+        str(s["key"])
+        for s in states
+        if int(s.get("uncommitted") or 0) == 0 and now - _last_seen(s) > STATE_RETENTION_S
+    )
+
+
+def commit_job(state: State, reason: str, *, capture: bool) -> Job:
+    """A worker job that catches up with a known session's transcript, then commits it."""
+    from ovhooks.session.layout import job_for_state
+
+    return job_for_state(
+        state, capture=bool(state.get("transcript_path")) and capture, commit=reason
+    )

@@ -1,0 +1,217 @@
+"""The worker's capture step: what the transcript gained, queued with the cursor it advances.
+
+Read the transcript from the session's byte cursor (``transcripts/reader.py``), turn the
+records into turns, keep those not captured before (turn uids; a Claude fork's copied
+turns; the host's final reply, which may not be in the file yet), build the messages
+(``capture/``), then queue them and move the cursor, uids and Claude's synthetic tail in ONE
+atomic write of the session document (``Outbox.enqueue``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from ovhooks.log import Log
+    from ovhooks.model import Turn
+    from ovhooks.outbox.queue import Outbox
+    from ovhooks.session.layout import Job, State
+    from ovhooks.settings.config import Settings
+    from ovhooks.transcripts.reader import ReadResult
+
+# How many captured turn uids a state remembers, to recognise turns seen before when a
+# transcript is rewritten. Bounded so the state file stays small.
+RECENT_UIDS = 4000
+
+
+def capture(
+    job: Job, state: State, outbox: Outbox, now: float, *, settings: Settings, log: Log
+) -> int:
+    """Queue the messages of the turns ``job``'s transcript gained; returns how many."""
+    from ovhooks.capture import CaptureOptions, build_messages
+
+    key = str(job["key"])
+    path = str(job.get("transcript_path") or state.get("transcript_path") or "")
+    if not path:
+        return 0
+    # The cursor moved in the same write that queued what it covers: whatever happened
+    # to the queue since (sent, replayed, crashed), reading on from it is right.
+    cursor: dict[str, Any] = dict(state.get("cursor") or {})
+    read = _read(path, cursor, float(job.get("wait_for_transcript_s") or 0), key, log)
+    if read is None:
+        return 0
+    turns = _turn_reader(str(state.get("host") or job.get("host")))(read.records)
+    fresh, synthetic_tail = _fresh_turns(turns, read, job, state, path)
+    captured = build_messages(
+        fresh, CaptureOptions.from_settings(settings), held=state.get("held") or []
+    )
+    messages = captured.messages
+    peer = _peer(job, state)
+    if peer:
+        for message in messages:
+            message.setdefault("peer_id", peer)
+    uids = [t.uid for t in fresh]
+    redacted = {k: v for k, v in captured.stats.items() if k.startswith("redacted") and v}
+    if redacted:
+        log.info("capture_redacted", session=key, **redacted)
+
+    def change(doc: State) -> None:
+        moved: Any = {**read.cursor, "turns": int(cursor.get("turns") or 0) + len(turns)}
+        doc["cursor"] = moved
+        doc["recent_uids"] = (list(doc.get("recent_uids") or []) + uids)[-RECENT_UIDS:]
+        doc["held"] = captured.held
+        doc["synthetic_tail"] = synthetic_tail
+        if turns:
+            last = turns[-1]
+            doc["last_assistant_text"] = (
+                _fold(last.text)[-4000:] if last.role == "assistant" else ""
+            )
+        doc["transcript_path"] = path
+        if job.get("cwd"):
+            doc["cwd"] = str(job["cwd"])
+        if peer:
+            doc["peer"] = peer
+        if fresh:
+            doc["last_activity_at"] = now
+            doc["turns_captured"] = int(doc.get("turns_captured") or 0) + len(fresh)
+        doc["uncommitted"] = int(doc.get("uncommitted") or 0) + len(messages)
+
+    # ONE atomic write: the queue entry and everything it advances.
+    outbox.enqueue("append", str(state.get("ov_session_id") or key), messages, change=change)
+    return len(messages)
+
+
+def _read(
+    path: str, cursor: dict[str, Any], wait_s: float, key: str, log: Log
+) -> ReadResult | None:
+    """What the transcript gained after ``cursor``; None (logged) when it cannot be read.
+
+    ``wait_s``: how long to wait for a transcript the host has not created yet.
+    """
+    from ovhooks.transcripts.reader import read_new
+
+    deadline = time.monotonic() + wait_s
+    while wait_s and not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        read = read_new(path, cursor)
+    except FileNotFoundError:
+        # normal at a session's first hook: the host creates the file a moment later
+        log.info("transcript_missing", session=key, path=path)
+        return None
+    except OSError as exc:
+        log.error("transcript_unreadable", session=key, path=path, error=str(exc))
+        return None
+    if read.rewritten:
+        log.info("transcript_rewritten", session=key)
+    if read.bad_lines:  # skipped, once each: the cursor moves past them
+        log.error("transcript_bad_lines", session=key, lines=read.bad_lines)
+    return read
+
+
+def _fresh_turns(
+    turns: list[Turn], read: ReadResult, job: Job, state: State, path: str
+) -> tuple[list[Turn], str]:
+    """The turns not captured before, and the synthetic tail the document keeps after them."""
+    seen = set(state.get("recent_uids") or [])
+    if state.get("forked"):  # a Claude fork's transcript starts with its parent's turns
+        from ovhooks.transcripts.fork import copied_uuids
+
+        seen |= copied_uuids(read.records, str(state.get("host_session_id") or ""), path)
+    return _reconcile_last_assistant(
+        [t for t in turns if t.uid not in seen],
+        str(job.get("last_assistant") or ""),
+        str(state.get("synthetic_tail") or ""),
+        turns,
+        str(state.get("last_assistant_text") or ""),
+    )
+
+
+def _peer(job: Job, state: State) -> str:
+    """The project peer the messages are filed under."""
+    peer = str(job.get("peer") or state.get("peer") or "")
+    if state.get("project_dir"):  # DirectoryAdded moved the session to another project
+        peer = str(state.get("peer") or peer)
+    return peer
+
+
+def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]]:
+    if host == "claude":
+        from ovhooks.transcripts.claude import records_to_turns as claude_turns
+
+        return claude_turns
+    if host == "gemini":
+        from ovhooks.transcripts.gemini import records_to_turns as gemini_turns
+
+        return gemini_turns
+    from ovhooks.transcripts.codex import records_to_turns as codex_turns
+
+    return codex_turns
+
+
+def _reconcile_last_assistant(
+    fresh: list[Turn],
+    tail_text: str,
+    synthetic_tail: str,
+    all_turns: Sequence[Turn],
+    last_captured: str = "",
+) -> tuple[list[Turn], str]:
+    """Capture the host's final reply exactly once, even before it reaches the transcript.
+
+    Claude writes its transcript asynchronously: at Stop, ``last_assistant_message`` may not
+    be in the file yet. We then send it as a synthetic turn and remember its text; when the
+    real record shows up in a later read, the already-sent text is cut from it (its tool
+    calls are kept). ``last_captured`` is the last assistant text an earlier run read from
+    the file, so a reply that run already sent (e.g. SessionEnd's worker got the lock first)
+    is not added again.
+    """
+    from ovhooks.model import Turn
+
+    out = list(fresh)
+    if synthetic_tail:
+        for i, turn in enumerate(out):
+            if turn.role != "assistant":
+                continue
+            text = _fold(turn.text)
+            if not text.endswith(synthetic_tail):
+                continue
+            if text == synthetic_tail and not turn.tools:
+                out.pop(i)
+            else:
+                cut = _strip_tail(text, synthetic_tail)
+                out[i] = Turn("assistant", cut, turn.tools, timestamp=turn.timestamp, uid=turn.uid)
+            synthetic_tail = ""
+            break
+    tail = _fold(tail_text)
+    if tail:
+        in_file = any(t.role == "assistant" and _fold(t.text).endswith(tail) for t in all_turns)
+        already = bool(last_captured) and last_captured.endswith(tail)
+        if not in_file and not already and tail != synthetic_tail:
+            import zlib
+
+            uid = f"synthetic-{zlib.crc32(tail.encode('utf-8')):08x}"
+            out.append(Turn("assistant", tail_text, uid=uid, synthetic=True))
+            synthetic_tail = tail
+    return out, synthetic_tail
+
+
+def _strip_tail(text: str, normalized_tail: str) -> str:
+    """``text`` without its trailing words equal to ``normalized_tail`` (whitespace-folded)."""
+    words = text.split()
+    tail_words = normalized_tail.split()
+    if len(tail_words) <= len(words) and words[-len(tail_words) :] == tail_words:
+        return " ".join(words[: len(words) - len(tail_words)])
+    return text
+
+
+def _fold(text: str) -> str:
+    """Whitespace-folded and scrubbed: how assistant text is kept in the session state (at
+    rest, so never with its secrets) and compared with what the transcript holds."""
+    from ovhooks.capture.scrub import scrub_text
+
+    return " ".join(scrub_text(text).split()) if text else ""

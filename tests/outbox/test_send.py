@@ -1,0 +1,153 @@
+"""Sending one queued capture: unreadable blobs, answers, batches left in flight, set-asides."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ovhooks.backend.errors import BackendError
+from ovhooks.log import Log, read_recent
+from ovhooks.outbox.queue import InflightError
+from tests.support.outbox_rig import RecordingBackend, msgs, session_box, texts
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ovhooks.outbox.queue import Outbox
+
+
+@pytest.mark.parametrize("observed", [True, False])
+@pytest.mark.parametrize("damage", ["missing", "torn", "not a capture"])
+def test_an_unreadable_blob_drops_its_entry_and_the_queue_moves_on(
+    tmp_path: Path, damage: str, observed: bool
+) -> None:
+    """The disk lost a capture: nothing of it can be sent, the captures behind it still go."""
+    log_root = tmp_path / "logroot"
+    box = session_box(tmp_path, log=Log(str(log_root)) if observed else None)
+    box.enqueue("append", "cx-a", msgs(2))
+    box.enqueue("append", "cx-a", msgs(1, start=5))
+    blob = tmp_path / "outbox" / "cx-a" / str(box.entries()[0]["blob"])
+    if damage == "missing":
+        blob.unlink()
+    else:
+        blob.write_text("{torn" if damage == "torn" else '["m0", "m1"]')
+    server = RecordingBackend()
+    result = box.drain(server)  # type: ignore[arg-type]
+    assert result.error is None and len(box) == 0 and result.messages_sent == 1
+    assert texts(server.live) == ["m5"]
+    records = read_recent(str(log_root))
+    assert [r["event"] for r in records] == (["outbox_blob_unreadable"] if observed else [])
+    if observed:
+        assert records[0]["blob"] == blob.name
+
+
+def test_an_answer_without_a_token_count_leaves_the_known_count(tmp_path: Path) -> None:
+    box = session_box(tmp_path)
+    box.store.update("cx-a", lambda d: d.update({"pending_tokens": 7, "messages_sent": 4}))
+    box.enqueue("append", "cx-a", msgs(3))
+    result = box.drain(RecordingBackend(answer={"status": "ok"}))  # type: ignore[arg-type]
+    assert result.error is None and result.messages_sent == 3 and result.pending_tokens is None
+    doc = box.store.load("cx-a")
+    assert doc is not None and doc["pending_tokens"] == 7 and doc["messages_sent"] == 7
+
+
+def test_an_error_answer_marks_only_a_batch_still_in_flight(tmp_path: Path) -> None:
+    """Another writer settled the batch during the request: no "answered" mark is invented."""
+    box = session_box(tmp_path, window=3600.0)
+    box.enqueue("append", "cx-a", msgs(2))
+    seq = int(box.entries()[0]["seq"])
+
+    class SettledMeanwhile(RecordingBackend):
+        def append_messages(self, session_id: str, messages: list[dict[str, Any]]) -> Any:
+            box.patch(seq, inflight=None)
+            raise BackendError("http", "boom", 500)
+
+    assert isinstance(box.drain(SettledMeanwhile()).error, BackendError)  # type: ignore[arg-type]
+    assert box.entries()[0]["inflight"] is None and box.entries()[0]["sent"] == 0
+    server = RecordingBackend()
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    assert texts(server.live) == ["m0", "m1"]
+
+
+def _left_in_flight(tmp_path: Path, now: list[float], log: Log | None = None) -> Outbox:
+    """A session outbox whose one capture (m0..m2) timed out: in flight since ``now[0]``."""
+    box = session_box(tmp_path, clock=lambda: now[0], window=60.0, log=log)
+    box.enqueue("append", "cx-a", msgs(3))
+    box.drain(RecordingBackend(fail_after=0, error=BackendError("timeout", "t")))  # type: ignore[arg-type]
+    assert box.entries()[0]["inflight"] is not None
+    return box
+
+
+def test_a_batch_found_applied_is_logged_and_recorded_as_sent(tmp_path: Path) -> None:
+    now = [1000.0]
+    log_root = tmp_path / "logroot"
+    box = _left_in_flight(tmp_path, now, Log(str(log_root), "info"))
+    server = RecordingBackend()
+    server.live.extend(msgs(3))  # the timed-out request was applied after all
+    result = box.drain(server)  # type: ignore[arg-type]
+    assert result.error is None and server.appended == [] and len(box) == 0
+    doc = box.store.load("cx-a")
+    assert doc is not None and doc["messages_sent"] == 3
+    records = read_recent(str(log_root), level="info")
+    assert [r["start"] for r in records if r["event"] == "outbox_inflight_was_applied"] == [0]
+
+
+def test_a_record_set_aside_is_logged(tmp_path: Path) -> None:
+    log_root = tmp_path / "logroot"
+    box = session_box(tmp_path, log=Log(str(log_root)))
+    messages = msgs(3)
+    messages[1]["parts"][0]["text"] = "POISON"
+    box.enqueue("append", "cx-a", messages)
+    server = RecordingBackend(refuse="POISON")
+    result = box.drain(server)  # type: ignore[arg-type]
+    assert result.dead == 1 and texts(server.live) == ["m0", "m2"]
+    records = read_recent(str(log_root))
+    assert [r["event"] for r in records] == ["outbox_record_set_aside"]
+    assert "422" in str(records[0]["error"])
+
+
+class _NoSessionYet(RecordingBackend):
+    """The server has no such session: nothing of the batch in flight can have landed."""
+
+    def session_context(self, session_id: str, budget: int) -> Any:
+        raise BackendError("http", "no such session", 404, "NOT_FOUND")
+
+
+def test_a_session_the_server_does_not_have_means_the_batch_was_not_taken(
+    tmp_path: Path,
+) -> None:
+    now = [1000.0]
+    box = _left_in_flight(tmp_path, now)
+    server = _NoSessionYet()
+    now[0] += 30  # inside the window the request may still be processed
+    assert isinstance(box.drain(server).error, InflightError)  # type: ignore[arg-type]
+    assert server.appended == []
+    now[0] += 31  # past it: certainly not taken, sent again
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    assert texts(server.live) == ["m0", "m1", "m2"] and len(box) == 0
+
+
+class _CannotSay(RecordingBackend):
+    """A server that cannot show the session: unreachable, or an answer of the wrong shape."""
+
+    def __init__(self, failure: str) -> None:
+        super().__init__()
+        self.failure = failure
+
+    def session_context(self, session_id: str, budget: int) -> Any:
+        if self.failure == "unreachable":
+            raise BackendError("unreachable", "refused")
+        return ["not", "a", "context"]  # garbled: has no .get
+
+
+@pytest.mark.parametrize("failure", ["unreachable", "garbled"])
+def test_when_the_server_cannot_say_the_batch_is_never_resent(tmp_path: Path, failure: str) -> None:
+    """Even past the window: resending a batch that may have landed would duplicate it."""
+    now = [1000.0]
+    box = _left_in_flight(tmp_path, now)
+    now[0] += 3600
+    server = _CannotSay(failure)
+    result = box.drain(server)  # type: ignore[arg-type]
+    assert isinstance(result.error, InflightError) and server.appended == []
+    assert result.remaining == 1 and box.entries()[0]["inflight"] is not None
