@@ -46,6 +46,10 @@ def _local_env(base: Path) -> dict[str, str]:
             "OVHOOKS_CONFIG": str(base / "ovhooks-config.toml"),
             "OPENVIKING_CLI_CONFIG_FILE": str(base / "ovcli.conf"),
             "OVHOOKS_DETACH": "0",
+            # The inline worker does what the detached one would (the local store extracts at
+            # commit) inside the hook: give it what Gemini's shortest timeout allows (5 s for
+            # SessionEnd, minus a second), not the 2 s fitted to Codex's 3 s clamp.
+            "OVHOOKS_HOOK_DEADLINE_S": "4",
             "OVHOOKS_LOG_LEVEL": "debug",
         }
     )
