@@ -88,7 +88,10 @@ def _register(event: Event, ctx: HookContext, store: StateStore, key: str, sourc
 
     def register(doc: State) -> None:
         doc["registered_at"] = ctx.now
-        if event.transcript_path:
+        # A resumed Gemini CLI session names a new, nearly empty file here, then goes on
+        # writing the one it resumed (which its later hooks name): the known path stays.
+        resumed_gemini = ctx.host == "gemini" and source == "resume"
+        if event.transcript_path and not (resumed_gemini and doc.get("transcript_path")):
             doc["transcript_path"] = event.transcript_path
         if event.cwd:
             doc["cwd"] = event.cwd

@@ -164,3 +164,31 @@ def test_status_lists_every_host_installed_or_not(gemini_home: Path) -> None:
     assert hosts["gemini"]["installed"] and hosts["gemini"]["scopes"] == ["user"]
     assert hosts["gemini"]["last_capture_at"] is None and not hosts["gemini"]["active"]
     assert not hosts["codex"]["installed"]
+
+
+def test_project_scope_goes_to_the_repositorys_gemini_settings(
+    gemini_home: Path, tmp_path: Path
+) -> None:
+    _code, result = run_json("install", "gemini", "--scope", "project", "--exe", "ovhooks")
+    target = tmp_path / "project" / ".gemini" / "settings.json"
+    assert result["hooks_file"]["path"] == str(target) and target.is_file()
+    commands = {h[3] for h in our_handlers(json.loads(target.read_text()))}
+    assert "ovhooks stop --host gemini" in commands
+    assert run_cli("uninstall", "gemini", "--scope", "project").exit_code == 0
+    assert not (tmp_path / "project" / ".gemini").exists()
+
+
+def test_doctor_compares_the_last_capture_with_geminis_own_last_use(
+    gemini_home: Path,
+) -> None:
+    from ovhooks.commands.doctor.activity import check_capture_activity, host_last_used
+
+    env = {"GEMINI_CLI_HOME": str(gemini_home.parent)}
+    assert host_last_used("gemini", env) == 0
+    chats = gemini_home / "tmp" / "project" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copyfile(FIXTURES / "session-transcript.jsonl", chats / "session-x.jsonl")
+    used = host_last_used("gemini", env)
+    assert used == (chats / "session-x.jsonl").stat().st_mtime
+    verdict = check_capture_activity("gemini", str(gemini_home / "no-state"), env, used + 60)
+    assert verdict["status"] == "warn" and "Gemini CLI was used" in verdict["summary"]

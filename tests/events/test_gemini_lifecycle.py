@@ -106,3 +106,21 @@ def test_the_viking_read_is_denied_naming_the_command(store: Any, tmp_path: Path
     assert f"`ovhooks read {uri}`" in denied[0]["reason"]
     assert "read_file cannot open it" in denied[0]["reason"]
     assert all(r == {} for e, r in replies if e in ("AfterAgent", "PreCompress", "SessionEnd"))
+
+
+def test_a_resume_keeps_the_transcript_the_session_goes_on_writing(
+    store: Any, tmp_path: Path
+) -> None:
+    """Gemini CLI 0.61 names a fresh file in SessionStart(resume) when the minute changed
+    since the session began, then writes the resumed one: the session keeps its path."""
+    from tests.support.hooks import session_state
+
+    log = hook_log()
+    payload = {**log[0]["payload"], "cwd": str(tmp_path)}
+    main = str(tmp_path / "session-2026-11-26T06-15-abcd.jsonl")
+    stub = str(tmp_path / "session-2026-11-26T06-16-abcd.jsonl")
+    env = store.env()
+    run_inline("session-start", {**payload, "transcript_path": main}, env, host="gemini")
+    resumed = {**payload, "source": "resume", "transcript_path": stub}
+    run_inline("session-start", resumed, env, host="gemini")
+    assert session_state(_session(log))["transcript_path"] == main
