@@ -11,6 +11,7 @@ request the stub receives must carry the recalled memory in its ``<hook_context>
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,6 +65,7 @@ class GeminiStory:
         self.stub = stub
         self.host = host
         self.session_ids: list[str] = []
+        self.session_one_files: list[str] = []
         self.commit_tasks: list[dict[str, Any]] = []
         self.seconds: dict[str, float] = {}
 
@@ -81,11 +83,22 @@ class GeminiStory:
     def debug(self) -> str:
         runs = "\n".join(run.describe()[-1500:] for run in self.host.runs)
         logs = st.read_ovhooks_logs(str(self.base / "ovhooks-state"))
-        return f"sessions={self.session_ids}\n{runs}\n{logs}"
+        return f"sessions={self.session_ids}\n{self.host.describe_chats()}\n{runs}\n{logs}"
+
+
+def _next_minute() -> None:
+    """Sleep into the next wall-clock minute (at most a minute)."""
+    time.sleep(60.5 - time.time() % 60)
 
 
 def _tell(
-    gemini_cli: str, ovhooks_bin: str, base: Path, env: dict[str, str], wait: Any = None
+    gemini_cli: str,
+    ovhooks_bin: str,
+    base: Path,
+    env: dict[str, str],
+    wait: Any = None,
+    *,
+    cross_minute: bool = False,
 ) -> GeminiStory:
     stub = GeminiStub(log_dir=str(base / "stub-requests")).start()
     host = GeminiHost(
@@ -94,7 +107,13 @@ def _tell(
     story = GeminiStory(base, stub, host)
     started = time.monotonic()
     host.prompt(st.PREFERENCE)
+    if cross_minute:
+        # Gemini names transcripts by the minute: a resume in a later minute makes it name a
+        # new, empty file in SessionStart (the session goes on writing its own), and its
+        # cleanup deletes both at the next fresh start. Always take that path here.
+        _next_minute()
     host.prompt(FOLLOW_UP, resume=True)
+    story.session_one_files = host.chat_files()
     story.seconds["session 1 (2 calls, 1 compression)"] = time.monotonic() - started
     story.session_ids = host.session_ids()
     if wait is not None and story.session_ids:
@@ -112,7 +131,7 @@ def local_story(
     gemini_cli: str, ovhooks_bin: str, tmp_path_factory: pytest.TempPathFactory
 ) -> GeminiStory:
     base = tmp_path_factory.mktemp("gemini-local")
-    story = _tell(gemini_cli, ovhooks_bin, base, _local_env(base))
+    story = _tell(gemini_cli, ovhooks_bin, base, _local_env(base), cross_minute=True)
     for phase, seconds in story.seconds.items():
         pytest_plugin.record_timing(f"gemini local story: {phase}", seconds)
     return story
@@ -173,6 +192,25 @@ def test_local_session_two_model_request_carries_the_recalled_memory(
     local_story: GeminiStory,
 ) -> None:
     _assert_recalled(local_story)
+
+
+def test_local_the_resume_in_a_later_minute_kept_the_sessions_own_transcript(
+    local_story: GeminiStory,
+) -> None:
+    """After a resume in a later minute the session's state names its own transcript (the
+    file the later hooks name), not the empty one SessionStart named; that SessionStart itself
+    keeps the known path is tests/events/test_gemini_lifecycle.py's (here a capture after it
+    would set the path anyway)."""
+    from tests.support.hooks import session_state
+
+    state = session_state(local_story.ov_session(0), str(local_story.base / "ovhooks-state"))
+    start = state["transcript_path"]
+    assert os.path.basename(start).startswith("session-"), state
+    # right after the resume there were two files: the session's own (named by the minute it
+    # began, holding its turns) and the empty one the resume named (a later minute)
+    files = sorted(local_story.session_one_files)
+    assert len(files) == 2, local_story.debug()
+    assert start == files[0], (start, files)
 
 
 def test_local_session_one_is_captured_once_without_injections(local_story: GeminiStory) -> None:

@@ -106,6 +106,7 @@ class GeminiHost:
             },
         )
         self.runs: list[HostRun] = []
+        self._started: dict[str, str] = {}  # session id -> its earliest startTime
 
     @property
     def settings_path(self) -> str:
@@ -121,22 +122,33 @@ class GeminiHost:
         command += [*args, "-p", prompt]
         run = _run(command, self.workdir, self.env, timeout_s)
         self.runs.append(run)
+        self._note_sessions()
         return run
 
     def session_ids(self) -> list[str]:
-        """Gemini session ids in the order their transcripts were created."""
-        chats = self.chat_files()
-        seen: list[str] = []
-        for path in chats:
+        """Gemini session ids in the order the sessions started, as seen after each run.
+
+        Seen after each run, not read at the end: Gemini CLI 0.61's session cleanup, at the
+        next fresh start, deletes a session that was resumed in a later minute than it began
+        (the resume leaves an empty ``session-<minute>-<short id>.jsonl``, cleanup deletes it
+        as invalid, and with it every file of the same short id: the real transcript too).
+        """
+        self._note_sessions()
+        return sorted(self._started, key=lambda sid: self._started[sid])
+
+    def _note_sessions(self) -> None:
+        started = self._started
+        for path in self.chat_files():
             with open(path, encoding="utf-8") as handle:
-                first = handle.readline()
-            try:
-                sid = str(json.loads(first).get("sessionId") or "")
-            except ValueError:
-                continue
-            if sid and sid not in seen:
-                seen.append(sid)
-        return seen
+                for line in handle:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    sid = record.get("sessionId") if isinstance(record, dict) else None
+                    if isinstance(sid, str) and sid and "projectHash" in record:
+                        when = str(record.get("startTime") or "")
+                        started[sid] = min(started.get(sid, when), when)
 
     def chat_files(self) -> list[str]:
         """Every ``session-*.jsonl`` under ``~/.gemini/tmp/*/chats``, oldest first."""
@@ -149,3 +161,15 @@ class GeminiHost:
                 if f.startswith("session-") and f.endswith(".jsonl")
             ]
         return sorted(found, key=os.path.getmtime)
+
+    def describe_chats(self) -> str:
+        """Every chat file with its size and first line, for failure messages."""
+        root = os.path.join(self.gemini_dir, "tmp")
+        lines = []
+        for dirpath, _dirs, files in os.walk(root):
+            for name in sorted(files):
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    first = handle.readline()[:160]
+                lines.append(f"{path} ({os.path.getsize(path)} B): {first}")
+        return "\n".join(lines) or f"(no files under {root})"
