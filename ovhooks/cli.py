@@ -22,6 +22,7 @@ from ovhooks.commands import (
 from ovhooks.commands.doctor import command as doctor
 from ovhooks.commands.install import command as install
 from ovhooks.hosts.base import EVENT_NAMES
+from ovhooks.ui import command as ui
 
 app = typer.Typer(
     name="ovhooks",
@@ -59,6 +60,7 @@ app.command("sweep", rich_help_panel=LIFECYCLE)(sessions.sweep)
 app.command("flush", rich_help_panel=LIFECYCLE)(sessions.flush)
 app.command("import", rich_help_panel=LIFECYCLE)(importer.import_)
 app.command("export", rich_help_panel=LIFECYCLE)(export.export)
+app.command("ui", rich_help_panel=MEMORY)(ui.ui)
 
 
 def run() -> None:

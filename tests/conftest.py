@@ -11,6 +11,7 @@ import pytest
 from tests.support.fake_openviking import FakeOpenViking
 
 pytest_plugins = [
+    "tests.support.browser",
     "tests.support.outside_paths",
     "tests.support.pytest_plugin",
     "tests.support.stores",

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
+    from ovhooks.recall import RecallOutcome
 
 RECENT_USER_TURNS = 3
 
@@ -68,7 +69,26 @@ def _recall(event: Event, ctx: HookContext) -> Reply:
         from ovhooks.recall.usage import note_supplied
 
         note_supplied(settings.state_dir, key, outcome.injected_uris, ctx.now)
+    if not ctx.dry_run:
+        _journal(ctx, key, identity.peer, outcome)
     return Reply(context=outcome.context, system_message=outcome.system_message)
+
+
+def _journal(ctx: HookContext, key: str, peer: str, outcome: RecallOutcome) -> None:
+    """One line in the recall log (``recall/journal``): what was injected, or why nothing."""
+    from ovhooks.recall import journal
+
+    entry = journal.entry_for(
+        now=ctx.now,
+        host=ctx.host,
+        session=key,
+        peer=peer,
+        reason=outcome.reason,
+        prompt_head=outcome.prompt_head,
+        tokens=outcome.tokens,
+        items=list(outcome.items),
+    )
+    journal.append(ctx.settings.state_dir, entry)
 
 
 def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:

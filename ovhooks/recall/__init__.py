@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ovhooks.backend.errors import BackendError
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
+    from ovhooks.recall.trace import Trace
     from ovhooks.settings.config import Settings
 
 __all__ = ["RecallOutcome", "recall_for_prompt", "recall_paused", "reset_session"]
@@ -41,7 +42,15 @@ FIND_FALLBACK_S = 6 * 3600.0
 class RecallOutcome:
     """What the hook injects: ``context`` (a complete block) and/or a one-off user note."""
 
-    __slots__ = ("context", "injected_uris", "reason", "system_message", "tokens")
+    __slots__ = (
+        "context",
+        "injected_uris",
+        "items",
+        "prompt_head",
+        "reason",
+        "system_message",
+        "tokens",
+    )
 
     def __init__(
         self,
@@ -51,6 +60,8 @@ class RecallOutcome:
         *,
         reason: str = "ok",
         tokens: int = 0,
+        prompt_head: str = "",
+        items: tuple[tuple[str, float], ...] = (),
     ) -> None:
         self.context = context
         self.system_message = system_message
@@ -58,6 +69,10 @@ class RecallOutcome:
         # Why nothing was injected (``skipped:ack``, ``breaker``, ``no_results``…), for logs.
         self.reason = reason
         self.tokens = tokens
+        # The prompt as the query saw it (after the scrubber; "" when skipped before it), and
+        # each injected URI with its score: what the recall log keeps (``recall/journal``).
+        self.prompt_head = prompt_head
+        self.items = items
 
     def __repr__(self) -> str:
         return (
@@ -125,8 +140,13 @@ def recall_for_prompt(
     settings: Settings,
     now: float,
     also_search: Sequence[tuple[Backend, str]] = (),
+    trace: Trace | None = None,
 ) -> RecallOutcome:
     """Search memory for ``prompt`` and build the block to inject (see the module docstring).
+
+    ``trace``, when given, records every step's inputs and outputs (candidates, what the
+    decision kept, what the block showed): the viewer's "why this memory" page is this very
+    function run with one.
 
     ``also_search``: ``(backend, memory folder)`` searched besides the usual scopes (a
     project's old peer: OpenViking shows a peer's memories only to a caller acting as it).
@@ -156,33 +176,43 @@ def recall_for_prompt(
 
     text, query = _outbound_query(text, recent_user_texts, settings)
     seen = injected_uris(settings.state_dir, session_key)
+    head = text[:200]
+    if trace is not None:
+        trace.query = query
+        trace.seen = frozenset(seen)
 
     try:
         candidates = _retrieve(query, backend=backend, settings=settings, server=server, now=now)
         for other, target in also_search:
             candidates += _retrieve_under(query, target, backend=other, settings=settings)
     except BackendError as exc:
+        if trace is not None:
+            trace.error = str(exc)
         tell = not server.breaker_noted()
         server.open_breaker(now, settings.recall_breaker_s, failure_reason(exc), noted=True)
         server.save()
         note = _paused_note(server, settings) if tell else None
-        return RecallOutcome(system_message=note, reason=f"error:{exc.kind}")
+        return RecallOutcome(system_message=note, reason=f"error:{exc.kind}", prompt_head=head)
     server.close_breaker()
     server.save()
 
     # With session context on, the profile is already in the session-start block.
     candidates = [c for c in candidates if c.category != "profile" or not settings.session_context]
+    if trace is not None:
+        trace.candidates = list(candidates)
     if not candidates:
-        return RecallOutcome(reason="no_results")
+        return RecallOutcome(reason="no_results", prompt_head=head)
 
     from ovhooks.capture.tokens import estimate_tokens
     from ovhooks.recall.render import render
 
     ranked = _decide(candidates, text, backend, settings, server, seen, now)
+    if trace is not None:
+        trace.kept = list(ranked)
     if not ranked:
         # Nothing new (all shown this session), or nothing with enough evidence.
         fresh = [c for c in candidates if c.uri not in seen]
-        return RecallOutcome(reason="abstained" if fresh else "all_seen")
+        return RecallOutcome(reason="abstained" if fresh else "all_seen", prompt_head=head)
     block = render(
         ranked,
         max_tokens=settings.recall_max_tokens,
@@ -191,10 +221,18 @@ def recall_for_prompt(
         estimate=estimate_tokens,
     )
     if block is None:
-        return RecallOutcome(reason="over_budget")
+        return RecallOutcome(reason="over_budget", prompt_head=head)
     uris = block.shown_uris + block.hint_uris
-    add_injected(settings.state_dir, session_key, seen, uris, now)
-    return RecallOutcome(block.text, None, uris, tokens=block.tokens)
+    if trace is not None:
+        trace.shown = block.shown_uris
+        trace.hints = block.hint_uris
+        trace.block = block.text
+        trace.tokens = block.tokens
+    else:
+        add_injected(settings.state_dir, session_key, seen, uris, now)
+    scores = {c.uri: c.score for c in ranked}
+    items = tuple((uri, scores.get(uri, 0.0)) for uri in uris)
+    return RecallOutcome(block.text, None, uris, tokens=block.tokens, prompt_head=head, items=items)
 
 
 def _paused(server: ServerState, settings: Settings) -> RecallOutcome:

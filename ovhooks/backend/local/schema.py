@@ -266,3 +266,19 @@ def _create_schema(con: sqlite3.Connection) -> None:
         for statement in (*(_SCHEMA if version < 1 else ()), *_SCHEMA_V2):
             con.execute(statement)
         con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+# The viewer lists memories by scope and category a page at a time: this index answers its
+# counts and pages without reading the rows (100,000 memories: milliseconds, not seconds).
+# Made by the viewer when it first lists (``ensure_listing_index``), not by every hook's open:
+# a store nobody views never pays for it.
+LISTING_INDEX = (
+    "CREATE INDEX IF NOT EXISTS memories_by_scope ON memories (owner, peer, category, id)"
+)
+
+
+def ensure_listing_index(con: sqlite3.Connection) -> None:
+    try:
+        con.execute(LISTING_INDEX)
+    except sqlite3.Error as exc:
+        raise db_error(exc) from None

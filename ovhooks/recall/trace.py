@@ -1,0 +1,84 @@
+"""What one recall did, step by step, and why each candidate was kept or dropped (pure).
+
+``recall_for_prompt`` fills a ``Trace`` when given one; ``explain`` turns it into one row per
+candidate with the decision and its reason. The viewer's "why this memory" page shows these
+rows, so what it says is what the hook's own code decided, not a re-implementation.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.recall.rank import Candidate
+
+INJECTED = "injected"
+HINTED = "hinted"
+DROPPED = "dropped"
+
+
+class Trace:
+    """Inputs and outputs of each step of one recall (empty where the run stopped earlier)."""
+
+    __slots__ = (
+        "block",
+        "candidates",
+        "error",
+        "hints",
+        "kept",
+        "query",
+        "seen",
+        "shown",
+        "tokens",
+    )
+
+    def __init__(self) -> None:
+        self.query = ""
+        self.seen: frozenset[str] = frozenset()
+        self.candidates: list[Candidate] = []
+        self.kept: list[Candidate] = []
+        self.shown: tuple[str, ...] = ()
+        self.hints: tuple[str, ...] = ()
+        self.block = ""
+        self.tokens = 0
+        self.error = ""  # the store's failure, when retrieval failed
+
+
+class Row:
+    """One candidate as the viewer shows it."""
+
+    __slots__ = ("candidate", "decision", "position", "reason")
+
+    def __init__(self, candidate: Candidate, decision: str, reason: str, position: int) -> None:
+        self.candidate = candidate
+        self.decision = decision
+        self.reason = reason
+        self.position = position  # 1-based place in the block, 0 when not in it
+
+
+def explain(trace: Trace) -> list[Row]:
+    """One row per candidate, injected ones first in block order, then the rest by score."""
+    kept = {c.uri for c in trace.kept}
+    order = {uri: i + 1 for i, uri in enumerate(trace.shown + trace.hints)}
+    rows: list[Row] = []
+    for cand in trace.candidates:
+        if cand.uri in trace.shown:
+            rows.append(Row(cand, INJECTED, "enough evidence; in the block", order[cand.uri]))
+        elif cand.uri in trace.hints:
+            reason = "enough evidence; over the item or token budget, so only its URI"
+            rows.append(Row(cand, HINTED, reason, order[cand.uri]))
+        elif cand.uri in trace.seen:
+            rows.append(Row(cand, DROPPED, "already injected in this session", 0))
+        elif cand.uri in kept:
+            rows.append(Row(cand, DROPPED, "kept, but the block had no room for it", 0))
+        else:
+            rows.append(Row(cand, DROPPED, _weak_reason(cand, trace), 0))
+    rows.sort(key=lambda r: (r.position == 0, r.position, -r.candidate.score, r.candidate.uri))
+    return rows
+
+
+def _weak_reason(cand: Candidate, trace: Trace) -> str:
+    if trace.kept and cand.score < max(c.score for c in trace.kept):
+        return "too little evidence next to the memories kept"
+    if not cand.supported:
+        return "no word in common with the prompt and not strong enough alone"
+    return "too little evidence for this prompt"

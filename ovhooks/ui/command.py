@@ -1,0 +1,75 @@
+"""``ovhooks ui``: start the viewer on loopback and open it in the browser."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from ovhooks.commands.output import JsonFlag, boundary
+
+DEFAULT_PORT = 37373
+
+
+@boundary("ui")
+def ui(
+    port: Annotated[
+        int,
+        typer.Option(help=f"Port to serve on (default {DEFAULT_PORT}, or a free one if taken)."),
+    ] = DEFAULT_PORT,
+    no_open: Annotated[
+        bool, typer.Option("--no-open", help="Print the URL; do not open a browser.")
+    ] = False,
+    bind: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on. Default 127.0.0.1 (and ::1): only this machine. "
+            "Anything else exposes your memory to the network (the token still guards it)."
+        ),
+    ] = "127.0.0.1",
+    as_json: JsonFlag = False,
+) -> int:
+    """See and fix what the agents remember, and why: a local web viewer.
+
+    Prints a URL with a one-time token (the only way in), serves until Ctrl-C.
+    """
+    from ovhooks.commands.common import settings_from
+    from ovhooks.commands.errors import usage_error
+    from ovhooks.ui import guard, server
+    from ovhooks.ui.routes import Viewer
+
+    if not 0 <= port <= 65535:
+        raise usage_error(f"--port {port} is not a port", "give 1-65535, or 0 for any free one")
+    settings = settings_from()
+    secrets = guard.Secrets.fresh()
+    viewer = Viewer(settings, os.getcwd(), secrets, frozenset())
+    try:
+        servers = server.bind(viewer, bind, port)
+    except OSError as exc:
+        if port != DEFAULT_PORT:
+            raise usage_error(
+                f"cannot listen on {bind}:{port}: {exc.strerror}", "try --port 0"
+            ) from None
+        servers = server.bind(viewer, bind, 0)
+    bound = servers[0].server_address[1]
+    viewer.hosts = guard.allowed_hosts(bind, bound)
+    shown = f"[{bind}]" if ":" in bind else bind
+    url = f"http://{shown}:{bound}/?token={secrets.token}"
+    import sys
+
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps({"ok": True, "command": "ui", "url": url}) + "\n")
+    else:
+        sys.stdout.write(f"ovhooks ui: {url}\n(Ctrl-C to stop)\n")
+        if bind not in ("127.0.0.1", "::1", "localhost"):
+            sys.stderr.write(f"warning: listening on {bind}: reachable from the network\n")
+    sys.stdout.flush()
+    if not no_open:
+        import webbrowser
+
+        webbrowser.open(url)
+    server.serve(servers)
+    return 0

@@ -1,0 +1,229 @@
+"""Memories as the viewer lists them: by scope and category, a page at a time, on either store.
+
+Scopes: ``user`` (the user's own memories: profile, preferences, entities, events…),
+``project`` (this project's peer memories), ``other`` (other projects' peer memories).
+The local store is paged in SQL (100,000 memories stay fast: one indexed count, one
+``LIMIT``/``OFFSET`` read of the page); an OpenViking server is listed through ``ls`` under
+the user's memory folders and paged here (its listing is capped at ``SERVER_LIST_CAP``).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.backend.local import LocalBackend
+
+SCOPES = ("user", "project", "other")
+PAGE_SIZE = 50
+SERVER_LIST_CAP = 5000
+ABSTRACT_CHARS = 240
+
+
+class Memory:
+    """One row of the list."""
+
+    __slots__ = ("abstract", "category", "peer", "source", "updated", "uri")
+
+    def __init__(
+        self, uri: str, category: str, abstract: str, peer: str, updated: float, source: str
+    ) -> None:
+        self.uri = uri
+        self.category = category
+        self.abstract = abstract
+        self.peer = peer
+        self.updated = updated
+        self.source = source
+
+    def as_json(self) -> dict[str, Any]:
+        return {s: getattr(self, s) for s in self.__slots__}
+
+
+class Page:
+    __slots__ = ("categories", "items", "number", "pages", "total")
+
+    def __init__(self, items: list[Memory], total: int, number: int, categories: list[str]) -> None:
+        self.items = items
+        self.total = total
+        self.number = number
+        self.pages = max(1, -(-total // PAGE_SIZE))
+        self.categories = categories
+
+
+def scope_of(uri: str, peer: str) -> str:
+    """``user``, ``project`` or ``other`` for a memory URI, seen from project ``peer``."""
+    _head, sep, rest = uri.partition("/peers/")
+    if not sep:
+        return "user"
+    return "project" if rest.split("/", 1)[0] == peer else "other"
+
+
+def category_of(uri: str) -> str:
+    from ovhooks.recall.rank import category_of as rank_category
+
+    return rank_category(uri)
+
+
+def list_page(
+    backend: Backend, peer: str, scope: str, category: str, number: int, user: str
+) -> Page:
+    from ovhooks.backend.local import LocalBackend
+
+    if isinstance(backend, LocalBackend):
+        return _local_page(backend, peer, scope, category, number)
+    return _server_page(backend, peer, scope, category, number, user)
+
+
+def _local_page(backend: LocalBackend, peer: str, scope: str, category: str, number: int) -> Page:
+    from ovhooks.backend.local.schema import ensure_listing_index
+
+    con = backend.db()
+    ensure_listing_index(con)
+    where = ["owner = ?"]
+    args: list[Any] = [backend.user]
+    if scope == "user":
+        where.append("peer = ''")
+    elif scope == "project":
+        where.append("peer = ?")
+        args.append(peer)
+    elif scope == "other":
+        where.append("peer NOT IN ('', ?)")
+        args.append(peer)
+    scoped = " AND ".join(where)
+    categories = [
+        str(r[0])
+        for r in con.execute(
+            f"SELECT DISTINCT category FROM memories INDEXED BY memories_by_scope WHERE {scoped}",
+            args,
+        )
+    ]
+    if category:
+        where.append("category = ?")
+        args.append(category)
+    clause = " AND ".join(where)
+    (total,) = con.execute(
+        f"SELECT COUNT(*) FROM memories INDEXED BY memories_by_scope WHERE {clause}", args
+    ).fetchone()
+    number = max(1, min(number, max(1, -(-total // PAGE_SIZE))))
+    # Newest first by rowid: without a category the rowid walk meets the page's rows at once
+    # (the index would need a sort across peers); with one, the index walk does.
+    source = "memories INDEXED BY memories_by_scope" if category else "memories NOT INDEXED"
+    rows = con.execute(
+        f"SELECT uri, category, abstract, peer, updated_at, source FROM {source} WHERE {clause}"
+        " ORDER BY id DESC LIMIT ? OFFSET ?",
+        [*args, PAGE_SIZE, (number - 1) * PAGE_SIZE],
+    ).fetchall()
+    items = [Memory(r[0], r[1], r[2], r[3], float(r[4]), r[5]) for r in rows]
+    return Page(items, int(total), number, sorted(categories))
+
+
+def _server_page(
+    backend: Backend, peer: str, scope: str, category: str, number: int, user: str
+) -> Page:
+    roots = []
+    if scope in ("user", "all", ""):
+        roots.append(f"viking://user/{user}/memories")
+    if scope in ("project", "all", ""):
+        roots.append(f"viking://user/{user}/peers/{peer}/memories")
+    if scope in ("other", "all", ""):
+        roots.append(f"viking://user/{user}/peers")
+    found: dict[str, Memory] = {}
+    from ovhooks.backend.errors import BackendError
+
+    for root in roots:
+        try:
+            entries = backend.ls(root, recursive=True, limit=SERVER_LIST_CAP)
+        except BackendError as exc:
+            if exc.not_found:
+                continue
+            raise
+        for entry in entries:
+            memory = _server_memory(entry, peer)
+            if memory is not None and (scope in ("all", "") or scope_of(memory.uri, peer) == scope):
+                found[memory.uri] = memory
+    items = sorted(found.values(), key=lambda m: (-m.updated, m.uri))
+    categories = sorted({m.category for m in items})
+    if category:
+        items = [m for m in items if m.category == category]
+    total = len(items)
+    number = max(1, min(number, max(1, -(-total // PAGE_SIZE))))
+    start = (number - 1) * PAGE_SIZE
+    shown = items[start : start + PAGE_SIZE]
+    for memory in shown:
+        if not memory.abstract:
+            # The server summarises a new file later: until then the list shows its start.
+            try:
+                memory.abstract = backend.read(memory.uri, "full")[:ABSTRACT_CHARS]
+            except BackendError:
+                continue
+    return Page(shown, total, number, categories)
+
+
+def _server_memory(entry: Any, peer: str) -> Memory | None:
+    if not isinstance(entry, dict) or entry.get("isDir"):
+        return None
+    uri = entry.get("uri")
+    if not isinstance(uri, str) or "/memories/" not in uri or not uri.endswith(".md"):
+        return None
+    if uri.endswith(("/.abstract.md", "/.overview.md")):
+        return None
+    _head, sep, rest = uri.partition("/peers/")
+    owner_peer = rest.split("/", 1)[0] if sep else ""
+    return Memory(
+        uri,
+        category_of(uri),
+        str(entry.get("abstract") or ""),
+        owner_peer,
+        _mod_time(entry.get("modTime")),
+        "",
+    )
+
+
+def _mod_time(raw: object) -> float:
+    if isinstance(raw, int | float):
+        return float(raw)
+    if isinstance(raw, str) and raw:
+        from datetime import datetime
+
+        try:
+            return datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return 0.0
+    return 0.0
+
+
+def provenance(backend: Backend, uri: str) -> dict[str, str]:
+    """Where a memory came from: the session (and commit) that produced it, or an explicit
+    write, as far as the store records it."""
+    from ovhooks.backend.local import LocalBackend
+
+    if not isinstance(backend, LocalBackend):
+        return {}
+    row = (
+        backend.db()
+        .execute("SELECT source, tags, created_at, updated_at FROM memories WHERE uri = ?", (uri,))
+        .fetchone()
+    )
+    if row is None:
+        return {}
+    source, tags, created, updated = row
+    facts = dict(part.partition("=")[::2] for part in str(tags).split(",") if "=" in part)
+    out = {"created": _iso(created), "updated": _iso(updated)}
+    if source == "write":
+        out["source"] = "written explicitly (remember, the viewer or an import)"
+    elif source:
+        out["source"] = "extracted when a session was committed"
+        out["session"] = str(source)
+    if facts.get("memory_type"):
+        out["type"] = facts["memory_type"]
+    return out
+
+
+def _iso(value: object) -> str:
+    import time
+
+    if not isinstance(value, int | float):
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(value)))

@@ -1,0 +1,297 @@
+"""What each page of the viewer shows, gathered from the backend and the state dir.
+
+Everything goes through the code the hooks and commands use: the backend factory with the
+hooks' identity and project peer, ``recall_for_prompt`` (with a ``Trace``) for search and
+"why this memory", the recall log the hook writes, the session documents, doctor's runner,
+and the real SessionStart hook (``--dry-run``) for "what the next session start injects".
+"""
+
+from __future__ import annotations
+
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.recall.trace import Row, Trace
+    from ovhooks.settings.config import Settings
+
+LOG_ROWS = 200
+
+
+class UserError(Exception):
+    """Something the person asked for that cannot be done; shown to them as is."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Why:
+    __slots__ = ("block", "error", "query", "reason", "rows", "tokens")
+
+    def __init__(self, trace: Trace, rows: list[Row], reason: str) -> None:
+        self.error = trace.error
+        self.query = trace.query
+        self.block = trace.block
+        self.tokens = trace.tokens
+        self.rows = rows
+        self.reason = reason
+
+
+class Data:
+    """The viewer's reads and writes for one request."""
+
+    def __init__(self, settings: Settings, cwd: str) -> None:
+        from ovhooks.commands.common import current_identity
+
+        self.settings = settings
+        self.cwd = cwd
+        self.peer = current_identity(settings, cwd).peer
+
+    def backend(self) -> Backend:
+        from ovhooks.commands.common import command_backend
+
+        return command_backend(self.settings, peer=self.peer)
+
+    def user(self, backend: Backend) -> str:
+        return str(getattr(backend, "user", "") or backend.whoami())
+
+    # --- memories -------------------------------------------------------------------------
+    def memories(self, scope: str, category: str, number: int, q: str) -> dict[str, Any]:
+        from ovhooks.backend.errors import BackendError
+        from ovhooks.recall.journal import per_memory, read
+        from ovhooks.ui import memories
+
+        if scope not in ("", *memories.SCOPES):
+            raise UserError(f"unknown scope {scope!r}")
+        backend = self.backend()
+        stats = per_memory(read(self.settings.state_dir))
+        try:
+            if q.strip():
+                found = self.why(q)
+                return {
+                    "mode": "search",
+                    "q": q,
+                    "scope": scope,
+                    "category": category,
+                    "found": found,
+                    "stats": stats,
+                    "peer": self.peer,
+                    "page": None,
+                }
+            page = memories.list_page(
+                backend, self.peer, scope, category, number, self.user(backend)
+            )
+        except BackendError as exc:
+            raise UserError(_backend_words(exc), 502) from exc
+        return {
+            "mode": "list",
+            "q": "",
+            "scope": scope,
+            "category": category,
+            "page": page,
+            "stats": stats,
+            "peer": self.peer,
+            "found": None,
+        }
+
+    def memory(self, uri: str) -> dict[str, Any]:
+        from ovhooks.backend.errors import BackendError
+        from ovhooks.recall.journal import per_memory, read
+        from ovhooks.ui.memories import category_of, provenance, scope_of
+
+        backend = self.backend()
+        try:
+            content = backend.read(uri, "full")
+        except BackendError as exc:
+            if exc.not_found:
+                raise UserError(f"no memory at {uri} (forgotten?)", 404) from exc
+            raise UserError(_backend_words(exc), 502) from exc
+        count, last = per_memory(read(self.settings.state_dir)).get(uri, (0, 0.0))
+        return {
+            "uri": uri,
+            "content": content,
+            "category": category_of(uri),
+            "scope": scope_of(uri, self.peer),
+            "provenance": provenance(backend, uri),
+            "injected": count,
+            "last_injected": last,
+        }
+
+    def edit(self, uri: str, content: str) -> dict[str, Any]:
+        """Write the new text back through the backend, through the same scrubber as capture
+        (a secret typed into the editor is not stored)."""
+        from ovhooks.backend.errors import BackendError
+        from ovhooks.capture.scrub import clean_outbound
+
+        cleaned = clean_outbound(content, self.settings)
+        try:
+            self.backend().write(uri, cleaned)
+        except BackendError as exc:
+            raise UserError(_backend_words(exc), 502) from exc
+        return {"uri": uri, "scrubbed": cleaned != content}
+
+    def forget(self, uris: list[str], now: float) -> dict[str, Any]:
+        from ovhooks.backend.errors import BackendError
+        from ovhooks.ui import trash
+
+        try:
+            return trash.forget(self.backend(), self.settings.state_dir, uris, now)
+        except BackendError as exc:
+            raise UserError(_backend_words(exc), 502) from exc
+
+    def undo(self, undo_id: str, now: float) -> dict[str, Any]:
+        from ovhooks.backend.errors import BackendError
+        from ovhooks.ui import trash
+
+        try:
+            return {"restored": trash.undo(self.backend(), self.settings.state_dir, undo_id, now)}
+        except trash.TrashError as exc:
+            raise UserError(str(exc), 410) from exc
+        except BackendError as exc:
+            raise UserError(_backend_words(exc), 502) from exc
+
+    def forget_filter(self, scope: str, category: str, expect: int, now: float) -> dict[str, Any]:
+        """Forget every memory the list shows for this filter, if it still holds ``expect``."""
+        from ovhooks.ui import memories
+
+        if not scope and not category:
+            raise UserError("choose a scope or a category first: bulk forget needs a filter")
+        backend = self.backend()
+        user = self.user(backend)
+        first = memories.list_page(backend, self.peer, scope, category, 1, user)
+        if first.total != expect:
+            raise UserError(
+                f"the filter now matches {first.total} memories, not {expect}: reload", 409
+            )
+        uris = [m.uri for m in first.items]
+        for number in range(2, first.pages + 1):
+            page = memories.list_page(backend, self.peer, scope, category, number, user)
+            uris.extend(m.uri for m in page.items)
+        return self.forget(uris, now)
+
+    # --- recall ---------------------------------------------------------------------------
+    def why(self, prompt: str) -> Why:
+        """What UserPromptSubmit would inject for ``prompt`` now, and why: the hook's own
+        recall run with a trace (nothing is marked as shown to any session)."""
+        import secrets
+
+        from ovhooks.recall import recall_for_prompt
+        from ovhooks.recall.trace import Trace, explain
+
+        if len(prompt) > 20000:
+            raise UserError("the prompt is over 20,000 characters")
+        trace = Trace()
+        outcome = recall_for_prompt(
+            prompt,
+            recent_user_texts=(),
+            session_key=f"ui-why-{secrets.token_hex(4)}",
+            ov_session_id=None,
+            backend=self.backend(),
+            settings=self.settings,
+            now=time.time(),
+            trace=trace,
+        )
+        return Why(trace, explain(trace), outcome.reason)
+
+    def log(self) -> dict[str, Any]:
+        from ovhooks.recall.journal import per_memory, read
+
+        entries = read(self.settings.state_dir)
+        stats = sorted(per_memory(entries).items(), key=lambda kv: (-kv[1][0], kv[0]))[:50]
+        injected = sum(1 for e in entries if e.get("items"))
+        return {
+            "entries": list(reversed(entries[-LOG_ROWS:])),
+            "stats": stats,
+            "total": len(entries),
+            "injected": injected,
+            "latest": max((float(e.get("t") or 0) for e in entries), default=0.0),
+        }
+
+    def log_since(self, since: float) -> dict[str, Any]:
+        from ovhooks.recall.journal import read
+
+        entries = [e for e in read(self.settings.state_dir) if float(e.get("t") or 0) > since]
+        return {"entries": entries[-LOG_ROWS:]}
+
+    def session_start_preview(self) -> str:
+        """What the next SessionStart in this project injects: the real hook, dry-run."""
+        from ovhooks.ui.preview import session_start_block
+
+        return session_start_block(self.cwd)
+
+    # --- sessions and health --------------------------------------------------------------
+    def sessions(self) -> list[dict[str, Any]]:
+        from ovhooks.ui.sessions import summaries
+
+        return summaries(self.settings.state_dir)
+
+    def session(self, key: str) -> dict[str, Any]:
+        from ovhooks.ui.sessions import detail
+
+        found = detail(self.settings, key, self.backend)
+        if found is None:
+            raise UserError(f"no session {key!r} in this state directory", 404)
+        return found
+
+    def health(self) -> dict[str, Any]:
+        import os
+
+        from ovhooks.commands.doctor.runner import result, run_checks
+
+        checks = run_checks(self.settings, os.environ, self.cwd, self.backend)
+        return {"doctor": result(self.settings, checks)}
+
+
+def _backend_words(exc: Exception) -> str:
+    from ovhooks.redact import describe_exception
+
+    return f"the memory store refused: {describe_exception(exc)}"
+
+
+def listing_json(listing: dict[str, Any]) -> dict[str, Any]:
+    page = listing.get("page")
+    found = listing.get("found")
+    doc: dict[str, Any] = {"mode": listing["mode"], "peer": listing["peer"]}
+    if page is not None:
+        doc.update(
+            total=page.total,
+            page=page.number,
+            pages=page.pages,
+            categories=page.categories,
+            items=[m.as_json() for m in page.items],
+        )
+    if found is not None:
+        doc.update(why_json(found))
+    return doc
+
+
+def memory_json(found: dict[str, Any]) -> dict[str, Any]:
+    return dict(found)
+
+
+def why_json(found: Why) -> dict[str, Any]:
+    return {
+        "reason": found.reason,
+        "error": found.error,
+        "query": found.query,
+        "block": found.block,
+        "tokens": found.tokens,
+        "rows": [
+            {
+                "uri": r.candidate.uri,
+                "category": r.candidate.category,
+                "score": round(r.candidate.score, 4),
+                "rank": round(r.candidate.rank, 4),
+                "supported": r.candidate.supported,
+                "decision": r.decision,
+                "reason": r.reason,
+                "position": r.position,
+                "text": r.candidate.text[:400],
+            }
+            for r in found.rows
+        ],
+    }

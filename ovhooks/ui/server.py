@@ -1,0 +1,179 @@
+"""The viewer's HTTP server: the standard library's threading server on loopback.
+
+Chosen by measurement (see ``docs/VIEWER.md``): Starlette with uvicorn took 0.9-1.1 s to
+import on this 2-core machine under load, the standard library server with Jinja2 0.3-0.5 s,
+and the viewer needs nothing the standard library lacks (a handful of routes, one JSON body
+per POST, polling for live updates). Jinja2 is kept for its autoescaping: every memory, prompt
+and transcript shown is untrusted text.
+
+Every request passes ``guard.judge`` before any route runs; every answer carries
+``guard.SECURITY_HEADERS``. Bodies are capped at ``MAX_BODY``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from ovhooks.ui import guard
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ovhooks.ui.routes import Viewer
+
+MAX_BODY = 1024 * 1024
+
+
+class Request:
+    __slots__ = ("body", "headers", "method", "path", "query")
+
+    def __init__(
+        self, method: str, path: str, query: dict[str, str], headers: dict[str, str], body: Any
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+
+
+class Response:
+    __slots__ = ("body", "content_type", "headers", "status")
+
+    def __init__(
+        self,
+        status: int,
+        body: bytes | str = b"",
+        content_type: str = "text/html; charset=utf-8",
+        headers: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self.status = status
+        self.body = body.encode() if isinstance(body, str) else body
+        self.content_type = content_type
+        self.headers = headers
+
+    @classmethod
+    def json(cls, doc: Any, status: int = 200) -> Response:
+        body = json.dumps(doc, ensure_ascii=False)
+        return cls(status, body, "application/json; charset=utf-8")
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: ViewerServer
+    server_version = "ovhooks-ui"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_HEAD(self) -> None:
+        self._serve("HEAD")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def _refuse_method(self) -> None:
+        self._send(Response(405, "method not allowed", "text/plain; charset=utf-8"))
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method  # noqa: N815
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return  # the URL may carry the start token: never printed
+
+    def _serve(self, method: str) -> None:
+        viewer = self.server.viewer
+        parts = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        verdict = guard.judge(method, headers, query.get("token", ""), viewer.secrets, viewer.hosts)
+        if verdict.status == 303:
+            clean = parts.path + _without_token(parts.query)
+            cookie = f"{guard.COOKIE}={viewer.secrets.cookie}; HttpOnly; SameSite=Strict; Path=/"
+            self._send(Response(303, "", headers=(("Location", clean), ("Set-Cookie", cookie))))
+            return
+        if not verdict.ok:
+            self._send(Response(verdict.status, verdict.reason, "text/plain; charset=utf-8"))
+            return
+        body: Any = None
+        if method == "POST":
+            body = self._json_body()
+            if body is None:
+                self._send(Response(400, "a JSON object body is required", "text/plain"))
+                return
+        request = Request(method, parts.path, query, headers, body)
+        started = time.perf_counter()
+        response = viewer.dispatch(request)
+        # How long the page took to make, for the browser's devtools and scripts/bench_ui.py.
+        took = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
+        response.headers = (*response.headers, ("Server-Timing", took))
+        self._send(response, head=method == "HEAD")
+
+    def _json_body(self) -> dict[str, Any] | None:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            return None
+        if length <= 0 or length > MAX_BODY:
+            return None
+        try:
+            doc = json.loads(self.rfile.read(length))
+        except ValueError:
+            return None
+        return doc if isinstance(doc, dict) else None
+
+    def _send(self, response: Response, *, head: bool = False) -> None:
+        self.send_response(response.status)
+        self.send_header("Content-Type", response.content_type)
+        self.send_header("Content-Length", str(len(response.body)))
+        for name, value in guard.SECURITY_HEADERS + response.headers:
+            self.send_header(name, value)
+        self.end_headers()
+        if not head:
+            self.wfile.write(response.body)
+
+
+def _without_token(query: str) -> str:
+    kept = [p for p in query.split("&") if p and not p.startswith("token=")]
+    return "?" + "&".join(kept) if kept else ""
+
+
+class ViewerServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], viewer: Viewer, family: int) -> None:
+        self.address_family = family
+        self.viewer = viewer
+        super().__init__(address, Handler)
+
+
+def bind(viewer: Viewer, host: str, port: int) -> list[ViewerServer]:
+    """Servers on ``host``:``port`` (for the default 127.0.0.1, on ::1 as well when the
+    machine has IPv6, on the same port). Port 0 picks a free one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    first = ViewerServer((host, port), viewer, family)
+    servers = [first]
+    if host == "127.0.0.1":
+        try:
+            servers.append(ViewerServer(("::1", first.server_address[1]), viewer, socket.AF_INET6))
+        except OSError:
+            pass  # no IPv6 loopback here
+    return servers
+
+
+def serve(servers: list[ViewerServer]) -> None:
+    """Serve until interrupted (every server but the first in a thread of its own)."""
+    for extra in servers[1:]:
+        threading.Thread(target=extra.serve_forever, daemon=True).start()
+    try:
+        servers[0].serve_forever()
+    finally:
+        for server in servers:
+            server.server_close()

@@ -1,0 +1,99 @@
+"""Forget with an undo window: what the viewer deletes is kept, 0600, for ``UNDO_WINDOW_S``.
+
+A forget reads each memory whole, writes it to ``<state dir>/ui-trash/<id>.json`` (one file
+per forget, bulk or single, written atomically before anything is deleted), then deletes it
+through the backend. Undo writes the memories back through the backend and removes the file.
+Files older than the window are purged whenever the trash is touched, so a forgotten memory
+does not outlive the window on disk by more than the next use of the viewer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from ovhooks.backend.base import Backend
+
+UNDO_WINDOW_S = 600.0
+
+
+class TrashError(Exception):
+    """Undo asked for something the trash no longer holds."""
+
+
+def trash_dir(state_dir: str) -> str:
+    return os.path.join(state_dir, "ui-trash")
+
+
+def forget(backend: Backend, state_dir: str, uris: Sequence[str], now: float) -> dict[str, Any]:
+    """Delete ``uris`` (kept for undo); returns ``{undo, forgotten, failed}``."""
+    purge(state_dir, now)
+    kept: list[dict[str, str]] = []
+    for uri in uris:
+        kept.append({"uri": uri, "content": backend.read(uri, "full")})
+    undo_id = secrets.token_hex(8)
+    _write(os.path.join(trash_dir(state_dir), undo_id + ".json"), {"t": now, "items": kept})
+    forgotten: list[str] = []
+    failed: list[str] = []
+    from ovhooks.backend.errors import BackendError
+
+    for item in kept:
+        try:
+            backend.delete(item["uri"])
+        except BackendError:
+            failed.append(item["uri"])
+        else:
+            forgotten.append(item["uri"])
+    return {"undo": undo_id, "forgotten": forgotten, "failed": failed}
+
+
+def undo(backend: Backend, state_dir: str, undo_id: str, now: float) -> list[str]:
+    """Write back what forget ``undo_id`` deleted; returns the URIs restored."""
+    if not undo_id.isalnum() or len(undo_id) > 32:
+        raise TrashError("no such forget")
+    purge(state_dir, now)
+    path = os.path.join(trash_dir(state_dir), undo_id + ".json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise TrashError("nothing to undo: the undo window has passed") from exc
+    restored = []
+    for item in doc.get("items") or ():
+        backend.write(item["uri"], item["content"])
+        restored.append(item["uri"])
+    os.unlink(path)
+    return restored
+
+
+def purge(state_dir: str, now: float) -> None:
+    root = trash_dir(state_dir)
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(root, name)
+        try:
+            if now - os.stat(path).st_mtime > UNDO_WINDOW_S:
+                os.unlink(path)
+        except OSError:
+            continue
+
+
+def _write(path: str, doc: dict[str, Any]) -> None:
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, ensure_ascii=False)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

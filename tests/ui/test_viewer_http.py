@@ -1,0 +1,264 @@
+"""``ovhooks ui`` as a real process on the local store: security, pages, edit, forget, undo."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.hooks import hook_env
+from tests.support.viewer import Viewer, env_for_viewer, running_viewer
+
+FACTS = (
+    "In this repo I always use tabs, never spaces",
+    "Our staging database listens on port 6543",
+    "Deploys happen on Tuesdays after the standup",
+)
+
+
+def remember(text: str, cwd: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "ovhooks", "remember", text, "--json"],
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=cwd,
+        check=True,
+    )
+    return str(json.loads(done.stdout)["uri"])
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def viewer(project: Path) -> Iterator[Viewer]:
+    for fact in FACTS:
+        remember(fact, project)
+    with running_viewer(env_for_viewer(), str(project)) as running:
+        yield running
+
+
+def test_nothing_without_the_token(viewer: Viewer) -> None:
+    for path in ("/", "/memories", "/api/memories", "/static/app.js", "/why?prompt=x"):
+        answer = viewer.get(path)
+        assert answer.status == 403, path
+        assert "tabs" not in answer.text
+
+
+def test_the_printed_url_signs_in_and_sets_a_strict_cookie(viewer: Viewer) -> None:
+    answer = viewer.get(f"/memories?token={viewer.token}&scope=user")
+    assert answer.status == 303
+    assert answer.headers["location"] == "/memories?scope=user"  # the token leaves the URL
+    cookie = answer.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    viewer.sign_in()
+    page = viewer.get("/memories")
+    assert page.status == 200 and all(fact in page.text for fact in FACTS)
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+
+
+def test_a_rebinding_host_or_foreign_origin_is_refused(viewer: Viewer) -> None:
+    viewer.sign_in()
+    assert viewer.request("GET", "/memories", headers={"Host": "evil.example"}).status == 421
+    foreign = {"Origin": "http://evil.example"}
+    assert viewer.request("GET", "/api/memories", headers=foreign).status == 403
+    headers = {"X-CSRF-Token": viewer.csrf, "Origin": "http://evil.example"}
+    uri = viewer.get("/api/memories").json()["items"][0]["uri"]
+    refused = viewer.request("POST", "/api/memory/forget", {"uris": [uri]}, headers)
+    assert refused.status == 403
+    assert viewer.get("/api/memories").json()["total"] == len(FACTS)
+
+
+def test_a_post_without_csrf_token_changes_nothing(viewer: Viewer) -> None:
+    viewer.sign_in()
+    uri = viewer.get("/api/memories").json()["items"][0]["uri"]
+    answer = viewer.request("POST", "/api/memory/forget", {"uris": [uri]})
+    assert answer.status == 403
+    assert viewer.get("/api/memories").json()["total"] == len(FACTS)
+    for method in ("PUT", "DELETE", "PATCH"):
+        assert viewer.request(method, "/api/memory/forget").status in (403, 405)
+
+
+def test_it_listens_on_loopback_only(viewer: Viewer) -> None:
+    addresses = set()
+    for info in socket.getaddrinfo(socket.gethostname(), None):
+        address = str(info[4][0])
+        if not address.startswith(("127.", "::1")) and "%" not in address:
+            addresses.add(address)
+    for address in addresses:
+        with pytest.raises(OSError):
+            socket.create_connection((address, viewer.port), timeout=2).close()
+    socket.create_connection(("127.0.0.1", viewer.port), timeout=2).close()
+
+
+def test_edit_is_read_back_and_scrubbed(viewer: Viewer, project: Path) -> None:
+    viewer.sign_in()
+    items = viewer.get("/api/memories").json()["items"]
+    uri = next(i["uri"] for i in items if "6543" in i["abstract"])
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    new = f"Staging database moved to port 6544; token {secret}"
+    answer = viewer.post("/api/memory/edit", {"uri": uri, "content": new})
+    assert answer.status == 200 and answer.json()["scrubbed"] is True
+    read = subprocess.run(
+        [sys.executable, "-m", "ovhooks", "read", uri],
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=project,
+        check=True,
+    ).stdout
+    assert "port 6544" in read and secret not in read
+    assert secret not in viewer.get(f"/memory?uri={uri}").text
+
+
+def test_forget_then_undo_restores_the_memory(viewer: Viewer) -> None:
+    viewer.sign_in()
+    uri = viewer.get("/api/memories").json()["items"][0]["uri"]
+    before = viewer.get(f"/api/memory?uri={uri}").json()["content"]
+    done = viewer.post("/api/memory/forget", {"uris": [uri]}).json()
+    assert done["forgotten"] == [uri]
+    assert viewer.get(f"/api/memory?uri={uri}").status == 404
+    assert viewer.get("/api/memories").json()["total"] == len(FACTS) - 1
+    restored = viewer.post("/api/memory/undo", {"undo": done["undo"]}).json()
+    assert restored["restored"] == [uri]
+    assert viewer.get(f"/api/memory?uri={uri}").json()["content"] == before
+    again = viewer.post("/api/memory/undo", {"undo": done["undo"]})
+    assert again.status == 410  # an undo is used once
+
+
+def test_bulk_forget_by_filter_needs_the_confirmed_count(viewer: Viewer) -> None:
+    viewer.sign_in()
+    total = viewer.get("/api/memories?scope=user").json()["total"]
+    stale = viewer.post("/api/memories/forget", {"scope": "user", "expect": total + 1})
+    assert stale.status == 409
+    assert viewer.post("/api/memories/forget", {"expect": total}).status == 400  # no filter
+    done = viewer.post("/api/memories/forget", {"scope": "user", "expect": total}).json()
+    assert len(done["forgotten"]) == total
+    assert viewer.get("/api/memories").json()["total"] == 0
+    viewer.post("/api/memory/undo", {"undo": done["undo"]})
+    assert viewer.get("/api/memories").json()["total"] == total
+
+
+def test_why_agrees_with_the_hook(viewer: Viewer, project: Path) -> None:
+    viewer.sign_in()
+    prompt = "tabs or spaces for this new file?"
+    payload = {"session_id": "why-1", "cwd": str(project), "prompt": prompt}
+    reply = subprocess.run(
+        [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=project,
+        check=True,
+    ).stdout
+    context = json.loads(reply)["hookSpecificOutput"]["additionalContext"]
+    why = viewer.get(f"/api/why?prompt={prompt.replace(' ', '+').replace('?', '%3F')}").json()
+    assert why["block"] == context
+    injected = [r["uri"] for r in why["rows"] if r["decision"] == "injected"]
+    assert injected and all(uri in context for uri in injected)
+
+
+def test_the_hook_logs_its_decision_and_the_log_page_shows_it(
+    viewer: Viewer, project: Path
+) -> None:
+    viewer.sign_in()
+    for n, prompt in enumerate(
+        ("which port does the staging database listen on?", "write a haiku about autumn")
+    ):
+        payload = {"session_id": f"log-{n}", "cwd": str(project), "prompt": prompt}
+        subprocess.run(
+            [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "claude"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=hook_env(),
+            cwd=project,
+            check=True,
+        )
+    entries = viewer.get("/api/log?since=0").json()["entries"]
+    assert [e["prompt"] for e in entries] == [
+        "which port does the staging database listen on?",
+        "write a haiku about autumn",
+    ]
+    assert entries[0]["items"] and "6543" not in json.dumps(entries[1]["items"])
+    assert entries[1]["reason"] != "ok" and entries[1]["items"] == []
+    page = viewer.get("/log").text
+    assert (
+        "which port does the staging database listen on?" in page
+        and "write a haiku about autumn" in page
+    )
+    path = Path(os.environ["OVHOOKS_STATE_DIR"]) / "recall" / "journal.jsonl"
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_no_secret_from_a_captured_turn_reaches_a_page(viewer: Viewer, project: Path) -> None:
+    viewer.sign_in()
+    secret = "sk-proj-" + "T3BlbkFJq8Vw2RkLm9XcYz4Hn7Gd1Sa5Pe6Qf0Ub3Ti8Mo2Lr"
+    payload = {
+        "session_id": "leak-1",
+        "cwd": str(project),
+        "prompt": f"use key {secret} for staging",
+    }
+    subprocess.run(
+        [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=project,
+        check=True,
+    )
+    for path in ("/log", "/api/log?since=0", "/sessions"):
+        assert secret not in viewer.get(path).text, path
+
+
+def test_every_page_renders(viewer: Viewer) -> None:
+    viewer.sign_in()
+    for path in (
+        "/memories",
+        "/memories?scope=user",
+        "/memories?q=staging+port",
+        "/why",
+        "/why?prompt=staging+port",
+        "/log",
+        "/sessions",
+        "/health",
+    ):
+        answer = viewer.get(path)
+        assert answer.status == 200, (path, answer.text[-500:])
+        assert '<script src="/static/app.js"' in answer.text
+    assert viewer.get("/memory?uri=viking://user/default/memories/none.md").status == 404
+    assert viewer.get("/memory?uri=not-a-uri").status == 400
+    assert viewer.get("/session?key=../etc").status == 404
+    assert viewer.get("/static/../pyproject.toml").status == 404
+
+
+def test_the_next_session_start_preview_is_the_hooks_own_block(
+    viewer: Viewer, project: Path
+) -> None:
+    viewer.sign_in()
+    preview = viewer.get("/api/preview").json()["context"]
+    payload = {"session_id": "start-1", "cwd": str(project), "source": "startup"}
+    reply = subprocess.run(
+        [sys.executable, "-m", "ovhooks", "session-start", "--host", "codex", "--dry-run"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=project,
+        check=True,
+    ).stdout
+    assert preview == json.loads(reply)["hookSpecificOutput"]["additionalContext"]
+    assert all(fact in preview for fact in FACTS)
