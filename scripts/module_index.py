@@ -1,6 +1,8 @@
-"""Write the module index of docs/ARCHITECTURE.md: every module of the package with the first
-sentence of its docstring. ``tests/test_architecture.py`` fails when the index and the tree
-disagree; run this after adding, moving or removing a module.
+"""Write the generated parts of docs/ARCHITECTURE.md: the layer table (from
+``scripts/module_graph.py``'s ``LAYERS``, top layer first) and the module index (every module of
+the package with the first sentence of its docstring). ``tests/test_architecture.py`` fails
+when either disagrees with the tree; run this after adding, moving or removing a module or
+changing the layers.
 
     python scripts/module_index.py
 """
@@ -11,11 +13,14 @@ import ast
 import os
 import re
 import sys
+from types import ModuleType
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(REPO, "docs", "ARCHITECTURE.md")
 START = "<!-- module index: scripts/module_index.py -->"
 END = "<!-- end of module index -->"
+LAYERS_START = "<!-- layers: scripts/module_index.py, from scripts/module_graph.py -->"
+LAYERS_END = "<!-- end of layers -->"
 
 
 def modules(root: str = os.path.join(REPO, "ovhooks")) -> list[tuple[str, str]]:
@@ -49,9 +54,41 @@ def render() -> str:
     return "\n".join([*lines, "", END])
 
 
+def _graph_module() -> ModuleType:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "module_graph", os.path.join(REPO, "scripts", "module_graph.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("module_graph", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def render_layers() -> str:
+    """The layer table, top layer first: what each holds and which packages and modules."""
+    lines = [LAYERS_START, "", "| layer | packages and modules | what it holds |", "|---|---|---|"]
+    for name, what, patterns in reversed(_graph_module().LAYERS):
+        names = ", ".join(f"`{p.removeprefix('ovhooks.')}`" for p in patterns)
+        lines.append(f"| {name} | {names} | {what} |")
+    return "\n".join([*lines, "", LAYERS_END])
+
+
+def listed_layers(text: str) -> str:
+    """The layer table section of ``text``, markers included ("" when there is none)."""
+    if LAYERS_START not in text or LAYERS_END not in text:
+        return ""
+    return LAYERS_START + text.split(LAYERS_START, 1)[1].split(LAYERS_END, 1)[0] + LAYERS_END
+
+
 def main() -> int:
     with open(DOC, encoding="utf-8") as fh:
         text = fh.read()
+    if LAYERS_START in text:
+        head, rest = text.split(LAYERS_START, 1)
+        text = head + render_layers() + rest.split(LAYERS_END, 1)[1]
     if START in text:
         head, rest = text.split(START, 1)
         text = head + render() + rest.split(END, 1)[1]

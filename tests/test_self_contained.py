@@ -71,10 +71,44 @@ def test_the_suite_carries_its_host_samples() -> None:
 
 
 def test_allowed_roots_exclude_the_directory_beside_the_repository() -> None:
-    watch = outside_paths.OutsideOpens(outside_paths.allowed_roots({"HOME": "/nonexistent-home"}))
+    roots = outside_paths.allowed_roots({"HOME": "/nonexistent-home"})
+    watch = outside_paths.OutsideOpens(roots, outside_paths.beside_repository(roots))
     assert watch.is_allowed(str(REPO / "tests" / "fixtures" / "x.json"))
     assert watch.is_allowed("/dev/null")
     assert not watch.is_allowed("/nonexistent-home/.codex/config.toml")
     assert watch.is_allowed("/nonexistent-home/.cache/ovhooks-ci/ov-0.5.2/bin/python")
-    if not str(REPO.parent).startswith(outside_paths.allowed_roots({"HOME": "/x"})):
-        assert not watch.is_allowed(str(REPO.parent / "shared" / "fixtures" / "Stop.json"))
+    # wherever the clone sits, /tmp directly included (its parent is then an allowed root)
+    assert not watch.is_allowed(str(REPO.parent / "shared" / "fixtures" / "Stop.json"))
+    assert not watch.is_allowed(str(REPO) + "-other/x.json")
+
+
+def test_beside_a_clone_in_the_temp_dir_only_what_the_session_made_is_allowed(
+    tmp_path: Path,
+) -> None:
+    """A clone directly in the temp dir, played in tmp_path: its parent is an allowed root,
+    yet what lay beside it before the session is not the test's to read."""
+    temp, clone = tmp_path / "tmp", tmp_path / "tmp" / "ovh-clone-x"
+    (temp / "shared" / "fixtures").mkdir(parents=True)
+    clone.mkdir()
+    roots = (f"{clone}/", f"{temp}/", "/opt/venv/")
+    beside = outside_paths.beside_repository(roots, str(clone))
+    assert beside == f"{temp}/"
+    assert outside_paths.beside_repository(("/opt/venv/",), str(clone)) == ""
+    watch = outside_paths.OutsideOpens(roots, beside, f"{temp}/pytest-of-")
+    assert watch.is_allowed(f"{clone}/pyproject.toml")
+    assert watch.is_allowed(f"{temp}/pytest-of-root/pytest-3/test_x0/inner/test_inner.py")
+    assert watch.is_allowed("/opt/venv/lib/site.py")
+    assert not watch.is_allowed(f"{temp}/shared/fixtures/Stop.json")
+    assert not watch.is_allowed(f"{temp}/not-yet-made/x.json")
+    assert watch.is_allowed(str(temp))  # the folder itself (TemporaryFile opens it: O_TMPFILE)
+    # made by the session: a folder (mkdtemp), a created file, a rename's target
+    watch.audit("os.mkdir", (f"{temp}/ovhooks-dry-run-1", 0o700, None))
+    watch.audit("open", (f"{temp}/job.json", None, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    watch.audit("os.replace", (f"{clone}/a.tmp", f"{temp}/moved.json", None, None))
+    assert watch.is_allowed(f"{temp}/ovhooks-dry-run-1/recall/state.json")
+    assert watch.is_allowed(f"{temp}/job.json") and watch.is_allowed(f"{temp}/moved.json")
+    # what existed before is not made by opening it for writing or "making" it again
+    watch.audit("os.mkdir", (f"{temp}/shared", 0o700, None))
+    watch.audit("open", (f"{temp}/shared/fixtures", "r", os.O_RDONLY))
+    assert not watch.is_allowed(f"{temp}/shared/fixtures/Stop.json")
+    assert watch.made == (f"{temp}/ovhooks-dry-run-1/", f"{temp}/job.json/", f"{temp}/moved.json/")

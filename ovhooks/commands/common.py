@@ -6,10 +6,14 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
 
     from ovhooks.backend.base import Backend
+    from ovhooks.dryrun.plan import Plan
+    from ovhooks.log import Log
     from ovhooks.project import ProjectIdentity
+    from ovhooks.session.layout import Job
     from ovhooks.settings.config import Settings
 
 
@@ -39,11 +43,27 @@ def command_backend(
     return make_backend(settings, peer=peer, request_timeout_s=timeout_s)
 
 
+def job_runner(
+    settings: Settings, log: Log, plan: Plan | None
+) -> Callable[[Sequence[Job]], list[dict[str, Any]]]:
+    """How a command runs worker jobs now: the real worker, or with a ``plan`` (``--dry-run``)
+    the planning one, which only says what it would write. The choice is made here, at the
+    edge, so the worker never imports the dry run."""
+    if plan is not None:
+        from ovhooks.dryrun.record import plan_jobs
+
+        return lambda jobs: plan_jobs(settings, jobs, log=log, plan=plan)
+    from ovhooks.worker.run import run_jobs
+
+    return lambda jobs: run_jobs(settings, jobs, log=log)
+
+
 def outbox_backlog(state_dir: str) -> dict[str, int]:
     """Session key -> writes still queued for it (``layout.queued_counts``)."""
     from ovhooks.session.layout import queued_counts
+    from ovhooks.session.store import StateStore
 
-    return queued_counts(state_dir)
+    return queued_counts(state_dir, StateStore(state_dir).all())
 
 
 def dead_letters(state_dir: str) -> int:

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ovhooks.commands.common import outbox_backlog, settings_from
+from ovhooks.commands.common import job_runner, outbox_backlog, settings_from
 from ovhooks.commands.errors import ExitCode, usage_error
 from ovhooks.commands.import_scan import Transcript, default_root, select
 from ovhooks.commands.output import JsonFlag, Output, boundary
@@ -101,7 +101,6 @@ def run_import(
     """Import ``items`` oldest first; returns (per-transcript results, dry-run plan)."""
     from ovhooks.log import Log
     from ovhooks.session.store import StateStore
-    from ovhooks.worker.run import run_jobs
 
     log = Log(settings.state_dir, settings.log_level, component="import")
     store = StateStore(settings.state_dir)
@@ -110,6 +109,7 @@ def run_import(
         from ovhooks.dryrun.plan import Plan
 
         plan = Plan()
+    run_jobs = job_runner(settings, log, plan)
     results = []
     for item in sorted(items, key=lambda t: t.mtime):
         # Sessions still in use are left for the live lifecycle to commit.
@@ -119,7 +119,7 @@ def run_import(
         if up_to_date(store.load(row["key"]), item, commit=bool(job.get("commit"))):
             row["status"] = "up_to_date"
         else:
-            summaries = run_jobs(settings, [job], log=log, plan=plan)
+            summaries = run_jobs([job])
             if not dry_run:
                 row["remaining"] = outbox_backlog(settings.state_dir).get(row["key"], 0)
             summary = summaries[0] if summaries else {"error": "worker failed (see the log)"}

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ovhooks.commands.common import outbox_backlog, settings_from
+from ovhooks.commands.common import job_runner, outbox_backlog, settings_from
 from ovhooks.commands.errors import CommandError, ExitCode
 from ovhooks.commands.output import JsonFlag, Output, boundary
 
@@ -83,7 +83,6 @@ def run(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Run jobs now; returns (per-session results, dry-run plan lines)."""
     from ovhooks.log import Log
-    from ovhooks.worker.run import run_jobs
 
     plan = None
     if dry_run:
@@ -91,7 +90,7 @@ def run(
 
         plan = Plan()
     log = Log(settings.state_dir, settings.log_level, component="cli")
-    summaries = run_jobs(settings, jobs, log=log, plan=plan)
+    summaries = job_runner(settings, log, plan)(jobs)
     backlog = outbox_backlog(settings.state_dir)
     by_key = {str(s.get("key")): s for s in summaries}
     results = []

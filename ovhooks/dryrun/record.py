@@ -2,10 +2,11 @@
 write, and write nothing (interface §1: ``--dry-run`` reads, but changes no state file or
 queue and sends no write).
 
-Each is the real class with its writes replaced, chosen once where the run starts
-(``hookrun`` and ``worker.run_jobs``), so the real classes carry no dry-run branches. What
-the run would have written goes to the ``Plan``; what it would have stored stays in memory,
-so later steps of the same run read it back as if it had been written.
+Each is the real class with its writes replaced, chosen once where the run starts (at the
+edge: ``hookrun``, and ``commands.common.job_runner`` for the commands), so the real classes
+carry no dry-run branches and never import this module. What the run would have written goes
+to the ``Plan``; what it would have stored stays in memory, so later steps of the same run
+read it back as if it had been written.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import os
 import time
 
 from ovhooks.events.context import HookContext
-from ovhooks.outbox.queue import DrainResult, Outbox, batches
+from ovhooks.outbox.box import DrainResult
+from ovhooks.outbox.queue import Outbox, batches
 from ovhooks.session.store import StateStore
 from ovhooks.worker.run import SessionWorker, backends_for, run_each
 

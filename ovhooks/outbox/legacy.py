@@ -2,7 +2,7 @@
 
 Before the queue lived in the session document, each entry was a file in the outbox folder
 (``<seq>-append.json`` holding batches, the transcript cursor and turn uids, plus a
-``.progress`` sidecar counting accepted batches). ``Outbox.tidy`` hands such files here, so
+``.progress`` sidecar counting accepted batches). ``queue.Outbox.tidy`` hands such files here, so
 an upgrade in the middle of an outage loses nothing and sends nothing twice.
 """
 
@@ -17,11 +17,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ovhooks.outbox.queue import Outbox
+    from ovhooks.outbox.box import Box
     from ovhooks.session.layout import State
 
 
-def adopt_files(box: Outbox, names: list[str]) -> None:
+def adopt_files(box: Box, names: list[str]) -> None:
     """Adopt the old-format entries ``names`` (in order), then delete their files.
 
     Their cursor used to be saved after the entry; the document takes whichever is further,
@@ -39,7 +39,7 @@ def adopt_files(box: Outbox, names: list[str]) -> None:
         _unlink(path)
 
 
-def _adopt(box: Outbox, old: dict[str, Any], done: int) -> None:
+def _adopt(box: Box, old: dict[str, Any], done: int) -> None:
     now = box.clock()
     session = str(old.get("session") or box.key)
     fields: dict[str, Any]

@@ -21,7 +21,8 @@ A request the server answers as malformed (400/413/422) will never pass: the bat
 and sent one message at a time, and the message refused alone is set aside under
 ``outbox/dead/`` (reported once), so the records behind it still go.
 
-This module holds the queue and the drain loop; ``outbox/send.py`` the batch protocol,
+This module holds the queue and the drain loop; ``outbox/box.py`` what the parts share,
+``outbox/send.py`` the batch protocol,
 ``outbox/legacy.py`` the adoption of entries an older ovhooks queued as files, and
 ``dryrun/record.py`` the outbox of a dry run (it plans the requests instead of sending them).
 """
@@ -33,6 +34,7 @@ import time
 
 from ovhooks.backend.errors import BackendError
 from ovhooks.fsutil import read_json, remove_stale_tmp, write_json_atomic
+from ovhooks.outbox.box import MAX_BATCH, DrainResult, InflightError
 from ovhooks.session import layout
 
 TYPE_CHECKING = False
@@ -45,7 +47,6 @@ if TYPE_CHECKING:
     from ovhooks.session.layout import QueueEntry, State
     from ovhooks.session.store import StateStore
 
-MAX_BATCH = 100
 # How long a request the client gave up on may still be applied by the server. Past it, a
 # batch the server does not show was not taken and is sent again.
 DEFAULT_INFLIGHT_WINDOW_S = 120.0
@@ -54,29 +55,6 @@ DEFAULT_INFLIGHT_WINDOW_S = 120.0
 def batches(messages: list[dict[str, Any]], size: int = MAX_BATCH) -> list[list[dict[str, Any]]]:
     """``messages`` in consecutive batches of at most ``size``."""
     return [messages[i : i + size] for i in range(0, len(messages), size)]
-
-
-class InflightError(Exception):
-    """A batch may still land on the server: nothing more is sent for the session yet."""
-
-    retryable = True
-    kind = "inflight"
-    status = None
-    not_found = False
-
-
-class DrainResult:
-    """What one drain did: messages sent, commit answers, records set aside, what is left."""
-
-    __slots__ = ("commits", "dead", "error", "messages_sent", "pending_tokens", "remaining")
-
-    def __init__(self) -> None:
-        self.messages_sent = 0
-        self.commits: list[dict[str, Any]] = []
-        self.pending_tokens: int | None = None
-        self.error: BackendError | InflightError | None = None
-        self.dead = 0
-        self.remaining = 0
 
 
 def find(doc: State, seq: int) -> QueueEntry | None:

@@ -14,7 +14,7 @@ import os
 
 from ovhooks.backend.errors import BackendError
 from ovhooks.fsutil import ensure_dir, write_json_atomic
-from ovhooks.outbox.queue import MAX_BATCH, InflightError
+from ovhooks.outbox.box import MAX_BATCH, InflightError
 from ovhooks.session import layout
 
 TYPE_CHECKING = False
@@ -22,11 +22,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.outbox.queue import DrainResult, Outbox
+    from ovhooks.outbox.box import Box, DrainResult
     from ovhooks.session.layout import QueueEntry, State
 
 
-def send_append(box: Outbox, entry: QueueEntry, backend: Backend, result: DrainResult) -> None:
+def send_append(box: Box, entry: QueueEntry, backend: Backend, result: DrainResult) -> None:
     """Send what ``entry``'s blob holds beyond ``sent``, then drop the entry and its blob."""
     seq = int(entry["seq"])
     blob = str(entry.get("blob"))
@@ -69,7 +69,7 @@ def send_append(box: Outbox, entry: QueueEntry, backend: Backend, result: DrainR
 
 
 def _accepted(
-    box: Outbox, seq: int, sent: int, count: int, tokens: object, result: DrainResult
+    box: Box, seq: int, sent: int, count: int, tokens: object, result: DrainResult
 ) -> None:
     """Record a batch the server took: the entry's progress and the session's counters."""
     if isinstance(tokens, int | float):
@@ -86,7 +86,7 @@ def _accepted(
     box.update_entry(seq, accepted)
 
 
-def _after_failure(box: Outbox, seq: int, exc: BackendError) -> None:
+def _after_failure(box: Box, seq: int, exc: BackendError) -> None:
     """Record what a failed request means for the batch in flight."""
     if exc.kind == "unreachable":
         # never reached the server (refused, DNS): certainly not taken
@@ -103,7 +103,7 @@ def _after_failure(box: Outbox, seq: int, exc: BackendError) -> None:
 
 
 def _settle(
-    box: Outbox,
+    box: Box,
     entry: QueueEntry,
     inflight: Any,
     messages: list[dict[str, Any]],
@@ -142,7 +142,7 @@ def _settle(
 
 
 def _set_aside(
-    box: Outbox,
+    box: Box,
     entry: QueueEntry,
     message: dict[str, Any],
     index: int,

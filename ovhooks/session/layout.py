@@ -220,17 +220,14 @@ def is_legacy_entry(name: str) -> bool:
     return name.endswith(("-append.json", "-commit.json"))
 
 
-def queued_counts(state_dir: str, states: list[State] | None = None) -> dict[str, int]:
+def queued_counts(state_dir: str, states: list[State]) -> dict[str, int]:
     """Session key -> writes still queued for it, for every session that has any.
 
-    Counts the queue inside each session document, plus entries an older ovhooks left in
-    ``outbox/<key>/`` (adopted into the document by the next drain), plus jobs handed to a
-    waiting worker that did not live to run them.
+    Counts the queue inside each session document of ``states`` (the caller loads them:
+    ``StateStore(state_dir).all()``; the paths never reach up to the store), plus entries an
+    older ovhooks left in ``outbox/<key>/`` (adopted into the document by the next drain),
+    plus jobs handed to a waiting worker that did not live to run them.
     """
-    if states is None:
-        from ovhooks.session.store import StateStore
-
-        states = StateStore(state_dir).all()
     out: dict[str, int] = {}
     for doc in states:
         queue = doc.get("queue") or []
@@ -260,7 +257,7 @@ def queued_counts(state_dir: str, states: list[State] | None = None) -> dict[str
     return dict(sorted(out.items()))
 
 
-def queued_sessions(state_dir: str, states: list[State] | None = None) -> list[str]:
+def queued_sessions(state_dir: str, states: list[State]) -> list[str]:
     """Keys of sessions with writes still to send (see ``queued_counts``)."""
     return list(queued_counts(state_dir, states))
 

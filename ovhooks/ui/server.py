@@ -23,9 +23,20 @@ from ovhooks.ui import guard
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
-    from ovhooks.ui.routes import Viewer
+    from ovhooks.ui.guard import Secrets
+
+    class Site(Protocol):
+        """What the server asks of the viewer it serves (``routes.Viewer``): who may call and
+        the answer to a request; declared here so the server never imports the routes (which
+        import the server's Request and Response: no import circle, type-only ones included)."""
+
+        secrets: Secrets
+        hosts: frozenset[str]
+
+        def dispatch(self, request: Request) -> Response: ...
+
 
 MAX_BODY = 1024 * 1024
 
@@ -148,13 +159,13 @@ class ViewerServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], viewer: Viewer, family: int) -> None:
+    def __init__(self, address: tuple[str, int], viewer: Site, family: int) -> None:
         self.address_family = family
         self.viewer = viewer
         super().__init__(address, Handler)
 
 
-def bind(viewer: Viewer, host: str, port: int) -> list[ViewerServer]:
+def bind(viewer: Site, host: str, port: int) -> list[ViewerServer]:
     """Servers on ``host``:``port`` (for the default 127.0.0.1, on ::1 as well when the
     machine has IPv6, on the same port). Port 0 picks a free one."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

@@ -7,8 +7,10 @@ the same cursor and send the same turns (anchor bug #5).
 
 Order inside one run: read what the transcript gained and queue it together with the cursor
 it advances (one atomic write, ``worker/capture.py``); queue a requested commit; drain
-(``outbox/queue.py``). Every network write happens in the drain, after the data is on disk. A dry
-run uses the planning worker of ``dryrun/record.py``, which writes nothing.
+(``outbox/queue.py``). Every network write happens in the drain, after the data is on disk.
+A dry run is chosen at the edge (``hookrun``, ``commands.common.job_runner``), which runs
+the planning worker of ``dryrun/record.py`` instead of this one: the worker never looks up
+to the dry run.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import os
 import time
 
 from ovhooks.backend.errors import BackendError
-from ovhooks.outbox.queue import InflightError, Outbox
+from ovhooks.outbox.box import InflightError
+from ovhooks.outbox.queue import Outbox
 from ovhooks.session import layout
 from ovhooks.session.store import StateStore, new_state
 
@@ -27,9 +30,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.dryrun.plan import Plan
     from ovhooks.log import Log
-    from ovhooks.outbox.queue import DrainResult
+    from ovhooks.outbox.box import DrainResult
     from ovhooks.session.layout import Job, State
     from ovhooks.settings.config import Settings
 
@@ -256,15 +258,10 @@ def run_jobs(
     jobs: Sequence[Job],
     *,
     log: Log,
-    plan: Plan | None = None,
     clock: Callable[[], float] = time.time,
 ) -> list[dict[str, Any]]:
-    """Run jobs in order, then the background sweep if one is due; with a plan, only say
-    what they would write (``dryrun.plan_jobs``)."""
-    if plan is not None:
-        from ovhooks.dryrun.record import plan_jobs
-
-        return plan_jobs(settings, jobs, log=log, plan=plan, clock=clock)
+    """Run jobs in order, then the background sweep if one is due (a dry run calls
+    ``dryrun.record.plan_jobs`` instead)."""
     backend_for = backends_for(settings)
     worker = SessionWorker(
         settings, backend_for, StateStore(settings.state_dir, log=log), log=log, clock=clock

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +46,19 @@ IMPORT_SCHEMA = {
 }
 
 
+# Where the fixtures were recorded. The project folder they name is moved beside the placed
+# transcript: resolving a project reads files in it (.git, .ovhooks.toml ...), and a test must
+# not read /tmp/e2e-probe, outside the repository (it fails from a clone in /tmp).
+RECORDED_WORK = "/tmp/e2e-probe/work-"
+
+
+def work_root(transcript: Path) -> str:
+    return f"{transcript.parent}/work-"
+
+
 def place(host: str, host_samples: Path, root: Path) -> Path:
-    """Put the fixture transcript where the host keeps it (name carries the session id)."""
+    """Put the fixture transcript where the host keeps it (name carries the session id), its
+    project folder moved into the test's own temp dir."""
     if host == "codex":
         folder = root / "sessions" / "2026" / "11" / "22"
         name = f"rollout-2026-11-22T06-08-10-{CODEX_SID}.jsonl"
@@ -58,7 +68,8 @@ def place(host: str, host_samples: Path, root: Path) -> Path:
         name = f"{CLAUDE_SID}.jsonl"
         source = host_samples / "claude" / "session-transcript.trimmed.jsonl"
     folder.mkdir(parents=True)
-    shutil.copyfile(source, folder / name)
+    text = source.read_text(encoding="utf-8")
+    (folder / name).write_text(text.replace(RECORDED_WORK, work_root(folder / name)), "utf-8")
     (folder / name).chmod(0o644)
     return folder / name
 
@@ -70,6 +81,7 @@ def stop_payload(host: str, host_samples: Path, transcript: Path) -> dict[str, A
         (host_samples / host / "hook-payloads" / "Stop.json").read_text()
     )
     payload["transcript_path"] = str(transcript)
+    payload["cwd"] = str(payload["cwd"]).replace(RECORDED_WORK, work_root(transcript))
     if host == "claude":
         for line in transcript.read_text().splitlines():
             record = json.loads(line)

@@ -10,7 +10,8 @@ import pytest
 
 from ovhooks.backend.errors import BackendError
 from ovhooks.log import Log, read_recent
-from ovhooks.outbox.queue import InflightError, Outbox, batches, find
+from ovhooks.outbox.box import InflightError
+from ovhooks.outbox.queue import Outbox, batches, find
 from ovhooks.session import layout
 from ovhooks.session.store import StateStore, new_state
 from tests.support.fake_openviking import FakeOpenViking
@@ -178,7 +179,7 @@ def test_entries_an_older_version_queued_as_files_are_adopted(tmp_path: Path) ->
     (folder / "0000000001-append.json").write_text(json.dumps(entry))
     (folder / "0000000001-append.json.progress").write_text('{"done": 1, "inflight": null}')
     (folder / "0000000002-commit.json").write_text('{"op": "commit", "session": "cx-a"}')
-    assert layout.queued_sessions(str(tmp_path)) == ["cx-a"]
+    assert layout.queued_sessions(str(tmp_path), StateStore(str(tmp_path)).all()) == ["cx-a"]
     recorder = RecordingBackend()
     assert box.drain(recorder).error is None  # type: ignore[arg-type]
     assert texts(recorder.live) == [f"m{i}" for i in range(100, 150)]

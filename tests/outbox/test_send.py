@@ -8,7 +8,7 @@ import pytest
 
 from ovhooks.backend.errors import BackendError
 from ovhooks.log import Log, read_recent
-from ovhooks.outbox.queue import InflightError
+from ovhooks.outbox.box import InflightError
 from tests.support.outbox_rig import RecordingBackend, msgs, session_box, texts
 
 if TYPE_CHECKING:

@@ -36,5 +36,6 @@ def test_queued_sessions_come_from_documents_old_files_and_hand_offs(tmp_path: P
     (old / "0000000001-append.json").write_text("{}")
     (tmp_path / "locks").mkdir()
     (tmp_path / "locks" / "cx-hand.handoff").write_text("{}")
-    assert layout.queued_counts(state) == {"cx-doc": 1, "cx-hand": 1, "cx-old": 1}
-    assert layout.queued_sessions(state) == ["cx-doc", "cx-hand", "cx-old"]
+    states = StateStore(state).all()
+    assert layout.queued_counts(state, states) == {"cx-doc": 1, "cx-hand": 1, "cx-old": 1}
+    assert layout.queued_sessions(state, states) == ["cx-doc", "cx-hand", "cx-old"]

@@ -11,6 +11,14 @@ temp dir (pytest's ``tmp_path`` lives there), ``/dev``, ``/proc``, the caches th
 rig uses under the real ``~/.cache/ovhooks-ci``, and the few system files the network and
 TLS stacks read (certificates, resolver, time zone).
 
+A clone may itself sit in an allowed root, directly in ``/tmp`` say: its parent folder is
+then allowed as a whole, ``../shared`` included. So what lies beside the repository is let
+through only when it is inside one of the other roots (the interpreter's, the caches), in
+pytest's own temp folders (``<temp>/pytest-of-<user>``, where ``tmp_path`` lives, for this
+session and for a pytest it starts), or when this session made it (a file it created, a
+folder it made, a name it renamed something to: ``tempfile.mkdtemp`` among them); the audit
+hook records those as they happen.
+
 Child processes (hooks, host CLIs, servers) are not watched: what they read comes from the
 test, which is.
 """
@@ -102,27 +110,78 @@ def allowed_roots(environ: dict[str, str] | None = None) -> tuple[str, ...]:
     return (*sorted(roots), *_SYSTEM_FILES)
 
 
-class OutsideOpens:
-    """Records opens outside ``roots`` while armed."""
+def beside_repository(roots: tuple[str, ...], repo: str = REPO) -> str:
+    """The folder the repository sits in, when an allowed root holds it ("" otherwise)."""
+    parent = _as_dir(os.path.dirname(os.path.abspath(repo)))
+    return parent if parent.startswith(roots) else ""
 
-    def __init__(self, roots: tuple[str, ...]) -> None:
+
+def _text_path(path: object) -> str | None:
+    if isinstance(path, bytes):
+        return os.fsdecode(path)
+    if isinstance(path, os.PathLike):
+        return str(os.fspath(path))
+    return path if isinstance(path, str) else None  # None: a file descriptor
+
+
+_CREATING = os.O_CREAT | os.O_WRONLY | os.O_RDWR
+_PYTEST_TEMP = os.path.join(tempfile.gettempdir(), "pytest-of-")
+
+
+class OutsideOpens:
+    """Records opens outside ``roots`` while armed; beside the repository (``beside``, when a
+    root holds it), only roots that do not hold it and what this session made count."""
+
+    def __init__(
+        self, roots: tuple[str, ...], beside: str = "", pytest_temp: str = _PYTEST_TEMP
+    ) -> None:
         self.roots = roots
+        self.beside = beside
+        self.pytest_temp = pytest_temp
         self.armed = False
         self.seen: list[str] = []
+        self.made: tuple[str, ...] = ()
+
+    def _full(self, path: str) -> str:
+        return os.path.normpath(os.path.join(os.getcwd(), path))
 
     def is_allowed(self, path: str) -> bool:
-        full = os.path.normpath(os.path.join(os.getcwd(), path))
-        return full == "/dev/null" or (full + os.sep).startswith(self.roots)
+        full = self._full(path)
+        probe = full + os.sep
+        if full == "/dev/null":
+            return True
+        # the folder itself is no sibling: tempfile.TemporaryFile opens it (O_TMPFILE)
+        if self.beside and probe.startswith(self.beside) and probe != self.beside:
+            own = tuple(r for r in self.roots if not self.beside.startswith(r))
+            return probe.startswith((*own, *self.made, self.pytest_temp))
+        return probe.startswith(self.roots)
+
+    def record_made(self, event: str, args: tuple[object, ...]) -> None:
+        """Note a path this session is about to create beside the repository."""
+        if event == "open" and len(args) >= 3:
+            flags = args[2]
+            target = _text_path(args[0]) if isinstance(flags, int) and flags & _CREATING else None
+        elif event == "os.mkdir" and args:
+            target = _text_path(args[0])
+        elif event in ("os.rename", "os.replace") and len(args) >= 2:
+            target = _text_path(args[1])
+        else:
+            return
+        if target is None:
+            return
+        full = self._full(target)
+        if (full + os.sep).startswith(self.beside) and not os.path.lexists(full):
+            self.made = (*self.made, _as_dir(full))
 
     def audit(self, event: str, args: tuple[object, ...]) -> None:
-        if event != "open" or not self.armed or not args:
+        if not args or event not in ("open", "os.mkdir", "os.rename", "os.replace"):
             return
-        path = args[0]
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        elif isinstance(path, os.PathLike):
-            path = os.fspath(path)
-        if not isinstance(path, str):  # a file descriptor
+        if self.beside:
+            self.record_made(event, args)
+        if event != "open" or not self.armed:
+            return
+        path = _text_path(args[0])
+        if path is None:
             return
         self.armed = False  # the check itself must not re-enter (os.getcwd, normpath)
         try:
@@ -132,7 +191,7 @@ class OutsideOpens:
             self.armed = True
 
 
-_WATCH = OutsideOpens(allowed_roots())
+_WATCH = OutsideOpens(allowed_roots(), beside_repository(allowed_roots()))
 sys.addaudithook(_WATCH.audit)
 
 

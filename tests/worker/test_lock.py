@@ -9,6 +9,7 @@ from typing import Any
 
 from ovhooks.fsutil import FileLock
 from ovhooks.session import layout
+from ovhooks.session.store import StateStore
 from ovhooks.worker.lock import SessionTurn, merge_jobs
 
 
@@ -48,7 +49,8 @@ def test_a_hand_off_left_by_a_killed_waiter_is_run_by_the_next_worker(tmp_path: 
     state = str(tmp_path)
     turn = SessionTurn(state, "cx-a")
     turn._put_handoff(_job(commit="idle"))
-    assert layout.queued_sessions(state) == ["cx-a"]  # listed, so SessionStart replays it
+    # listed, so SessionStart replays it
+    assert layout.queued_sessions(state, StateStore(state).all()) == ["cx-a"]
     status, job = SessionTurn(state, "cx-a").acquire(_job(capture=True), 1.0)
     assert status == "run" and job["commit"] == "idle" and job["capture"]
 

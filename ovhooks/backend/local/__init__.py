@@ -12,18 +12,19 @@ store ran:
 - ``viking://user/<user>/sessions/<id>/history/archive_NNN``        commit archives
 
 The work is split by concern, each module imported only when a call needs it (a hook process
-pays for what it uses): ``schema`` (file, schema, transactions), ``sessions`` (append, commit,
-session views), ``extraction`` (what a commit keeps), ``memories`` (promotion, writes),
+pays for what it uses): ``schema`` (file, schema, transactions), ``store`` (the handle
+every part takes: files, URIs, connection), ``sessions`` (append, commit, session views),
+``extraction`` (what a commit keeps), ``memories`` (promotion, writes),
 ``search`` (recall scoring), ``content`` (read, ls, export) and ``text`` (search terms).
 """
 
 from __future__ import annotations
 
 from ovhooks.backend.local.schema import DB_NAME, PROFILE_NAME, SCHEMA_VERSION
+from ovhooks.backend.local.store import LocalStore
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Mapping, Sequence
     from typing import Any
 
@@ -32,60 +33,10 @@ if TYPE_CHECKING:
 __all__ = ["DB_NAME", "PROFILE_NAME", "LocalBackend"]
 
 
-class LocalBackend:
+class LocalBackend(LocalStore):
     """The Backend protocol on ``<data_dir>/memory.db``; ``peer`` is the project peer id."""
 
     name = "local"
-
-    def __init__(self, data_dir: str, *, user: str = "default", peer: str = "") -> None:
-        import os
-
-        self.data_dir = data_dir
-        self.user = user or "default"
-        self.peer = peer
-        self.db_path = os.path.join(data_dir, DB_NAME)
-        self.profile_path = os.path.join(data_dir, PROFILE_NAME)
-        self._con: sqlite3.Connection | None = None
-
-    # --- URIs -----------------------------------------------------------------------------
-    @property
-    def user_root(self) -> str:
-        return f"viking://user/{self.user}"
-
-    @property
-    def memories_root(self) -> str:
-        return f"{self.user_root}/memories"
-
-    @property
-    def profile_uri(self) -> str:
-        return f"{self.memories_root}/profile.md"
-
-    def memory_root_for(self, peer: str) -> str:
-        return f"{self.user_root}/peers/{peer}/memories" if peer else self.memories_root
-
-    def archive_uri(self, session_id: str, number: int) -> str:
-        return f"{self.user_root}/sessions/{session_id}/history/archive_{number:03d}"
-
-    def expand(self, uri: str) -> str:
-        """``uri`` with ``viking://~`` resolved to this user and no trailing slash."""
-        uri = uri.strip()
-        if uri.startswith("viking://~"):
-            uri = self.user_root + uri[len("viking://~") :]
-        return uri.rstrip("/") if uri != "viking://" else uri
-
-    # --- connection -----------------------------------------------------------------------
-    def db(self) -> sqlite3.Connection:
-        """The open connection (opened, and the schema created, on first use)."""
-        if self._con is None:
-            from ovhooks.backend.local.schema import open_db
-
-            self._con = open_db(self.db_path, self.data_dir)
-        return self._con
-
-    def close(self) -> None:
-        if self._con is not None:
-            self._con.close()
-            self._con = None
 
     # --- sessions -------------------------------------------------------------------------
     def append_messages(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> JSON:

@@ -19,10 +19,10 @@ from ovhooks.backend.local.schema import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.backend.base import JSON
-    from ovhooks.backend.local import LocalBackend
+    from ovhooks.backend.local.store import LocalStore
 
 
-def read_profile(store: LocalBackend) -> str | None:
+def read_profile(store: LocalStore) -> str | None:
     try:
         with open(store.profile_path, encoding="utf-8") as handle:
             return handle.read()
@@ -32,7 +32,7 @@ def read_profile(store: LocalBackend) -> str | None:
         raise BackendError("unreachable", f"cannot read {store.profile_path}: {exc}") from None
 
 
-def archive_ref(store: LocalBackend, uri: str) -> tuple[str, int, str] | None:
+def archive_ref(store: LocalStore, uri: str) -> tuple[str, int, str] | None:
     """``(session_id, number, file)`` for an archive URI (file: "", overview, abstract)."""
     prefix = f"{store.user_root}/sessions/"
     if not uri.startswith(prefix):
@@ -47,7 +47,7 @@ def archive_ref(store: LocalBackend, uri: str) -> tuple[str, int, str] | None:
     return None if file is None else (session_id, int(number_text), file)
 
 
-def read(store: LocalBackend, uri: str, level: str = "full") -> str:
+def read(store: LocalStore, uri: str, level: str = "full") -> str:
     if level not in ("full", "abstract", "overview"):
         raise invalid(f"unknown read level {level!r}")
     uri = store.expand(uri)
@@ -76,7 +76,7 @@ def read(store: LocalBackend, uri: str, level: str = "full") -> str:
     return str(row[1] if level == "abstract" else row[0])
 
 
-def ls(store: LocalBackend, uri: str, *, recursive: bool = False, limit: int = 512) -> list[JSON]:
+def ls(store: LocalStore, uri: str, *, recursive: bool = False, limit: int = 512) -> list[JSON]:
     uri = store.expand(uri)
     entries: dict[str, JSON] = {}
 
@@ -158,7 +158,7 @@ def ls(store: LocalBackend, uri: str, *, recursive: bool = False, limit: int = 5
     return sorted(entries.values(), key=lambda e: str(e["uri"]))[: max(1, limit)]
 
 
-def export_sessions(store: LocalBackend) -> list[JSON]:
+def export_sessions(store: LocalStore) -> list[JSON]:
     """This user's sessions, oldest first: ``{session_id, peer, commit_count, seqs}``,
     ``seqs`` listing ``(seq, archive number or None while live)`` of every message."""
     try:
@@ -188,7 +188,7 @@ def export_sessions(store: LocalBackend) -> list[JSON]:
 
 
 def export_messages(
-    store: LocalBackend, session_id: str, first_seq: int, last_seq: int
+    store: LocalStore, session_id: str, first_seq: int, last_seq: int
 ) -> list[JSON]:
     """Messages ``first_seq..last_seq`` of a session as they were appended, in order."""
     try:
@@ -208,7 +208,7 @@ def export_messages(
     ]
 
 
-def export_memories(store: LocalBackend) -> list[tuple[str, str, str]]:
+def export_memories(store: LocalStore) -> list[tuple[str, str, str]]:
     """``(uri, peer, content)`` of every memory file of this user, the profile included."""
     try:
         rows = (

@@ -21,15 +21,15 @@ from ovhooks.lexical.text import fts_or_query, term_string
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.backend.base import JSON
-    from ovhooks.backend.local import LocalBackend
     from ovhooks.backend.local.extraction import Candidate
+    from ovhooks.backend.local.store import LocalStore
 
 _MAX_QUERY_TERMS = 10
 _DEDUP_OVERLAP = 0.75
 
 
 def promote(
-    store: LocalBackend,
+    store: LocalStore,
     con: sqlite3.Connection,
     candidate: Candidate,
     peer: str,
@@ -69,9 +69,7 @@ def promote(
     return "added"
 
 
-def near_duplicate(
-    store: LocalBackend, con: sqlite3.Connection, terms: str, peer: str
-) -> int | None:
+def near_duplicate(store: LocalStore, con: sqlite3.Connection, terms: str, peer: str) -> int | None:
     """The id of a memory in the same scope sharing most terms with ``terms``, if any."""
     mine = set(terms.split())
     if not mine:
@@ -99,7 +97,7 @@ def near_duplicate(
 
 
 def new_memory_uri(
-    store: LocalBackend,
+    store: LocalStore,
     con: sqlite3.Connection,
     candidate: Candidate,
     peer: str,
@@ -127,7 +125,7 @@ def new_memory_uri(
 
 
 def insert_memory(
-    store: LocalBackend,
+    store: LocalStore,
     con: sqlite3.Connection,
     *,
     uri: str,
@@ -181,7 +179,7 @@ def update_memory(con: sqlite3.Connection, memory_id: int, content: str, now: fl
     )
 
 
-def memory_location(store: LocalBackend, uri: str) -> tuple[str, str]:
+def memory_location(store: LocalStore, uri: str) -> tuple[str, str]:
     """``(peer, category)`` for a writable memory URI, or a 400 ``INVALID_URI``."""
     peer = ""
     rest = ""
@@ -198,7 +196,7 @@ def memory_location(store: LocalBackend, uri: str) -> tuple[str, str]:
     return peer, category
 
 
-def write(store: LocalBackend, uri: str, content: str, *, mode: str = "replace") -> JSON:
+def write(store: LocalStore, uri: str, content: str, *, mode: str = "replace") -> JSON:
     if mode not in ("replace", "append", "create"):
         raise invalid(f"unknown write mode {mode!r}")
     uri = store.expand(uri)
@@ -242,7 +240,7 @@ def write(store: LocalBackend, uri: str, content: str, *, mode: str = "replace")
     }
 
 
-def write_profile(store: LocalBackend, content: str, mode: str) -> JSON:
+def write_profile(store: LocalStore, content: str, mode: str) -> JSON:
     from ovhooks.backend.local.content import read_profile
 
     old = read_profile(store)
@@ -274,7 +272,7 @@ def write_profile(store: LocalBackend, content: str, mode: str) -> JSON:
     }
 
 
-def delete(store: LocalBackend, uri: str) -> JSON:
+def delete(store: LocalStore, uri: str) -> JSON:
     uri = store.expand(uri)
     if uri == store.profile_uri:
         try:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from ovhooks.backend.base import JSON
-    from ovhooks.backend.local import LocalBackend
+    from ovhooks.backend.local.store import LocalStore
 
 _CANDIDATES = 40
 _MAX_QUERY_TERMS = 10
@@ -55,7 +55,7 @@ class _Hit:
         self.score = score
 
 
-def scope_tokens(store: LocalBackend, peer: str) -> list[str]:
+def scope_tokens(store: LocalStore, peer: str) -> list[str]:
     scopes = [scope_token(store.user, "")]
     if peer:
         scopes.append(scope_token(store.user, peer))
@@ -86,7 +86,7 @@ def _statistics(
 
 
 def _matches(
-    store: LocalBackend,
+    store: LocalStore,
     con: sqlite3.Connection,
     table: str,
     chosen: list[str],
@@ -102,7 +102,7 @@ def _matches(
     return [int(rowid) for (rowid,) in rows]
 
 
-def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> list[_Hit]:
+def search(store: LocalStore, query: str, peer: str, *, archives: bool) -> list[_Hit]:
     # Concepts are added to documents only: a question about "indentation" finds "tabs",
     # but a prompt that merely says "spaces" does not become a question about indentation.
     from ovhooks.lexical.glossary import expand
@@ -160,7 +160,7 @@ def search(store: LocalBackend, query: str, peer: str, *, archives: bool) -> lis
 
 
 def _history_hits(
-    store: LocalBackend,
+    store: LocalStore,
     con: sqlite3.Connection,
     chosen: list[str],
     peer: str,
@@ -201,7 +201,7 @@ def _history_hits(
 
 
 def search_context(
-    store: LocalBackend,
+    store: LocalStore,
     query: str,
     *,
     session_id: str | None = None,
@@ -261,7 +261,7 @@ def search_context(
 
 
 def find(
-    store: LocalBackend,
+    store: LocalStore,
     query: str,
     *,
     target_uri: str = "",

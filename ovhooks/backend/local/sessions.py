@@ -28,11 +28,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import JSON
-    from ovhooks.backend.local import LocalBackend
+    from ovhooks.backend.local.store import LocalStore
 
 
 def append_messages(
-    store: LocalBackend, session_id: str, messages: Sequence[Mapping[str, Any]]
+    store: LocalStore, session_id: str, messages: Sequence[Mapping[str, Any]]
 ) -> JSON:
     from ovhooks.backend.local.messages import message_parts, parts_text
 
@@ -89,9 +89,7 @@ def append_messages(
     }
 
 
-def ensure_session(
-    store: LocalBackend, con: sqlite3.Connection, session_id: str, now: float
-) -> None:
+def ensure_session(store: LocalStore, con: sqlite3.Connection, session_id: str, now: float) -> None:
     con.execute(
         "INSERT OR IGNORE INTO sessions (session_id, owner, peer, created_at, updated_at)"
         " VALUES (?, ?, ?, ?, ?)",
@@ -108,7 +106,7 @@ def live_totals(con: sqlite3.Connection, session_id: str) -> tuple[int, int]:
     return int(count), int(pending)
 
 
-def commit(store: LocalBackend, session_id: str, *, keep_recent_count: int = 0) -> JSON:
+def commit(store: LocalStore, session_id: str, *, keep_recent_count: int = 0) -> JSON:
     try:
         with Transaction(store.db()) as con:
             return archive_and_extract(store, con, session_id, max(0, keep_recent_count))
@@ -117,7 +115,7 @@ def commit(store: LocalBackend, session_id: str, *, keep_recent_count: int = 0) 
 
 
 def archive_and_extract(
-    store: LocalBackend, con: sqlite3.Connection, session_id: str, keep_recent: int
+    store: LocalStore, con: sqlite3.Connection, session_id: str, keep_recent: int
 ) -> JSON:
     from ovhooks.backend.local.overview import build_overview
 
@@ -185,7 +183,7 @@ def archive_and_extract(
 
 
 def _extract(
-    store: LocalBackend,
+    store: LocalStore,
     con: sqlite3.Connection,
     messages: list[JSON],
     peer: str,
@@ -228,7 +226,7 @@ def _extract(
     return extracted
 
 
-def session_info(store: LocalBackend, session_id: str) -> JSON:
+def session_info(store: LocalStore, session_id: str) -> JSON:
     try:
         con = store.db()
         row = con.execute(
@@ -261,7 +259,7 @@ def session_info(store: LocalBackend, session_id: str) -> JSON:
     }
 
 
-def session_context(store: LocalBackend, session_id: str, token_budget: int) -> JSON:
+def session_context(store: LocalStore, session_id: str, token_budget: int) -> JSON:
     try:
         con = store.db()
         if not con.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone():

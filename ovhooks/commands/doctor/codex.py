@@ -12,8 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ovhooks.commands.doctor.hooks import Registration
-    from ovhooks.commands.doctor.result import Check
+    from ovhooks.commands.doctor.result import Check, Registration
 
 
 def _read(path: str) -> str:

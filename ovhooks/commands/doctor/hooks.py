@@ -13,10 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from ovhooks.commands.doctor.result import Check
-
-    Handler = tuple[str, int, int, str]  # (event, group index, handler index, command)
-    Registration = tuple[str, str, list[Handler]]  # (scope, hooks file, ovhooks' handlers)
+    from ovhooks.commands.doctor.result import Check, Registration
 
 
 def _first_token(command: str) -> str:

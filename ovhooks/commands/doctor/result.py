@@ -1,4 +1,5 @@
-"""What one doctor check reports, and the tally of a run (pure; no check runs here)."""
+"""What one doctor check reports, the shapes checks share, and the tally of a run (pure; no
+check runs here)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ if TYPE_CHECKING:
         summary: str
         fix: str  # what to do; empty when there is nothing to do
         details: dict[str, Any]
+
+    # A host's hooks file that registers ovhooks, as the hooks check finds it and the Codex
+    # trust check reads it (here, below both, so neither imports the other for it).
+    Handler = tuple[str, int, int, str]  # (event, group index, handler index, command)
+    Registration = tuple[str, str, list[Handler]]  # (scope, hooks file, ovhooks' handlers)
 
 
 STATUSES = ("ok", "warn", "fail", "skip")
