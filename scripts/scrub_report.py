@@ -1,6 +1,8 @@
 """Print the scrubber's figures on its corpus as the Markdown tables of docs/PRIVACY.md.
 
-    python scripts/scrub_report.py
+    python scripts/scrub_report.py            # tests/fixtures/secrets
+    python scripts/scrub_report.py --fresh    # the issue-22 families, tests/fixtures/secrets_fresh
+    python scripts/scrub_report.py --blind    # their blind set, tests/fixtures/secrets_blind
 
 Recall (share of secret placements with nothing of the secret left) and false positives
 (share of hard-negative placements altered) per family and split, through the real Stop
@@ -53,29 +55,30 @@ def _cpu_ms_per_100k() -> float:
     return best * 1000
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     _isolate()
-    from tests.support.secret_corpus import figures, load, rates
+    from tests.support.secret_corpus import BLIND, CORPUS, FRESH, figures, load, rates
 
-    secrets, negatives = load("secrets.jsonl"), load("negatives.jsonl")
+    args = sys.argv[1:] if argv is None else argv
+    corpus = FRESH if "--fresh" in args else BLIND if "--blind" in args else CORPUS
+    secrets, negatives = load("secrets.jsonl", corpus), load("negatives.jsonl", corpus)
     secret_families = sorted({r["family"] for r in secrets})
     negative_families = sorted({r["family"] for r in negatives})
-    split_of = {r["family"]: r["split"] for r in secrets + negatives}
     hosts = {}
     for host in ("codex", "claude"):
         with tempfile.TemporaryDirectory() as tmp:
-            hosts[host] = figures(host, Path(tmp))
-    for figure, families, rows, flip in (
+            hosts[host] = figures(host, Path(tmp), corpus)
+    for figure, _families, rows, flip in (
         ("recall", secret_families, secrets, False),
         ("false positives", negative_families, negatives, True),
     ):
         print(f"| family | split | rows | {figure} codex | {figure} claude |")
         print("|---|---|---:|---:|---:|")
-        for family in families:
-            n = sum(r["family"] == family for r in rows)
-            values = [rates(hosts[h][0], {family}, "all") for h in hosts]
+        for family, split in sorted({(r["family"], r["split"]) for r in rows}):
+            n = sum(r["family"] == family and r["split"] == split for r in rows)
+            values = [rates(hosts[h][0], {family}, split) for h in hosts]
             cells = [f"{1 - v if flip else v:.3f}" for v in values]
-            print(f"| {family} | {split_of[family]} | {n} | " + " | ".join(cells) + " |")
+            print(f"| {family} | {split} | {n} | " + " | ".join(cells) + " |")
         print()
     print("| split | recall codex | recall claude | fp codex | fp claude |")
     print("|---|---:|---:|---:|---:|")

@@ -44,6 +44,10 @@ FORBIDDEN = frozenset(
         "jinja2",  # `ovhooks ui` only
         "markupsafe",
         "ovhooks.ui",  # the viewer: the hook only appends to the recall log it reads
+        "mcp",  # the MCP SDK: ovhooks' own server does not use it, and a hook never serves
+        "pydantic",
+        "ovhooks.mcp",  # `ovhooks mcp`, a separate long-lived command
+        "ovhooks.commands",  # human commands (and the memory verbs' core the server uses)
     }
 )
 
@@ -172,3 +176,34 @@ def test_the_guard_sees_a_heavy_import(tmp_path: Path) -> None:
     script = DRIVER.replace("from ovhooks.__main__ import main\nmain()", "import dataclasses")
     subprocess.run([sys.executable, "-c", script, str(listing)], check=True, timeout=30)
     assert "dataclasses" in json.loads(listing.read_text())
+
+
+def _forbidden_is_ours(module: str) -> bool:
+    return module == "ovhooks.mcp" or module.startswith("ovhooks.mcp.")
+
+
+def test_the_mcp_server_answers_its_handshake_without_heavy_modules(tmp_path: Path) -> None:
+    """``ovhooks mcp`` answers ``initialize`` and ``tools/list`` before a host's first turn:
+    no Typer, Rich, SDK, HTTP client or store is loaded for that (the store loads on the
+    first tool call)."""
+    listing = tmp_path / "modules.json"
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "x"}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(listing), "mcp"],
+        input="".join(json.dumps(m) + "\n" for m in messages).encode(),
+        capture_output=True,
+        env=hook_env("http://127.0.0.1:9"),
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-500:]
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [1, 2]
+    loaded = json.loads(listing.read_text())
+    heavy = sorted(m for m in loaded if _forbidden(m) and not _forbidden_is_ours(m))
+    assert heavy == [], f"ovhooks mcp loaded {heavy} before its first tool call"
+    assert "ovhooks.mcp.server" in loaded

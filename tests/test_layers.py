@@ -15,19 +15,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 MAX_LOOSE = 10
 
-# TEMPORARY, and for this one circle only: the scrubber's parts import the whole back
-# (``scrub`` <-> ``scrub_assign``, ``scrub_context``, ``scrub_tokens``: ``Span``, ``_Compiled``
-# and ``scrub`` itself). The privacy branch of issue 22 removes it; once it has,
-# test_the_scrub_allowance_is_still_needed fails so that this allowance is deleted with it.
-SCRUB_CIRCLE_ALLOWANCE = frozenset(
-    {
-        "ovhooks.capture.scrub",
-        "ovhooks.capture.scrub_assign",
-        "ovhooks.capture.scrub_context",
-        "ovhooks.capture.scrub_tokens",
-    }
-)
-
 
 def _graph_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
@@ -49,18 +36,9 @@ def edges() -> dict[str, set[str]]:
     return found
 
 
-def _allowed(group: list[str]) -> bool:
-    return set(group) <= SCRUB_CIRCLE_ALLOWANCE
-
-
 def test_no_import_circle(edges: dict[str, set[str]]) -> None:
-    found = [mg.describe(edges, g) for g in mg.circles(edges) if not _allowed(g)]
+    found = [mg.describe(edges, g) for g in mg.circles(edges)]
     assert found == [], "import circles (lazy and type-only imports count):\n" + "\n".join(found)
-
-
-def test_the_scrub_allowance_is_still_needed(edges: dict[str, set[str]]) -> None:
-    allowed = [g for g in mg.circles(edges) if _allowed(g)]
-    assert allowed, "the scrubber's circle is gone: delete SCRUB_CIRCLE_ALLOWANCE"
 
 
 def test_every_module_has_a_layer(edges: dict[str, set[str]]) -> None:

@@ -11,6 +11,16 @@ from __future__ import annotations
 
 import re
 
+from ovhooks.capture.scrub_anchors import KEYWORDS
+from ovhooks.capture.scrub_families import (
+    line_start,
+    line_value,
+    passphrase_key,
+    passphrase_words,
+    prose_text,
+    qualified_secret_key,
+    symbol_secret,
+)
 from ovhooks.capture.scrub_values import (
     PROVIDER_ID_WORDS,
     LazyRe,
@@ -26,22 +36,10 @@ from ovhooks.capture.scrub_values import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ovhooks.capture.scrub import Span, _Compiled
+    from ovhooks.capture.scrub_compiled import Compiled, Span
 
 _MARKER = "[REDACTED:"
 
-# Words that announce an assignment's key (found in the lower-cased text); "_pat" only at the
-# end of a word.
-KEYWORDS = (
-    "pass", "pwd", "secret", "token", "key", "auth", "cred", "_pat", "salt", "dsn", "mnemonic",
-    "seed",
-)  # fmt: skip
-ASSIGN_SRC = (
-    r"(?P<kq>[\"'`]?)(?P<key>[@$]?[A-Za-z0-9_.-]{1,100})(?P=kq)"
-    r"(?P<sep>[ \t]*\]?[ \t]*(?::=|=>|\?=|=|:|,)[ \t]*|[ \t]+)"
-    r"(?:(?P<q>[\"'`])(?P<value>(?:[^\"'`\\\n]|\\.){1,400}?)(?P=q)"
-    r"|(?P<value2>[^\s\"'`,;&<>(){}\[\]]{1,400}))"
-)
 # Provider names from the public rule sets whose keyed values (``<provider>_… = value``) are
 # credentials even when the key's last word is not one (``asana_client_id``).
 # fmt: off
@@ -68,6 +66,8 @@ PROVIDERS = frozenset({
 })
 # fmt: on
 
+# npm's own keys after a registry's "//host/path/:" (".npmrc")
+_NPMRC_KEYS = ("_auth", "_password")
 _KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _ENV_NAME = LazyRe(r"[A-Z][A-Z0-9_]+")
 _BARE_WORD = LazyRe(r"[A-Za-z_]+")
@@ -75,7 +75,7 @@ _SENTENCE = LazyRe(r"[A-Za-z ,.'!?:-]+")
 _BASE64ISH = LazyRe(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
-def _keyword_hits(lowered: str, c: _Compiled, hits: dict[str, list[int]]) -> list[tuple[int, int]]:
+def _keyword_hits(lowered: str, c: Compiled, hits: dict[str, list[int]]) -> list[tuple[int, int]]:
     """The matches of the alternation ``pass|pwd|…|_pat\\b|…``, from every occurrence of each
     word (``str.find`` loops, a third of the alternation's cost on 64 kB). No two words can
     start at the same place, so the leftmost, non-overlapping choice among all occurrences is
@@ -96,7 +96,7 @@ def _keyword_hits(lowered: str, c: _Compiled, hits: dict[str, list[int]]) -> lis
 def scan_assignments(
     text: str,
     lowered: str,
-    c: _Compiled,
+    c: Compiled,
     spans: list[Span],
     hits: dict[str, list[int]],
     verdicts: dict[str, str],
@@ -115,10 +115,14 @@ def scan_assignments(
             start -= 1
         if start > 0 and text[start - 1] in "\"'`":
             start -= 1
-        if start > 0 and text[start - 1] in ":/":
+        if start > 0 and text[start - 1] in ":/" and not text.startswith(_NPMRC_KEYS, start):
             continue  # inside a URL, an ARN or a path: "arn:aws:secretsmanager:…"
         m = c.assign.get().match(text, start)
         if m is None or m.end("key") < hit_end:
+            found = _line_setting(text, start, hit_end, verdicts)
+            if found is not None:
+                spans.append(found)
+                last_key_end = found[1]
             continue
         last_key_end = m.end("key")
         quoted = m.group("value") is not None
@@ -128,11 +132,15 @@ def scan_assignments(
             kind = verdicts[m.group()] = _assignment_kind(m, quoted, c)
         if kind:
             s, e = m.span(group)
+            if not quoted and line_start(text, start):
+                words = passphrase_key(key_components(m.group("key")))
+                whole = line_value(text, s, words, e)
+                e = max(e, whole[1]) if whole else e
             spans.append((s, e, kind))
             last_key_end = e
 
 
-def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
+def _assignment_kind(m: re.Match[str], quoted: bool, c: Compiled) -> str:
     """The kind to report when ``key <sep> value`` assigns a credential, else ``""``."""
     key = m.group("key").lstrip("-@$")
     sep = m.group("sep")
@@ -148,8 +156,12 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
     strength = key_strength(key, comps)
     if strength == 0 and any(p in PROVIDERS for p in comps) and not public_key_name(comps):
         strength = 1 if any(w in PROVIDER_ID_WORDS for w in comps) else 0
+    if strength == 0 and qualified_secret_key(comps):
+        strength = 2  # "ssh_passphrase", "new_password"
     if strength == 0:
         return ""
+    if strength == 2 and symbol_secret(value) and not public_token(value):
+        return "password" if any(w in key.lower() for w in ("pass", "pwd")) else "credential"
     if is_placeholder(value) or looks_like_code(value):
         return ""
     if "://" in value or public_token(value):
@@ -163,7 +175,9 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
         )
         return kind if ok else ""
     if quoted:
-        sentence = value.count(" ") >= 2 and _SENTENCE.get().fullmatch(value)
+        sentence = value.count(" ") >= 2 and (_SENTENCE.get().fullmatch(value) or prose_text(value))
+        if sentence and passphrase_key(comps) and passphrase_words(value):
+            return kind  # "correct horse battery staple"
         return "" if sentence else kind
     if _ENV_NAME.get().fullmatch(value) and "_" in value:
         return ""  # the *name* of an environment variable
@@ -174,3 +188,31 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: _Compiled) -> str:
         camel_type = value[:1].isupper() and ":" in sep and not key.isupper()
         return kind if env_style and not camel_type else ""
     return kind
+
+
+_FIRST_WORD = LazyRe(r"[^\s\"'`=]{10,400}(?=\s|$)")
+_SETTING = LazyRe(r"(?P<key>[A-Za-z0-9_.-]{1,100})[ \t]*(?P<sep>=|:)[ \t]*")
+
+
+def _line_setting(text: str, start: int, hit_end: int, verdicts: dict[str, str]) -> Span | None:
+    """A line that is one setting whose unquoted value the assignment expression cannot
+    read (``spring.datasource.password=,SXEp…``, ``DB_PASSWORD=#q(…``): the value is the
+    rest of the line's first word, a credential when it is a generated one."""
+    if not line_start(text, start):
+        return None
+    m = _SETTING.get().match(text, start)
+    if m is None or m.end("key") < hit_end:
+        return None
+    word = _FIRST_WORD.get().match(text, m.end())
+    if word is None:
+        return None
+    found, value = word.span(), word.group()
+    verdict = verdicts.get(m.group() + value)
+    if verdict is None:
+        comps = key_components(m.group("key"))
+        strong = key_strength(m.group("key"), comps) == 2 or qualified_secret_key(comps)
+        verdict = ""
+        if strong and symbol_secret(value):
+            verdict = "password" if passphrase_key(comps) else "credential"
+        verdicts[m.group() + value] = verdict
+    return (found[0], found[1], verdict) if verdict else None

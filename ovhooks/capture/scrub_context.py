@@ -2,7 +2,7 @@
 
 Context rules (``scrub_rules.CONTEXT``) run only near their anchors (literals found by
 ``scrub_needles``, or a few expressions), not over the whole text: in a window around each,
-skipped when it lacks a literal every match holds (``_REQUIRES``), and tried only where a
+skipped when it lacks a literal every match holds (``scrub_anchors.window``), and tried only where a
 match can start when the rule says where (``_STARTS``); a line rule (``.pgpass``) is tried
 on each line holding an anchor. Card numbers must pass Luhn and carry a real issuer's
 prefix and length.
@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from ovhooks.capture.scrub_anchors import RegexAnchor
+from ovhooks.capture.scrub_families import cookie_spans, symbol_secret
 from ovhooks.capture.scrub_values import (
-    LazyRe,
     is_placeholder,
     looks_like_code,
     password_like,
@@ -25,44 +26,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ovhooks.capture.scrub import Span, _Compiled
+    from ovhooks.capture.scrub_compiled import Compiled, Span
 
 _MARKER = "[REDACTED:"
-
-
-class RegexAnchor:
-    """An anchor found with an expression ("re:" hints), compiled and run only in a text that
-    holds one of its ``gates`` (``ANCHOR_GATES``), and tried only where one of its ``starts``
-    is when it has them (``ANCHOR_STARTS``, needles)."""
-
-    __slots__ = ("gates", "lazy", "starts")
-
-    def __init__(self, source: str, gates: tuple[str, ...], starts: tuple[str, ...]) -> None:
-        self.lazy = LazyRe(source)
-        self.gates = gates
-        self.starts = starts
-
-
-# Literals one of which every match of a "re:" anchor holds (lower-cased): a text with none
-# of them neither compiles nor runs the expression, so a short prompt pays for no anchor it
-# cannot hold (a test checks every "re:" anchor has its literals).
-ANCHOR_GATES = {
-    "re:/\\d{10}": ("/",),
-    "re::(?:\\d{1,5}|\\*):": (":",),
-    "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pw", "pass"),
-}
-# Literals one of which every match of a "re:" anchor starts with: they are searched for with
-# the other needles, and the expression is tried only where they are (a test checks it).
-ANCHOR_STARTS = {
-    "re:(?:password|passwd|passphrase|pwd|pw)\\s+(?:is|was|=|:|of)\\s": ("pass", "pw"),
-}
-
-
-def anchor(hints: str) -> RegexAnchor | tuple[str, ...]:
-    """Literal anchors are found with ``str.find`` (far faster than an alternation)."""
-    if hints.startswith("re:"):
-        return RegexAnchor(hints[3:], ANCHOR_GATES[hints], ANCHOR_STARTS.get(hints, ()))
-    return tuple(hints.split("|"))
 
 
 def _anchor_spans(
@@ -92,33 +58,6 @@ def _anchor_spans(
         found.sort()
     return found
 
-
-def window(kind: str, hints: str) -> tuple[int, int, tuple[str, ...], tuple[str, ...]]:
-    """How far before and after an anchor a match may reach; characters one of which it needs
-    within 300 characters after the anchor (a password in a URL needs its "@"); literals one
-    of which every match holds (lower-cased), so a window without any is not scanned."""
-    if kind == "private_key":
-        return 60, 41_000, (), ()
-    if kind == "url_password":
-        return 40, 400, ("@",), ()
-    if hints.startswith("-u|"):
-        return 40, 300, (":", "%"), ()
-    if kind == "cookie":
-        return 40, 2_100, (), ()
-    return 240, 420, (), _REQUIRES.get(hints, ())
-
-
-# Literals a rule's every match holds, for the rules whose anchors are common words ("default",
-# "zip" in "unzip" and "rar" in "library", "-cli"): "machine x password y" needs "passw", the
-# archivers' and database clients' password flags need "-p", redis-cli's "-a", ldap's "-w".
-_REQUIRES = {
-    "machine|default": ("passw",),
-    "zip|7z|rar": ("-p",),
-    "mysql|mariadb": ("-p",),
-    "-cli": ("-a",),
-    "ldap": ("-w",),
-    "sshpass": ("-p",),
-}
 
 # Where a rule's matches can start, for rules scanned from those places only instead of at
 # every position of their windows: the prose rule "token is …" / "api key: …" starts at its
@@ -154,7 +93,7 @@ Windows = dict[tuple[int, bool, str], list[tuple[int, int]]]
 def scan_context(
     text: str,
     lowered: str,
-    c: _Compiled,
+    c: Compiled,
     spans: list[Span],
     hits: dict[str, list[int]],
     seen: Windows,
@@ -229,14 +168,19 @@ def _window_spans(
     kind: str, regex: re.Pattern[str], text: str, start: int, end: int, starts: list[int] | None
 ) -> list[tuple[int, int]]:
     group: str | int = "v" if "v" in regex.groupindex else 0
-    found = []
+    found: list[tuple[int, int]] = []
     if starts is None:
         matches: Iterator[re.Match[str]] = regex.finditer(text, start, end)
     else:
         matches = _matches_at(regex, text, starts, start, end)
     for m in matches:
         value = m.group(group)
-        if value is not None and _context_value_ok(kind, value, m):
+        if value is None:
+            continue
+        if kind == "cookie":  # each pair judged alone: "theme=dark" stays
+            at = m.start(group) - start
+            found.extend((at + s, at + e) for s, e in cookie_spans(value))
+        elif _context_value_ok(kind, value, m):
             s, e = m.span(group)
             found.append((s - start, e - start))
     return found
@@ -260,12 +204,14 @@ def _matches_at(
 def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
     if kind in ("private_key", "slack_webhook", "discord_webhook", "teams_webhook"):
         return True
+    if kind in ("kubeconfig", "bootstrap_token"):
+        return not is_placeholder(value)
+    if kind == "signing_key":
+        return not is_placeholder(value) and (randomish(value, min_len=8) or symbol_secret(value))
     if value.startswith(_MARKER) or is_placeholder(value):
         return False
     if kind in ("authorization", "bearer_token", "signature"):
         return not looks_like_code(value) and (randomish(value, min_len=8) or len(value) >= 16)
-    if kind == "cookie":
-        return "=" in value and randomish(value, min_len=8)
     if kind == "url_password":
         return value[:1] not in "$<{%*" and not set(value) <= {"*", "x", "X"}
     if kind == "credential":
@@ -279,7 +225,7 @@ def _context_value_ok(kind: str, value: str, m: re.Match[str]) -> bool:
 
 
 def scan_cards(
-    text: str, c: _Compiled, spans: list[Span], markers: list[tuple[int, int]] | None = None
+    text: str, c: Compiled, spans: list[Span], markers: list[tuple[int, int]] | None = None
 ) -> None:
     """Spans for the card numbers of ``text``; with ``markers`` (a later pass), only in the
     stretches that touch a marker or the character before or after it."""
@@ -312,7 +258,7 @@ def _in_stretch(ch: str) -> bool:
     return ch in " -" or ch.isdigit()
 
 
-def _cards_in(text: str, lo: int, hi: int, c: _Compiled, spans: list[Span]) -> None:
+def _cards_in(text: str, lo: int, hi: int, c: Compiled, spans: list[Span]) -> None:
     for m in c.card.get().finditer(text, lo, hi):
         start, end = m.span()
         if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_+.,/:-"):

@@ -300,6 +300,30 @@ CONTEXT: tuple[tuple[str, str, str], ...] = (
      "bearer|basic|ssws"),
     ("cookie",
      r"(?i:\bcookie|set-cookie)\s*:\s*(?P<v>[^\n\r\"']{8,2000})", "cookie"),
+    # curl's -b/--cookie, a dict of cookies, document.cookie = "…" (each pair judged alone)
+    ("cookie",
+     r"(?:(?<=\s)-b|--cookie)(?:\s+|=)(?P<q>[\"']?)"
+     r"(?P<v>[^\s\"'=;]{1,200}=[^\"'\n]{0,2000}?)(?P=q)(?=[\s;|&)`]|$)",
+     " -b |--cookie"),
+    ("cookie", r"(?i:\bcookies)\s*[=:]\s*\{(?P<v>[^{}\n]{4,2000})\}", "cookies"),
+    ("cookie", r"(?i:\bcookie)\s*=\s*(?P<q>[\"'`])(?P<v>[^\"'`\n]{4,2000})(?P=q)", "cookie"),
+    ("kubeconfig",
+     r"(?i:client-(?:certificate|key)-data)[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/=]{16,})",
+     "client-certificate-data|client-key-data"),
+    # a literal key given to a signing call: jwt.sign(payload, "…"), hmac.new(b"…"),
+    # crypto.createHmac("sha256", "…")
+    ("signing_key",
+     r"(?:\bjwt\.(?:sign|encode|decode|verify)\(\s*[\w.\[\]\"']{1,80}\s*,|\bhmac\.new\("
+     r"|\bcreateHmac\(\s*[\"'][\w-]+[\"']\s*,)\s*b?(?P<q>[\"'`])(?P<v>[^\"'`\n]{8,300})(?P=q)",
+     "jwt.|hmac.new|createhmac"),
+    # a literal written into a file named for a key or a secret: echo x > config/master.key
+    ("password",
+     r"\becho\s+(?:-n\s+)?(?P<q>[\"']?)(?P<v>[^\s\"'$`]{12,300})(?P=q)\s*>>?\s*[^\s;|&]*"
+     r"(?:\.key|key|secret|token|credentials|passw(?:or)?d|\.pem)\b",
+     "echo "),
+    # kubeadm's bootstrap tokens ("abcdef.0123456789abcdef") after "--token" or "token: "
+    ("bootstrap_token",
+     r"(?<![\w.-])[a-z0-9]{6}\.(?=[a-z]*[0-9])[a-z0-9]{16}(?![\w.-])", "--token|token: "),
     ("password",
      r"\b(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*?\s+(?:password|passwd)\s+"
      r"(?P<v>\S+)",

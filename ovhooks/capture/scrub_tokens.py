@@ -5,17 +5,17 @@ A candidate is a run of token characters as long as the shortest vendor format o
 with a known vendor prefix and its body matches that vendor's format
 (``scrub_rules.PREFIXED``), when it has a known prefix-less shape (``scrub_rules.SHAPED``),
 or, with no known shape, when it has the make-up of random data
-(``scrub_values.high_entropy``). A path's segments get the shape checks too. Cheap tests
+(``scrub_entropy.high_entropy``). A path's segments get the shape checks too. Cheap tests
 settle most tokens before those checks (``_judge_all``).
 """
 
 from __future__ import annotations
 
+from ovhooks.capture.scrub_entropy import high_entropy
 from ovhooks.capture.scrub_rules import PREFIXED_MIN_LEN, SHAPED_MIN_LEN
 from ovhooks.capture.scrub_values import (
     PUBLIC_PREFIXES,
     body_is_placeholder,
-    high_entropy,
     is_placeholder,
     randomish,
 )
@@ -25,12 +25,12 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Iterator
 
-    from ovhooks.capture.scrub import Span, _Compiled
+    from ovhooks.capture.scrub_compiled import Compiled, Span
     from ovhooks.capture.scrub_values import LazyRe
 
 
 def scan_tokens(
-    text: str, c: _Compiled, spans: list[Span], zones: list[tuple[int, int]] | None = None
+    text: str, c: Compiled, spans: list[Span], zones: list[tuple[int, int]] | None = None
 ) -> None:
     """Spans for the candidate tokens of ``text``; with ``zones``, only for the tokens that
     touch a zone (see ``token_zones``)."""
@@ -53,9 +53,7 @@ def scan_tokens(
         _judge_all(iter(found), text, c, spans)
 
 
-def _judge_all(
-    matches: Iterator[re.Match[str]], text: str, c: _Compiled, spans: list[Span]
-) -> None:
+def _judge_all(matches: Iterator[re.Match[str]], text: str, c: Compiled, spans: list[Span]) -> None:
     """``_judge`` each token but those that cheap tests settle (most of them): a token with
     no known prefix is a shape only if it holds one's telltale and is as long as the
     shortest (``SHAPED_MIN_LEN``), and random data only if ``_could_be_random``; a path's
@@ -71,7 +69,7 @@ def _judge_all(
         _judge(token, m.start(), text, c, spans)
 
 
-def _nothing_to_find(token: str, c: _Compiled) -> bool:
+def _nothing_to_find(token: str, c: Compiled) -> bool:
     """For a token with no known prefix: whether ``_judge`` surely adds no span for it."""
     if _has_telltale(token, c):
         return False
@@ -82,17 +80,17 @@ def _nothing_to_find(token: str, c: _Compiled) -> bool:
     return not _could_be_random(token.rstrip("."), c)
 
 
-def _may_be_shaped(token: str, c: _Compiled) -> bool:
+def _may_be_shaped(token: str, c: Compiled) -> bool:
     """A known prefix, or a shape's telltale (``_has_telltale``)."""
     return token.startswith(c.prefixes.get(token[:2], ())) or _has_telltale(token, c)
 
 
-def _has_telltale(token: str, c: _Compiled) -> bool:
+def _has_telltale(token: str, c: Compiled) -> bool:
     """As long as a shape (``SHAPED_MIN_LEN``, the shortest) and holding one's telltale."""
     return len(token) >= SHAPED_MIN_LEN and c.shaped_needle.get().search(token) is not None
 
 
-def _could_be_random(token: str, c: _Compiled) -> bool:
+def _could_be_random(token: str, c: Compiled) -> bool:
     """False where ``high_entropy`` surely says no: under 20 characters, no digit (its class
     test needs one), hexadecimal, a public id's prefix, or a path of lower-case words."""
     if len(token) < 20 or not token.strip(_HEX_CHARS) or c.digit.search(token) is None:
@@ -129,7 +127,7 @@ _WORDY_PATH_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._-/"
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/.~-=")
 
 
-def _judge(token: str, start: int, text: str, c: _Compiled, spans: list[Span]) -> None:
+def _judge(token: str, start: int, text: str, c: Compiled, spans: list[Span]) -> None:
     if _known_shape(token, start, c, spans):
         return
     if "/" in token:
@@ -145,7 +143,7 @@ def _judge(token: str, start: int, text: str, c: _Compiled, spans: list[Span]) -
         spans.append((start, start + len(trimmed), "high_entropy"))
 
 
-def _known_shape(token: str, start: int, c: _Compiled, spans: list[Span]) -> bool:
+def _known_shape(token: str, start: int, c: Compiled, spans: list[Span]) -> bool:
     """Whether ``token`` starts with a known prefix or has a known shape (then it is handled:
     a span is added for a credential, none for a prefix followed by filler)."""
     for prefix in c.prefixes.get(token[:2], ()):
@@ -184,7 +182,7 @@ def _prefixed(token: str, entries: list[tuple[str, LazyRe, int]]) -> tuple[str, 
     return None
 
 
-def _shaped(token: str, c: _Compiled) -> tuple[str, int] | None:
+def _shaped(token: str, c: Compiled) -> tuple[str, int] | None:
     for kind, needle, regex in c.shaped:
         if needle not in token:
             continue

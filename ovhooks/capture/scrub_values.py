@@ -11,7 +11,8 @@ credential. Kept apart from the detectors so the two can be read (and tested) se
 - ``public_token``: identifiers that look random but are public (API object ids such as
   ``msg_…``/``toolu_…``/``chatcmpl-…``/Stripe ``pi_…``, publishable and public keys, image
   and hash encodings);
-- ``randomish`` / ``high_entropy``: whether a string has the make-up of generated data.
+- ``randomish``: whether a string has the make-up of generated data (``scrub_entropy``
+  judges a free-standing token).
 """
 
 from __future__ import annotations
@@ -259,11 +260,14 @@ PUBLIC_PREFIXES = (
     "pk_live_", "pk_test_", "pk.", "age1", "npub1", "PR_kw", "I_kw", "MDQ6", "MDEw", "MDU6",
     "R_kg", "U_kg", "O_kg", "iVBORw0KGgo", "/9j/", "R0lGOD", "UklGR", "PHN2Zy", "Qk0",
     "AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "sha1-", "sha256-", "sha384-", "sha512-",
-    "h1:", "sha256:", "sha512:", "md5-", "blake2b-", "xpub", "tpub", "ipfs", "Qm", "bafy",
+    "h1:", "sha256:", "sha512:", "md5-", "blake2b-", "xpub", "tpub", "ipfs", "bafy",
     "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-", "sk-ssh-", "AAAAB3", "ghcr.io", "data:",
     "msgbatch_", "fc_", "rs_", "user-", "user_", "sess_", "dpl_", "prj_", "team_", "ba_",
 )  # fmt: skip
-_PUBLIC_BECH32 = LazyRe(r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}")
+# and IPFS's v0 content ids ("Qm" and 44 base58 characters; a base64 key may start "Qm")
+_PUBLIC_BECH32 = LazyRe(
+    r"age1[02-9ac-hj-np-z]{58}|npub1[02-9ac-hj-np-z]{58}|Qm[1-9A-HJ-NP-Za-km-z]{44}"
+)
 
 
 def public_token(token: str) -> bool:
@@ -304,90 +308,4 @@ def entropy(token: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-_HEXISH = LazyRe(r"[0-9a-fA-F-]+")
 _WORDS = LazyRe(r"[A-Z]?[a-z]{4,}")
-_PATH_SEGMENT = LazyRe(r"[a-z0-9._-]*")
-
-
-def _class_of(ch: str) -> int:
-    if ch.isdigit():
-        return 0
-    if ch.isupper():
-        return 1
-    return 2 if ch.islower() else 3
-
-
-def _in_public_block(text: str, pos: int) -> bool:
-    """Whether ``pos`` is inside a ``-----BEGIN PUBLIC KEY/CERTIFICATE-----`` block."""
-    begin = text.rfind("-----BEGIN ", max(0, pos - 8000), pos)
-    if begin < 0 or text.find("-----END ", begin, pos) >= 0:
-        return False
-    header = text[begin : min(begin + 60, pos)]
-    return "PRIVATE" not in header and ("PUBLIC" in header or "CERTIFICATE" in header)
-
-
-def _decodes_to_plain(token: str) -> bool:
-    """Base64 of prose or of JSON without a random value in it: an encoding, not a key."""
-    import base64
-    import binascii
-
-    raw = token.replace("-", "+").replace("_", "/")
-    try:
-        decoded = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True)
-        plain = decoded.decode("utf-8")
-    except (binascii.Error, ValueError):
-        return False
-    if not plain.isprintable():
-        return False
-    if plain.startswith("{"):
-        values = re.findall(r'"([^"]{16,})"', plain)
-        return not any(randomish(v, min_len=16) for v in values)
-    return plain.count(" ") >= 2
-
-
-def high_entropy(token: str, text: str, start: int) -> bool:
-    """A free-standing token (no prefix, no key) that has the make-up of random data.
-
-    Entropy is only one signal: hashes, UUIDs and hex ids, paths, dotted names, encoded
-    images, text and JSON, identifiers made of words, public ids and public keys are all
-    excluded first.
-    """
-    n = len(token)
-    if n > 256 or n < 20 or _HEXISH.get().fullmatch(token) or public_token(token):
-        return False
-    before = text[max(0, start - 64) : start]
-    if "base64," in before or before.endswith(("/", "\\", "~", "@", ":", "#", "=sha")):
-        return False  # data: URI, the tail of a path or URL, a host, an anchor
-    near = before[-48:].lower()
-    if "public" in near:
-        return False  # a public key: "PublicKey = …" (a PEM block is looked for last)
-    if any(w in near for w in ("sha256", "sha512", "sha1", "digest", "checksum", "hash")):
-        return False  # a digest, named as such just before it
-    if "/" in token and "+" not in token and not token.endswith("="):
-        segments = [s for s in token.split("/") if s]
-        if token.startswith("/") or not segments:
-            return False
-        wordy = sum(1 for s in segments if _PATH_SEGMENT.get().fullmatch(s))
-        if wordy * 2 >= len(segments):
-            return False  # a path such as "src/lib/python3/site-packages"
-    if "." in token and not token.endswith("="):
-        pieces = token.split(".")
-        if sum(1 for p in pieces if p.isalpha() or p.isdigit()) * 2 >= len(pieces):
-            return False  # a dotted name or version, "com.example.App.v2"
-    digits = sum(1 for c in token if c.isdigit())
-    uppers = sum(1 for c in token if c.isupper())
-    lowers = sum(1 for c in token if c.islower())
-    classes = (digits > 0) + (uppers > 0) + (lowers > 0)
-    if classes < 3 and not (classes == 2 and digits and n >= 32):
-        return False
-    classes_seq = [_class_of(c) for c in token]
-    switches = sum(1 for i in range(1, n) if classes_seq[i] != classes_seq[i - 1])
-    if switches < 0.3 * (n - 1):
-        return False  # identifiers switch class rarely and in runs: "parseHttp2Response"
-    if sum(len(w) for w in _WORDS.get().findall(token)) > 0.5 * n:
-        return False  # mostly words
-    if is_placeholder(token) or entropy(token) < min(4.2, math.log2(n) * 0.84):
-        return False
-    if _in_public_block(text, start):
-        return False  # a PEM public key or certificate (the costliest check, so the last)
-    return not _decodes_to_plain(token)

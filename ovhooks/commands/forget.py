@@ -13,7 +13,12 @@ import typer
 
 from ovhooks.commands.common import settings_from
 from ovhooks.commands.errors import CommandError, ExitCode, usage_error
-from ovhooks.commands.memory import memory_backend, resolve_user, search_results
+from ovhooks.commands.memory_ops import (
+    forget_uri,
+    memory_backend,
+    resolve_user,
+    search_results,
+)
 from ovhooks.commands.output import JsonFlag, Output, boundary, print_json
 
 TYPE_CHECKING = False
@@ -28,12 +33,7 @@ FORGET_FLOOR = 0.6  # below this, similarity scores match skeleton nodes and noi
 
 
 def _forget_uri(backend: Backend, uri: str, out: Output) -> int:
-    if "/memories/" not in uri or uri.endswith("/"):
-        raise usage_error(
-            f"{uri} is not a memory file",
-            "forget deletes single memory files (viking://user/<you>/memories/...)",
-        )
-    backend.delete(uri)
+    uri = forget_uri(backend, uri)
     out.emit(
         {"deleted": [uri], "candidates": [], "confirmed": True},
         lambda c: c.print(f"forgot {uri}", markup=False),

@@ -19,7 +19,7 @@ HELP = (
 def hook(
     ctx: typer.Context,
     host: Annotated[
-        str | None, typer.Option("--host", help="Payload dialect: codex or claude.")
+        str | None, typer.Option("--host", help="Payload dialect: codex, claude, pi or opencode.")
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Read-only: print the plan on stderr.")

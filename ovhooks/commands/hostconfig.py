@@ -26,8 +26,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-HOSTS = ("codex", "claude", "gemini")
+HOSTS = ("codex", "claude", "pi", "opencode", "gemini")
 SCOPES = ("user", "project")
+# Hosts that load a shim file: (project folder, file name); the user folder is the last part
+# of the project folder under the host's config root (~/.pi/agent/extensions, ~/.config/
+# opencode/plugins).
+SHIM_FILES = {
+    "pi": (os.path.join(".pi", "extensions"), "ovhooks.ts"),
+    "opencode": (os.path.join(".opencode", "plugins"), "ovhooks.js"),
+}
+HOST_LABELS = {"codex": "Codex", "claude": "Claude Code", "pi": "Pi", "opencode": "OpenCode"}
+HOST_LABELS["gemini"] = "Gemini CLI"
 
 GEMINI_FILE_TOOLS = "^(read_file|read_many_files|list_directory|glob|grep_search)$"
 # (host event, hook command, matcher or None, timeout in seconds), per host, in file order.
@@ -64,8 +73,25 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
         ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, 5),
         ("AfterTool", "post-tool-use", "^read_file$", 5),
     ),
+    # Pi and OpenCode: the events their shims (ovhooks/hosts/shims/) map onto ovhooks' hooks,
+    # with the shim's own bound on each process (it answers sooner: hookrun's deadlines).
+    "pi": (
+        ("session_start", "session-start", None, 12),
+        ("before_agent_start", "user-prompt-submit", None, 12),
+        ("agent_end", "stop", None, 12),
+        ("session_before_compact", "pre-compact", None, 32),
+        ("session_shutdown", "session-end", None, 6),
+        ("tool_call", "pre-tool-use", "read|grep|find|ls", 5),
+    ),
+    "opencode": (
+        ("session.created", "session-start", None, 12),
+        ("chat.message", "user-prompt-submit", None, 12),
+        ("session.idle", "stop", None, 12),
+        ("experimental.session.compacting", "pre-compact", None, 32),
+        ("dispose", "session-end", None, 6),
+        ("tool.execute.before", "pre-tool-use", "read|glob|grep|list", 5),
+    ),
 }
-LABELS = {"codex": "Codex", "claude": "Claude Code", "gemini": "Gemini CLI"}
 
 
 def _home(environ: Mapping[str, str]) -> str:
@@ -97,7 +123,24 @@ def gemini_dir(environ: Mapping[str, str]) -> str:
 
 
 def host_label(host: str) -> str:
-    return LABELS.get(host, host)
+    return HOST_LABELS.get(host, host)
+
+
+def pi_agent_dir(environ: Mapping[str, str]) -> str:
+    """Pi's config root: ``$PI_CODING_AGENT_DIR``, default ``~/.pi/agent``."""
+    custom = environ.get("PI_CODING_AGENT_DIR", "").strip()
+    if custom:
+        return os.path.abspath(os.path.expanduser(custom))
+    return os.path.join(_home(environ), ".pi", "agent")
+
+
+def opencode_config_dir(environ: Mapping[str, str]) -> str:
+    """OpenCode's global config folder: ``$XDG_CONFIG_HOME/opencode`` (``~/.config``)."""
+    xdg = environ.get("XDG_CONFIG_HOME", "").strip()
+    base = (
+        os.path.abspath(os.path.expanduser(xdg)) if xdg else os.path.join(_home(environ), ".config")
+    )
+    return os.path.join(base, "opencode")
 
 
 def codex_config_toml(environ: Mapping[str, str]) -> str:
@@ -106,6 +149,12 @@ def codex_config_toml(environ: Mapping[str, str]) -> str:
 
 def hooks_file(host: str, scope: str, environ: Mapping[str, str], cwd: str) -> str:
     """The file ovhooks' hooks go into for ``host`` at ``scope``."""
+    if host in SHIM_FILES:  # a shim file the host loads, not a hooks document
+        folder, name = SHIM_FILES[host]
+        if scope == "project":
+            return os.path.join(project_root(cwd), folder, name)
+        base = pi_agent_dir(environ) if host == "pi" else opencode_config_dir(environ)
+        return os.path.join(base, os.path.basename(folder), name)
     if scope == "project":
         root = project_root(cwd)
         return os.path.join(

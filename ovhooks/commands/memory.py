@@ -7,16 +7,23 @@ comes back, ``--json`` documents with stable keys, and exit codes that mean one 
 
 from __future__ import annotations
 
-import hashlib
-import re
 import sys
-import time
 from typing import Annotated
 
 import typer
 
+from ovhooks.commands import memory_ops
 from ovhooks.commands.common import settings_from
 from ovhooks.commands.errors import usage_error
+from ovhooks.commands.memory_ops import (
+    LEVELS,
+    ls_entries,
+    memory_backend,
+    memory_uri,
+    resolve_user,
+    search_results,
+    slug,
+)
 from ovhooks.commands.output import JsonFlag, Output, boundary
 
 TYPE_CHECKING = False
@@ -24,69 +31,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ovhooks.backend.base import Backend
-    from ovhooks.settings.config import Settings
-
-LEVELS = ("abstract", "overview", "full")
-KINDS = ("preferences", "events")
-
-
-def is_skeleton(uri: str) -> bool:
-    """Directory summary nodes the server indexes next to real memories."""
-    return uri.endswith(("/.abstract.md", "/.overview.md"))
-
-
-def search_results(found: dict[str, Any]) -> list[dict[str, Any]]:
-    """Flatten a ``find`` answer into scored hits, best first, without skeleton nodes."""
-    hits = []
-    for kind, key in (("memory", "memories"), ("resource", "resources"), ("skill", "skills")):
-        for item in found.get(key) or []:
-            if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
-                continue
-            if is_skeleton(item["uri"]):
-                continue
-            score = item.get("score")
-            hits.append(
-                {
-                    "uri": item["uri"],
-                    "kind": kind,
-                    "score": float(score) if isinstance(score, int | float) else None,
-                    "abstract": str(item.get("abstract") or ""),
-                }
-            )
-    hits.sort(key=lambda h: -(h["score"] or 0.0))
-    return hits
-
-
-def slug(text: str, words: int = 8) -> str:
-    """A short, path-safe name from the first words of ``text``."""
-    tokens = re.findall(r"[A-Za-z0-9]+", text.lower())[:words]
-    return "-".join(tokens)[:60].strip("-") or "memory"
-
-
-def memory_uri(user: str, text: str, *, kind: str, name: str | None, now: float) -> str:
-    """Where ``remember`` writes (the server's own memory layout, openviking-api §A.8).
-
-    Without ``name`` the file name is the text's first words plus a hash of the whole text,
-    so remembering the same thing twice writes the same file instead of a duplicate.
-    """
-    base = f"viking://user/{user}/memories"
-    stem = slug(name) if name else f"{slug(text)}-{hashlib.sha256(text.encode()).hexdigest()[:6]}"
-    if kind == "events":
-        day = time.strftime("%Y/%m/%d", time.gmtime(now))
-        return f"{base}/events/{day}/{stem}.md"
-    return f"{base}/preferences/{user}/{stem}.md"
-
-
-def resolve_user(settings: Settings, backend: Backend) -> str:
-    return settings.user or backend.whoami()
-
-
-def memory_backend(settings: Settings) -> Backend:
-    """The backend for memory verbs: the project peer's, as the hooks use it."""
-    from ovhooks.commands.common import command_backend, current_peer
-
-    return command_backend(settings, peer=current_peer(settings))
+# The pure helpers live in ``memory_ops`` (shared with the MCP server); these names stay
+# importable from here for the commands and tests that used them.
+__all__ = ["LEVELS", "ls_entries", "memory_uri", "resolve_user", "search_results", "slug"]
 
 
 def _read_text_arg(text: str) -> str:
@@ -138,10 +85,14 @@ def search(
     `ovhooks read URI`. JSON: {query, results: [{uri, kind, score, abstract}]}.
     """
     settings = settings_from()
-    found = memory_backend(settings).find(
-        query, target_uri=uri, limit=limit, score_threshold=min_score
+    results = memory_ops.search(
+        memory_backend(settings),
+        query,
+        limit=limit,
+        uri=uri,
+        min_score=min_score,
+        settings=settings,
     )
-    results = search_results(found)[:limit]
     Output("search", as_json=as_json).emit(
         {"query": query, "results": results}, _render_hits(results)
     )
@@ -161,30 +112,14 @@ def read(
     as_json: JsonFlag = False,
 ) -> int:
     """Print what a memory or resource says. JSON: {uri, level, content}."""
-    if level not in LEVELS:
-        raise usage_error(f"unknown level {level!r}", "use abstract, overview or full")
     settings = settings_from()
-    content = memory_backend(settings).read(uri, level)
+    content = memory_ops.read(memory_backend(settings), uri, level)
 
     def render(console: Any) -> None:
         console.print(content, markup=False, highlight=False)
 
     Output("read", as_json=as_json).emit({"uri": uri, "level": level, "content": content}, render)
     return 0
-
-
-def ls_entries(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A listing's entries as ``ls`` reports them, without skeleton nodes."""
-    return [
-        {
-            "uri": str(i.get("uri", "")),
-            "is_dir": bool(i.get("isDir")),
-            "size": i.get("size"),
-            "abstract": str(i.get("abstract") or ""),
-        }
-        for i in items
-        if not is_skeleton(str(i.get("uri", "")))
-    ]
 
 
 def _render_entries(target: str, entries: list[dict[str, Any]]) -> Callable[[Any], None]:
@@ -213,9 +148,7 @@ def ls(
 ) -> int:
     """List a memory folder. JSON: {uri, entries: [{uri, is_dir, size, abstract}]}."""
     settings = settings_from()
-    backend = memory_backend(settings)
-    target = uri or f"viking://user/{resolve_user(settings, backend)}/memories"
-    entries = ls_entries(backend.ls(target, recursive=recursive))
+    target, entries = memory_ops.ls(settings, memory_backend(settings), uri, recursive=recursive)
     Output("ls", as_json=as_json).emit(
         {"uri": target, "entries": entries}, _render_entries(target, entries)
     )
@@ -251,26 +184,16 @@ def remember(
     Example: ovhooks remember "The user prefers pnpm over npm in this repo."
     Remembering the same text twice writes the same file. JSON: {uri, kind, bytes}.
     """
-    if kind not in KINDS:
-        raise usage_error(f"unknown kind {kind!r}", "use preferences or events")
-    from ovhooks.capture.scrub import clean_outbound
-
     settings = settings_from()
-    # What is remembered is stored (and, with a server, sent): the text, the name and the
-    # URI slug made from them pass the same scrub as captured turns.
-    content = clean_outbound(_read_text_arg(text), settings)
-    name = clean_outbound(name, settings) if name else name
-    uri = clean_outbound(uri, settings) if uri else uri
-    backend = memory_backend(settings)
-    target = uri or memory_uri(
-        resolve_user(settings, backend), content, kind=kind, name=name, now=time.time()
+    done = memory_ops.remember(
+        settings, memory_backend(settings), _read_text_arg(text), kind=kind, name=name, uri=uri
     )
-    backend.write(target, content + "\n", mode="replace")
+    target = done["uri"]
 
     def render(console: Any) -> None:
         console.print(f"remembered: {target}", markup=False)
 
     Output("remember", as_json=as_json).emit(
-        {"uri": target, "kind": kind, "bytes": len((content + "\n").encode())}, render
+        {"uri": target, "kind": kind, "bytes": done["bytes"]}, render
     )
     return 0

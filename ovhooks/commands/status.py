@@ -13,7 +13,7 @@ from ovhooks.commands.output import JsonFlag, Output, age, boundary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
     from typing import Any
 
     from ovhooks.backend.base import Backend
@@ -90,7 +90,6 @@ def build_status(
     now: float,
     limit: int,
     cwd: str | None = None,
-    environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     import os
 
@@ -101,9 +100,6 @@ def build_status(
     backlog = outbox_backlog(settings.state_dir)
     errors = read_recent(settings.state_dir, level="error", limit=5)
     every_session = session_rows(settings.state_dir, now, 0)
-    hosts = host_rows(
-        os.environ if environ is None else environ, cwd or os.getcwd(), every_session, now
-    )
     return {
         "backend": settings.backend,
         "why_backend": settings.why_backend,
@@ -113,8 +109,8 @@ def build_status(
         "config_warnings": list(settings.warnings),
         "project": current_identity(settings, cwd).as_dict(),
         "server": server_health(settings, backend) if backend is not None else None,
-        "hosts": hosts,
-        "sessions": every_session[:limit] if limit > 0 else every_session,
+        "sessions": every_session[:limit] if limit else every_session,
+        "hosts": host_rows(every_session, os.environ, cwd or os.getcwd()),
         "queue": {
             "queued": sum(backlog.values()),
             "sessions": backlog,
@@ -232,19 +228,22 @@ def _print_queue_and_errors(console: Any, doc: dict[str, Any], now: float) -> No
 
 
 def _print_hosts(console: Any, rows: list[dict[str, Any]], now: float) -> None:
-    from rich.markup import escape
-
-    from ovhooks.commands.status_hosts import describe
-
+    parts = []
     for row in rows:
-        console.print(f"[bold]host[/]: {escape(describe(row, now))}")
+        installed = ", ".join(row["installed"]) if row["installed"] else "not installed"
+        if row["last_capture_at"]:
+            active = f"last capture {age(now - row['last_capture_at'])}"
+        else:
+            active = "no capture yet"
+        parts.append(f"{row['label']} ({installed}; {row['sessions']} sessions, {active})")
+    console.print("[bold]hosts[/]: " + "; ".join(parts))
 
 
 def _render(doc: dict[str, Any], now: float, show_all_config: bool) -> Callable[[Any], None]:
     def render(console: Any) -> None:
         _print_header(console, doc)
-        _print_hosts(console, doc["hosts"], now)
         _print_config(console, doc["config"], show_all_config)
+        _print_hosts(console, doc["hosts"], now)
         _print_sessions(console, doc["sessions"], now)
         _print_queue_and_errors(console, doc, now)
 
@@ -266,9 +265,9 @@ def status(
     Also the write queue and recent errors.
 
     JSON keys: backend, why_backend, url, state_dir, config [{name, value, source}],
-    config_warnings, server {reachable, version, error}, hosts [{host, installed, scopes,
-    sessions, last_capture_at, active}], sessions [...], queue {queued,
-    sessions, dead}, recent_errors [...].
+    config_warnings, server {reachable, version, error}, hosts [{host, label, installed
+    [scopes], sessions, last_capture_at}], sessions [...], queue {queued, sessions, dead},
+    recent_errors [...].
     """
     settings = settings_from()
     now = time.time()

@@ -1,59 +1,55 @@
-"""``ovhooks status``'s hosts: which agents have ovhooks' hooks installed, and which of them
-are active (ovhooks captured a turn from them lately). One memory serves them all: the same
-project and user identity whatever the host."""
+"""``ovhooks status``'s host table: which hosts ovhooks is installed for (and in which
+scope), and which are active (sessions captured, and when last), from the same state files."""
 
 from __future__ import annotations
 
+from ovhooks.commands import hostconfig
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
-ACTIVE_S = 24 * 3600  # a capture this recent makes a host active
+
+def installed_scopes(host: str, environ: Mapping[str, str], cwd: str) -> list[str]:
+    """The scopes in which ovhooks is registered with ``host`` (unreadable files: none)."""
+    if host in hostconfig.SHIM_FILES:
+        from ovhooks.commands.doctor.shims import shim_command
+
+        scopes = []
+        for scope in hostconfig.SCOPES:
+            path = hostconfig.hooks_file(host, scope, environ, cwd)
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    if shim_command(fh.read(1 << 20)) is not None and scope not in scopes:
+                        scopes.append(scope)
+            except OSError:
+                continue
+        return scopes
+    from ovhooks.commands.doctor.hooks import registrations
+
+    found, _problems = registrations(host, environ, cwd)
+    return [scope for scope, _path, _handlers in found]
 
 
 def host_rows(
-    environ: Mapping[str, str], cwd: str, sessions: list[dict[str, Any]], now: float
+    sessions: Sequence[Mapping[str, Any]], environ: Mapping[str, str], cwd: str
 ) -> list[dict[str, Any]]:
-    """One row per host ovhooks knows: installed (where), sessions seen, last capture."""
-    from ovhooks.commands import hostconfig
-    from ovhooks.commands.doctor.hooks import registrations
-
+    """One row per host: ``{host, label, installed, sessions, last_capture_at}``."""
     rows = []
     for host in hostconfig.HOSTS:
-        try:
-            found, problems = registrations(host, environ, cwd)
-        except Exception as exc:  # a status line never costs the whole status
-            found, problems = [], [str(exc)[:200]]
-        ours = [s for s in sessions if s.get("host") == host]
-        captures = [float(s["last_activity_at"]) for s in ours if s.get("last_activity_at")]
-        last = max(captures, default=None)
+        captures = [
+            float(s["last_activity_at"])
+            for s in sessions
+            if s.get("host") == host and s.get("last_activity_at") is not None
+        ]
         rows.append(
             {
                 "host": host,
-                "label": hostconfig.host_label(host),
-                "installed": bool(found),
-                "scopes": [scope for scope, _path, _handlers in found],
-                "problems": problems,
-                "sessions": len(ours),
-                "last_capture_at": last,
-                "active": last is not None and now - last <= ACTIVE_S,
+                "label": hostconfig.HOST_LABELS.get(host, host),
+                "installed": installed_scopes(host, environ, cwd),
+                "sessions": sum(1 for s in sessions if s.get("host") == host),
+                "last_capture_at": max(captures, default=None),
             }
         )
     return rows
-
-
-def describe(row: Mapping[str, Any], now: float) -> str:
-    """``Gemini CLI: installed (user), active (last capture 3m ago, 2 session(s))``."""
-    from ovhooks.commands.output import age
-
-    where = f"installed ({', '.join(row['scopes'])})" if row["installed"] else "not installed"
-    if row["problems"]:
-        where += f" [unreadable: {'; '.join(row['problems'])}]"
-    last = row["last_capture_at"]
-    if last is None:
-        use = "no capture yet"
-    else:
-        state = "active" if row["active"] else "idle"
-        use = f"{state} (last capture {age(now - last)}, {row['sessions']} session(s))"
-    return f"{row['label']}: {where}, {use}"

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     P = ParamSpec("P")
     T = TypeVar("T")
 
-__all__ = ["build_session_start"]
+__all__ = ["build_session_start", "mcp_marker"]
 
 LIST_LIMIT = 512
 INDEX_LIST_LIMIT = 1000
@@ -34,6 +34,15 @@ FEW_EVENTS = 10
 
 class _ServerDownError(Exception):
     pass
+
+
+def mcp_marker(state_dir: str, host: str) -> str:
+    """The file ``ovhooks install`` leaves while ``ovhooks mcp`` is registered for ``host``:
+    one ``stat`` tells session start whether to name the memory tools (reading the hosts'
+    own configs would cost a hook a TOML parse, or megabytes of ``~/.claude.json``)."""
+    import os
+
+    return os.path.join(state_dir, "mcp", f"{host}.registered")
 
 
 def build_session_start(
@@ -72,15 +81,19 @@ def build_session_start(
         )
         server.save()
         return None
-    from ovhooks.capture.tokens import estimate_tokens
-    from ovhooks.context.render import compose_for_host
+    import os
 
+    from ovhooks.capture.tokens import estimate_tokens
+    from ovhooks.context.render import GUIDE, MCP_GUIDE, compose_for_host
+
+    tools = os.path.exists(mcp_marker(settings.state_dir, host))
     return compose_for_host(
         sources,
         host,
         max_tokens=settings.session_context_tokens,
         archive_max_chars=settings.resume_archive_max_chars,
         estimate=estimate_tokens,
+        guide=MCP_GUIDE if tools else GUIDE,
     )
 
 

@@ -93,7 +93,7 @@ def _journal(ctx: HookContext, key: str, peer: str, outcome: RecallOutcome) -> N
 
 def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
     """The user's last few messages before this prompt (seed 004: a better query)."""
-    if not path:
+    if not path or host == "opencode":  # OpenCode's transcript is a database, not JSONL
         return []
     from ovhooks.transcripts.reader import read_tail
 
@@ -105,6 +105,8 @@ def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
         from ovhooks.transcripts.claude import recent_user_texts
     elif host == "gemini":
         from ovhooks.transcripts.gemini import recent_user_texts
+    elif host == "pi":
+        from ovhooks.transcripts.pi import recent_user_texts
     else:
         from ovhooks.transcripts.codex import recent_user_texts
     texts = recent_user_texts(records, RECENT_USER_TURNS + 1)

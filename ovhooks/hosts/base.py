@@ -29,6 +29,12 @@ _CLAUDE_SPECIFIC = frozenset(
     {"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"}
 )
 
+# Every host ovhooks serves (``--host``). Pi and OpenCode reach ovhooks through the shims in
+# ``hosts/shims/`` and answer in Claude Code's reply shape (the shims read it).
+# Gemini CLI: command hooks in settings.json, its own dialect (hosts/gemini.py).
+HOSTS = ("codex", "claude", "pi", "opencode", "gemini")
+SHIM_HOSTS = frozenset({"pi", "opencode"})
+
 EVENT_NAMES = {
     "session-start": "SessionStart",
     "user-prompt-submit": "UserPromptSubmit",
@@ -149,11 +155,37 @@ def decode_payload(raw: bytes) -> dict[str, Any]:
     return doc if isinstance(doc, dict) else {}
 
 
+# The event names the Pi and OpenCode shims send as ``hook_event_name``.
+_PI_EVENTS = frozenset(
+    {
+        "session_start",
+        "before_agent_start",
+        "agent_end",
+        "session_before_compact",
+        "session_shutdown",
+    }
+)
+_OPENCODE_EVENTS = frozenset(
+    {
+        "chat.message",
+        "session.idle",
+        "experimental.session.compacting",
+        "session.deleted",
+        "dispose",
+    }
+)
+
+
 def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     """Which host sent this, when ``--host`` was not given (the shipped configs always give it)."""
     # Gemini CLI sets CLAUDE_PROJECT_DIR too (for Claude-style hooks): it is checked first.
     if environ.get("GEMINI_SESSION_ID") or environ.get("GEMINI_PROJECT_DIR"):
         return "gemini"
+    event = _str(payload, "hook_event_name")
+    if event in _PI_EVENTS:
+        return "pi"
+    if event in _OPENCODE_EVENTS:
+        return "opencode"
     if environ.get("CLAUDECODE") or environ.get("CLAUDE_PROJECT_DIR"):
         return "claude"
     if environ.get("CODEX_HOME") or environ.get("CODEX_MANAGED_BY_NPM"):
@@ -177,7 +209,7 @@ def render_reply(host: str, event_name: str, reply: Reply) -> str:
 
         return render_gemini(event_name, reply)
     out: dict[str, Any] = {}
-    specific_ok = (_CLAUDE_SPECIFIC if host == "claude" else _CODEX_SPECIFIC).__contains__(
+    specific_ok = (_CODEX_SPECIFIC if host == "codex" else _CLAUDE_SPECIFIC).__contains__(
         event_name
     )
     if specific_ok:

@@ -143,10 +143,7 @@ def recall_for_prompt(
     trace: Trace | None = None,
 ) -> RecallOutcome:
     """Search memory for ``prompt`` and build the block to inject (see the module docstring).
-
-    ``trace``, when given, records every step's inputs and outputs (candidates, what the
-    decision kept, what the block showed): the viewer's "why this memory" page is this very
-    function run with one.
+    With a ``trace`` it records each step and marks nothing as shown (the viewer's "why").
 
     ``also_search``: ``(backend, memory folder)`` searched besides the usual scopes (a
     project's old peer: OpenViking shows a peer's memories only to a caller acting as it).
@@ -178,8 +175,7 @@ def recall_for_prompt(
     seen = injected_uris(settings.state_dir, session_key)
     head = text[:200]
     if trace is not None:
-        trace.query = query
-        trace.seen = frozenset(seen)
+        trace.query, trace.seen = query, frozenset(seen)
 
     try:
         candidates = _retrieve(query, backend=backend, settings=settings, server=server, now=now)
@@ -203,9 +199,6 @@ def recall_for_prompt(
     if not candidates:
         return RecallOutcome(reason="no_results", prompt_head=head)
 
-    from ovhooks.capture.tokens import estimate_tokens
-    from ovhooks.recall.render import render
-
     ranked = _decide(candidates, text, backend, settings, server, seen, now)
     if trace is not None:
         trace.kept = list(ranked)
@@ -213,6 +206,19 @@ def recall_for_prompt(
         # Nothing new (all shown this session), or nothing with enough evidence.
         fresh = [c for c in candidates if c.uri not in seen]
         return RecallOutcome(reason="abstained" if fresh else "all_seen", prompt_head=head)
+    outcome = _block(ranked, settings, head, trace)
+    if trace is None and outcome.injected_uris:
+        add_injected(settings.state_dir, session_key, seen, outcome.injected_uris, now)
+    return outcome
+
+
+def _block(
+    ranked: list[Candidate], settings: Settings, head: str, trace: Trace | None
+) -> RecallOutcome:
+    """The block injected for the ``ranked`` memories, within the item and token budgets."""
+    from ovhooks.capture.tokens import estimate_tokens
+    from ovhooks.recall.render import render
+
     block = render(
         ranked,
         max_tokens=settings.recall_max_tokens,
@@ -228,8 +234,6 @@ def recall_for_prompt(
         trace.hints = block.hint_uris
         trace.block = block.text
         trace.tokens = block.tokens
-    else:
-        add_injected(settings.state_dir, session_key, seen, uris, now)
     scores = {c.uri: c.score for c in ranked}
     items = tuple((uri, scores.get(uri, 0.0)) for uri in uris)
     return RecallOutcome(block.text, None, uris, tokens=block.tokens, prompt_head=head, items=items)

@@ -216,8 +216,39 @@ def provenance(backend: Backend, uri: str) -> dict[str, str]:
     elif source:
         out["source"] = "extracted when a session was committed"
         out["session"] = str(source)
+        out.update(_origin_turn(backend, str(source), uri))
     if facts.get("memory_type"):
         out["type"] = facts["memory_type"]
+    return out
+
+
+def _origin_turn(backend: LocalBackend, session_id: str, uri: str) -> dict[str, str]:
+    """The user turn a commit extracted the memory from, and that commit's archive: the
+    archived message whose text holds the memory's opening words (extraction keeps the user's
+    own sentence)."""
+    import json
+
+    row = backend.db().execute("SELECT content FROM memories WHERE uri = ?", (uri,)).fetchone()
+    first = str(row[0] if row else "").strip().splitlines()
+    snippet = first[0].strip()[:60] if first else ""
+    if len(snippet) < 8:
+        return {}
+    needle = json.dumps(snippet, ensure_ascii=False)[1:-1]  # as the parts are stored
+    found = (
+        backend.db()
+        .execute(
+            "SELECT seq, archive_no FROM messages WHERE session_id = ? AND role = 'user'"
+            " AND instr(parts, ?) > 0 ORDER BY seq LIMIT 1",
+            (session_id, needle),
+        )
+        .fetchone()
+    )
+    if found is None:
+        return {}
+    seq, archive = found
+    out = {"turn": f"message {int(seq) + 1} of the session"}
+    if archive is not None:
+        out["commit"] = backend.archive_uri(session_id, int(archive))
     return out
 
 

@@ -42,10 +42,15 @@ def capture(
     # The cursor moved in the same write that queued what it covers: whatever happened
     # to the queue since (sent, replayed, crashed), reading on from it is right.
     cursor: dict[str, Any] = dict(state.get("cursor") or {})
-    read = _read(path, cursor, float(job.get("wait_for_transcript_s") or 0), key, log)
+    host = str(state.get("host") or job.get("host"))
+    if host == "opencode":  # a SQLite store, read by message id
+        sid = str(state.get("host_session_id") or job.get("host_session_id") or "")
+        read = _read_store(path, sid, cursor, key, log)
+    else:
+        read = _read(path, cursor, float(job.get("wait_for_transcript_s") or 0), key, log)
     if read is None:
         return 0
-    turns = _turn_reader(str(state.get("host") or job.get("host")))(read.records)
+    turns = _turn_reader(host)(read.records)
     fresh, synthetic_tail = _fresh_turns(turns, read, job, state, path)
     captured = build_messages(
         fresh, CaptureOptions.from_settings(settings), held=state.get("held") or []
@@ -114,6 +119,22 @@ def _read(
     return read
 
 
+def _read_store(
+    path: str, session_id: str, cursor: dict[str, Any], key: str, log: Log
+) -> ReadResult | None:
+    """What an OpenCode session gained after ``cursor``; None (logged) when unreadable."""
+    from ovhooks.transcripts.opencode import read_new as read_store
+
+    try:
+        read = read_store(path, session_id, cursor)
+    except OSError as exc:
+        log.error("transcript_unreadable", session=key, path=path, error=str(exc))
+        return None
+    if read.bad_lines:
+        log.error("transcript_bad_lines", session=key, lines=read.bad_lines)
+    return read
+
+
 def _fresh_turns(
     turns: list[Turn], read: ReadResult, job: Job, state: State, path: str
 ) -> tuple[list[Turn], str]:
@@ -149,6 +170,14 @@ def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list
         from ovhooks.transcripts.gemini import records_to_turns as gemini_turns
 
         return gemini_turns
+    if host == "pi":
+        from ovhooks.transcripts.pi import records_to_turns as pi_turns
+
+        return pi_turns
+    if host == "opencode":
+        from ovhooks.transcripts.opencode import records_to_turns as opencode_turns
+
+        return opencode_turns
     from ovhooks.transcripts.codex import records_to_turns as codex_turns
 
     return codex_turns

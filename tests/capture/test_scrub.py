@@ -203,8 +203,8 @@ def test_no_vendor_format_fits_in_a_run_shorter_than_the_candidates() -> None:
 @given(st.text(alphabet="pwasd:/0123456789 \t=isofx*", max_size=80))
 def test_every_regex_anchor_match_holds_one_of_its_gates(noise: str) -> None:
     # a text with none of an anchor's gate literals skips the anchor's expression
-    # (scrub_context.ANCHOR_GATES): so every match must hold one
-    from ovhooks.capture.scrub_context import ANCHOR_GATES
+    # (scrub_anchors.ANCHOR_GATES): so every match must hold one
+    from ovhooks.capture.scrub_anchors import ANCHOR_GATES
     from ovhooks.capture.scrub_rules import CONTEXT
 
     hints = {h for _k, _src, h in CONTEXT if h.startswith("re:")}
@@ -215,7 +215,7 @@ def test_every_regex_anchor_match_holds_one_of_its_gates(noise: str) -> None:
             for m in re.finditer(hint[3:], text.lower()):
                 assert any(g in m.group() for g in gates), (hint, m.group())
     # and an anchor tried only where its start literals are starts with one
-    from ovhooks.capture.scrub_context import ANCHOR_STARTS
+    from ovhooks.capture.scrub_anchors import ANCHOR_STARTS
 
     assert set(ANCHOR_STARTS) <= hints
     for hint, starts in ANCHOR_STARTS.items():

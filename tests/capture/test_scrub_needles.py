@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ovhooks.capture import scrub_needles
-from ovhooks.capture.scrub import _rules
+from ovhooks.capture.scrub_compiled import compiled as _rules
 
 NEEDLES = ("pass", "key", "ss", "s", "passkey", "ke")
 

@@ -142,7 +142,7 @@ def test_missing_config_toml_is_created_then_removed(homes: dict[str, Path]) -> 
 def test_feature_flag_kept_when_config_changed_since(homes: dict[str, Path]) -> None:
     config = homes["codex"] / "config.toml"
     config.write_text("[features]\nhooks = false\n")
-    run_cli("install", "codex", "--exe", EXE)
+    run_cli("install", "codex", "--exe", EXE, "--no-mcp")  # the tools: test_install_mcp
     config.write_text(config.read_text() + '\n[hooks.state."x:stop:0:0"]\ntrusted_hash = "h"\n')
     code, doc = run_json("uninstall", "codex")
     assert code == 0 and doc["config_toml"]["action"] == "unchanged"

@@ -161,9 +161,9 @@ def test_status_lists_every_host_installed_or_not(gemini_home: Path) -> None:
     _code, doc = run_json("status", "--offline")
     hosts = {row["host"]: row for row in doc["hosts"]}
     assert set(hosts) == set(hostconfig.HOSTS)
-    assert hosts["gemini"]["installed"] and hosts["gemini"]["scopes"] == ["user"]
-    assert hosts["gemini"]["last_capture_at"] is None and not hosts["gemini"]["active"]
-    assert not hosts["codex"]["installed"]
+    assert hosts["gemini"]["installed"] == ["user"] and hosts["gemini"]["label"] == "Gemini CLI"
+    assert hosts["gemini"]["last_capture_at"] is None and hosts["gemini"]["sessions"] == 0
+    assert hosts["codex"]["installed"] == []
 
 
 def test_project_scope_goes_to_the_repositorys_gemini_settings(

@@ -58,6 +58,8 @@ def _scripted_run(tmp: Path) -> list[tuple[str, int, str]]:
         "CODEX_HOME": str(codex),
         "CLAUDE_CONFIG_DIR": str(claude),
         "GEMINI_CLI_HOME": str(tmp / "gemini"),
+        "PI_CODING_AGENT_DIR": str(tmp / "pi-agent"),
+        "XDG_CONFIG_HOME": str(tmp / "xdg-config"),
         "OVHOOKS_BACKEND": "local",
         "OVHOOKS_STATE_DIR": str(tmp / "state"),
         "OVHOOKS_DATA_DIR": str(tmp / "data"),

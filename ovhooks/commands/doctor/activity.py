@@ -55,6 +55,21 @@ def host_last_used(host: str, environ: Mapping[str, str]) -> float:
         )
     if host == "gemini":  # ~/.gemini/tmp/<project>/chats/session-*.jsonl
         return _newest_file(os.path.join(hostconfig.gemini_dir(environ), "tmp"), ".jsonl", 2)
+    if host == "pi":  # sessions/--<cwd>--/<time>_<id>.jsonl
+        return _newest_file(
+            os.path.join(hostconfig.pi_agent_dir(environ), "sessions"), ".jsonl", depth=1
+        )
+    if host == "opencode":  # one SQLite store; its write-ahead log moves on every write
+        from ovhooks.hosts.opencode import default_db_path
+
+        db = default_db_path(environ)
+        times = []
+        for path in (db, db + "-wal"):
+            try:
+                times.append(os.stat(path).st_mtime)
+            except OSError:
+                continue
+        return max(times, default=0.0)
     return _newest_file(os.path.join(hostconfig.claude_dir(environ), "projects"), ".jsonl", 1)
 
 
@@ -71,10 +86,10 @@ def check_capture_activity(
 ) -> Check:
     """The last capture for ``host`` against the host's own last use: hooks that silently stopped
     firing (untrusted, uninstalled, a host upgrade) show as "capture stopped N days ago"."""
-    from ovhooks.commands.hostconfig import host_label
+    from ovhooks.commands.hostconfig import HOST_LABELS
     from ovhooks.commands.status import session_rows
 
-    label = host_label(host)
+    label = HOST_LABELS.get(host, host)
     try:
         rows = session_rows(state_dir, now, 0)
     except OSError:  # the state-dir check reports an unusable state directory

@@ -72,7 +72,10 @@ def doctor(
     settings = settings_from()
     if host is not None and host not in hostconfig.HOSTS:
         raise CommandError(
-            f"unknown host {host!r}", fix="use codex or claude", code=ExitCode.USAGE, slug="usage"
+            f"unknown host {host!r}",
+            fix=f"use one of: {', '.join(hostconfig.HOSTS)}",
+            code=ExitCode.USAGE,
+            slug="usage",
         )
     peer = current_peer(settings)
     checks = run_checks(

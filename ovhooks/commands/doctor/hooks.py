@@ -73,6 +73,10 @@ def _not_registered(host: str, problems: list[str], environ: Mapping[str, str]) 
 
 
 def check_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
+    if host in hostconfig.SHIM_FILES:
+        from ovhooks.commands.doctor.shims import check_shim_host
+
+        return check_shim_host(host, environ, cwd)
     found, problems = registrations(host, environ, cwd)
     if not found:
         return _not_registered(host, problems, environ)
@@ -116,6 +120,6 @@ def no_host_at_all(host_checks: list[Check]) -> Check | None:
             "hooks",
             "fail",
             "hooks missing: no host has ovhooks' hooks",
-            "run `ovhooks install codex`, `ovhooks install claude` or `ovhooks install gemini`",
+            "run `ovhooks install HOST` (codex, claude, pi, opencode or gemini)",
         )
     return None

@@ -2,7 +2,8 @@
 
 Order: configuration and backend, the project, the route to the server (OpenViking only), the
 server, the same request as a hook makes it, auth and identity (and ``--write-test``) when the
-server answered, the hooks per host, Codex's own memories, ``/ready``, capture activity per
+server answered, the hooks per host, the memory tools server per host (started and asked
+for its tools), Codex's own memories, ``/ready``, capture activity per
 host, double ingestion, the state directory, the queue and recent errors. Nothing is printed
 here: ``command`` renders the document this module returns.
 """
@@ -61,12 +62,15 @@ def _server_checks(
 
 
 def _host_checks(hosts: tuple[str, ...], environ: Mapping[str, str], cwd: str) -> list[Check]:
-    from ovhooks.commands.doctor import codex, hooks
+    from ovhooks.commands.doctor import codex, hooks, mcp
 
     checks = [hooks.check_host(host, environ, cwd) for host in hosts]
     none_at_all = hooks.no_host_at_all(checks)
     if none_at_all is not None:
         checks.append(none_at_all)
+    # only the hosts install registers the memory tools with (install/command.py MCP_HOSTS):
+    # for the others check_mcp would report Claude Code's registration under their name
+    checks.extend(mcp.check_mcp(host, environ) for host in hosts if host in ("codex", "claude"))
     if "codex" in hosts:
         checks.append(codex.check_codex_native_memories(environ))
     return checks

@@ -26,6 +26,7 @@ def install(
     *,
     dry_run: bool,
     trust: bool,
+    mcp: bool = False,
 ) -> dict[str, Any]:
     if trust:
         from ovhooks.commands.errors import CommandError, ExitCode
@@ -36,13 +37,26 @@ def install(
             code=ExitCode.USAGE,
             slug="usage",
         )
-    return {
+    done: dict[str, Any] = {
         "hooks_file": install_hooks_file(path, "claude", exe, dry_run=dry_run),
         "config_toml": None,
     }
+    if mcp:  # after the hooks: their backup of settings.json is the file before any install
+        from ovhooks.commands.install.mcp_files import register_claude
+
+        done["mcp"] = register_claude(path, environ, exe, dry_run=dry_run)
+    return done
 
 
 def uninstall(
     path: str, scope: str, environ: Mapping[str, str], cwd: str, *, dry_run: bool
 ) -> dict[str, Any]:
-    return {"hooks_file": uninstall_hooks_file(path, dry_run=dry_run), "config_toml": None}
+    """The memory tools first (user scope), so that the hooks step finds settings.json as
+    its backup left it and restores those bytes."""
+    done: dict[str, Any] = {"mcp": [], "config_toml": None}
+    if scope == "user":
+        from ovhooks.commands.install.mcp_files import unregister_claude
+
+        done["mcp"] = unregister_claude(path, environ, dry_run=dry_run)
+    done["hooks_file"] = uninstall_hooks_file(path, dry_run=dry_run)
+    return done

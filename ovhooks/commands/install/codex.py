@@ -63,10 +63,11 @@ def enable_codex_feature(path: str, *, dry_run: bool = False) -> dict[str, Any]:
 def revert_codex_feature(
     path: str, *, dry_run: bool = False, trust_keys: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
-    """Undo ``enable_codex_feature`` (and ``--trust``'s records for ``trust_keys``) when
-    config.toml is otherwise as ovhooks left it."""
+    """Undo ``enable_codex_feature`` (with ``--trust``'s records for ``trust_keys``, and the
+    memory tools' ``[mcp_servers.ovhooks]``) when config.toml is otherwise as ovhooks left it."""
     from ovhooks.commands.install.codex_toml import enable_hooks_feature, trust_records
     from ovhooks.commands.install.codex_trust import without_trust
+    from ovhooks.commands.install.mcp_config import drop_codex_server
 
     original = read_text(path)
     backup_path = path + BACKUP_SUFFIX
@@ -75,7 +76,9 @@ def revert_codex_feature(
         return {"path": path, "action": "absent", "detail": "", "backup": None}
     dropped = sorted(set(trust_records(original)) & trust_keys)
     text = without_trust(original, set(dropped)) if dropped else original
-    untrusted = f"; {len(dropped)} trust record(s) of ovhooks' hooks removed" if dropped else ""
+    text, unregistered = drop_codex_server(text)
+    also = f"; {len(dropped)} trust record(s) of ovhooks' hooks removed" if dropped else ""
+    also += "; memory tools ([mcp_servers.ovhooks]) removed" if unregistered else ""
     try:
         if backup is not None and enable_hooks_feature(backup)[0] == text:
             if not dry_run:
@@ -84,7 +87,7 @@ def revert_codex_feature(
             return {
                 "path": path,
                 "action": "restored",
-                "detail": "hooks feature flag set back as it was" + untrusted,
+                "detail": "hooks feature flag set back as it was" + also,
                 "backup": None,
             }
         if backup is None and text.strip() == enable_hooks_feature("")[0].strip():
@@ -98,17 +101,24 @@ def revert_codex_feature(
             }
     except ValueError:
         pass
-    if dropped:
+    return _left_on(path, original, text, also, backup is None, dry_run=dry_run)
+
+
+def _left_on(
+    path: str, original: str, text: str, also: str, no_backup: bool, *, dry_run: bool
+) -> dict[str, Any]:
+    """The feature flag stays on: write what else uninstall took out, if anything."""
+    if text != original:
         if not dry_run:
             write_file(path, text, mode=file_mode(path))
         return {
             "path": path,
             "action": "updated",
-            "detail": untrusted.lstrip("; ") + "; the hooks feature flag stays on "
+            "detail": also.lstrip("; ") + "; the hooks feature flag stays on "
             "(the file has other changes since the install, or ovhooks found it on)",
             "backup": None,
         }
-    if backup is None:
+    if no_backup:
         return {
             "path": path,
             "action": "unchanged",
@@ -162,12 +172,19 @@ def install(
     *,
     dry_run: bool,
     trust: bool,
+    mcp: bool = False,
 ) -> dict[str, Any]:
-    """The hooks file, then the feature flag, then (``trust``) the trust records."""
+    """The hooks file, then the feature flag, then (``mcp``) the memory tools' server, then
+    (``trust``) the trust records."""
+    config_toml = hostconfig.codex_config_toml(environ)
     done: dict[str, Any] = {
         "hooks_file": install_hooks_file(path, "codex", exe, dry_run=dry_run),
-        "config_toml": enable_codex_feature(hostconfig.codex_config_toml(environ), dry_run=dry_run),
+        "config_toml": enable_codex_feature(config_toml, dry_run=dry_run),
     }
+    if mcp and done["config_toml"]["action"] != "manual":  # a file we must not edit
+        from ovhooks.commands.install.mcp_files import register_codex
+
+        done["mcp"] = [register_codex(config_toml, exe, dry_run=dry_run)]
     if trust:
         done["trust"] = _record_trust(environ, cwd, dry_run=dry_run)
     return done
@@ -199,8 +216,13 @@ def uninstall(
     }
     other = "project" if scope == "user" else "user"
     other_path = hostconfig.hooks_file("codex", other, environ, cwd)
+    config_toml = hostconfig.codex_config_toml(environ)
     if not (other_path != path and _installed_in(other_path)):
         done["config_toml"] = revert_codex_feature(
-            hostconfig.codex_config_toml(environ), dry_run=dry_run, trust_keys=trust_keys
+            config_toml, dry_run=dry_run, trust_keys=trust_keys
         )
+    elif scope == "user":  # the project keeps its hooks and the flag; the tools go
+        from ovhooks.commands.install.mcp_files import unregister_codex
+
+        done["mcp"] = unregister_codex(config_toml, dry_run=dry_run)
     return done

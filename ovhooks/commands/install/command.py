@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-HostArg = Annotated[str, typer.Argument(help="codex, claude or gemini")]
+HostArg = Annotated[str, typer.Argument(help="codex, claude, pi, opencode or gemini")]
 ScopeOption = Annotated[
     str,
     typer.Option(
@@ -40,7 +40,7 @@ def _host_module(host: str, scope: str) -> ModuleType:
     if host not in hostconfig.HOSTS:
         raise CommandError(
             f"unknown host {host!r}",
-            fix=f"use {', '.join(hostconfig.HOSTS)}",
+            fix=f"use one of: {', '.join(hostconfig.HOSTS)}",
             code=ExitCode.USAGE,
             slug="usage",
         )
@@ -48,9 +48,19 @@ def _host_module(host: str, scope: str) -> ModuleType:
         raise CommandError(
             f"unknown scope {scope!r}", fix="use user or project", code=ExitCode.USAGE, slug="usage"
         )
-    from ovhooks.commands.install import claude, codex, gemini
+    from ovhooks.commands.install import claude, codex, gemini, opencode, pi
 
-    return {"codex": codex, "gemini": gemini}.get(host, claude)
+    modules: dict[str, ModuleType] = {
+        "codex": codex,
+        "claude": claude,
+        "pi": pi,
+        "opencode": opencode,
+        "gemini": gemini,
+    }
+    return modules[host]
+
+
+MCP_HOSTS = ("codex", "claude")
 
 
 def do_install(
@@ -62,7 +72,9 @@ def do_install(
     executable: str | None = None,
     dry_run: bool = False,
     trust: bool = False,
+    mcp: bool = True,
 ) -> dict[str, Any]:
+    """``mcp``: also register ``ovhooks mcp`` (user scope only: it is one server per user)."""
     module = _host_module(host, scope)
     exe = executable or hostconfig.hook_executable()
     path = hostconfig.hooks_file(host, scope, environ, cwd)
@@ -73,7 +85,14 @@ def do_install(
         "executable": exe,
         "events": [event for event, *_ in hostconfig.HOOK_TABLE[host]],
     }
-    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust))
+    # The memory tools are registered where issue 24 put them: Codex and Claude Code.
+    options = {"mcp": mcp and scope == "user"} if host in MCP_HOSTS else {}
+    mcp = bool(options.get("mcp"))
+    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust, **options))
+    if mcp and not dry_run:
+        from ovhooks.commands.install.mcp_files import set_marker
+
+        set_marker(environ, host, registered=True)
     result["next_steps"] = module.next_steps(scope, trust=trust)
     return result
 
@@ -89,6 +108,10 @@ def do_uninstall(
     result.update(module.uninstall(path, scope, environ, cwd, dry_run=dry_run))
     if not dry_run:
         result["removed_dirs"] = remove_created_dirs(path)
+        if scope == "user" and host in MCP_HOSTS:
+            from ovhooks.commands.install.mcp_files import set_marker
+
+            set_marker(environ, host, registered=False)
     return result
 
 
@@ -98,12 +121,12 @@ def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], Non
     def show(console: Console) -> None:
         from rich.markup import escape
 
-        host = hostconfig.host_label(result["host"])
+        host = hostconfig.HOST_LABELS.get(result["host"], result["host"])
         verb = "removed from" if removing else "installed for"
         prefix = "(dry run) would be " if result["dry_run"] else ""
         console.print(f"[bold]ovhooks {prefix}{verb} {host}[/] ({result['scope']} scope)")
         for label, key in (
-            ("hooks", "hooks_file"),
+            ("extension" if result["host"] in ("pi", "opencode") else "hooks", "hooks_file"),
             ("config.toml", "config_toml"),
             ("trust", "trust"),
         ):
@@ -115,6 +138,13 @@ def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], Non
                 line += f" ({escape(info['detail'])})"
             if info.get("backup"):
                 line += f"; backup: {escape(info['backup'])}"
+            console.print(line)
+            if info.get("fix"):
+                console.print(f"  [yellow]fix:[/] {escape(info['fix'])}")
+        for info in result.get("mcp") or []:
+            line = f"  memory tools: {escape(info['path'])} — {info['action']}"
+            if info.get("detail"):
+                line += f" ({escape(info['detail'])})"
             console.print(line)
             if info.get("fix"):
                 console.print(f"  [yellow]fix:[/] {escape(info['fix'])}")
@@ -152,16 +182,35 @@ def install(
             "their hashes), instead of reviewing them in Codex's /hooks.",
         ),
     ] = False,
+    no_mcp: Annotated[
+        bool,
+        typer.Option(
+            "--no-mcp",
+            help="Do not register the memory tools (`ovhooks mcp`) with the host "
+            "(user scope only registers them).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Register ovhooks' hooks with Codex or Claude Code (idempotent; other hooks kept).
+    """Register ovhooks' hooks with Codex, Claude Code, Pi or OpenCode (idempotent).
 
-    Merges one entry per hook event into the host's hooks file, keeps a backup
-    (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on.
-    Running it again changes nothing.
+    Codex, Claude Code: merges one entry per hook event into the host's hooks file (other
+    hooks kept), keeps a backup (<file>.ovhooks.bak), writes atomically, and for Codex
+    switches the hooks feature on; with the user scope it also registers the memory tools
+    server (`ovhooks mcp`): Codex's config.toml, or Claude Code's ~/.claude.json plus
+    permission rules. Pi, OpenCode: writes ovhooks' extension / plugin file into the host's
+    folder (a file of that name that is not ovhooks' is kept as the backup). Running it
+    again changes nothing.
     """
     result = do_install(
-        host, scope, os.environ, os.getcwd(), executable=exe, dry_run=dry_run, trust=trust
+        host,
+        scope,
+        os.environ,
+        os.getcwd(),
+        executable=exe,
+        dry_run=dry_run,
+        trust=trust,
+        mcp=not no_mcp,
     )
     Output("install", as_json=as_json).emit(result, render(result, removing=False))
     return 0
@@ -174,7 +223,8 @@ def uninstall(
     dry_run: DryRunOption = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Remove exactly ovhooks' hooks from Codex or Claude Code; nothing else changes.
+    """Remove exactly ovhooks' hooks from Codex, Claude Code, Pi or OpenCode; nothing else
+    changes.
 
     Right after an install, the files come back byte for byte as they were.
     """

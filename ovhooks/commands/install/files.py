@@ -24,8 +24,10 @@ BACKUP_SUFFIX = ".ovhooks.bak"
 
 
 def read_text(path: str) -> str | None:
+    """The file's text as it is on disk (``\r\n`` line ends kept: what uninstall restores
+    must be the same bytes), or None when it does not exist."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", newline="") as fh:
             return fh.read()
     except FileNotFoundError:
         return None

@@ -1,0 +1,80 @@
+"""Doctor's check for the hosts ovhooks reaches through a shim file (Pi, OpenCode): the file
+is in place in some scope, is ovhooks' own, and the command it starts still exists."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ovhooks.commands import hostconfig
+from ovhooks.commands.doctor.result import check
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ovhooks.commands.doctor.result import Check
+
+
+def shim_command(text: str) -> list[str] | None:
+    """The argv written into an installed shim, or None when the file is not ovhooks'."""
+    from ovhooks.commands.install.shim_file import MARKER
+
+    for line in text.splitlines():
+        at = line.find(MARKER)
+        if at < 0 or " = " not in line[:at]:
+            continue
+        literal = line[line.index(" = ") + 3 : at].strip().rstrip(";")
+        try:
+            argv = json.loads(literal)
+        except ValueError:
+            return []
+        return [str(a) for a in argv] if isinstance(argv, list) else []
+    return None
+
+
+def host_dir(host: str, environ: Mapping[str, str]) -> str:
+    if host == "pi":
+        return hostconfig.pi_agent_dir(environ)
+    return hostconfig.opencode_config_dir(environ)
+
+
+def check_shim_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
+    name = f"hooks:{host}"
+    label = hostconfig.HOST_LABELS[host]
+    what = "extension" if host == "pi" else "plugin"
+    scopes: list[dict[str, Any]] = []
+    notes: list[str] = []
+    status, fix = "ok", ""
+    for scope in hostconfig.SCOPES:
+        path = hostconfig.hooks_file(host, scope, environ, cwd)
+        if scope == "project" and path == hostconfig.hooks_file(host, "user", environ, cwd):
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                argv = shim_command(fh.read(1 << 20))
+        except OSError:
+            continue
+        if argv is None:
+            notes.append(f"{scope}: {path} is not ovhooks' {what}")
+            continue
+        scopes.append({"scope": scope, "path": path, "command": argv})
+        exe = argv[0] if argv else ""
+        if not exe or (os.path.isabs(exe) and not os.path.exists(exe)):
+            status, fix = "fail", f"run `ovhooks install {host} --scope {scope}` again"
+            notes.append(f"{scope}: the {what} runs {exe or '(nothing)'}, which does not exist")
+    if not scopes:
+        base = host_dir(host, environ)
+        if not os.path.isdir(base):
+            return check(
+                name, "skip", f"{label} not found ({base} does not exist)", installed=False
+            )
+        summary = f"{what} missing: ovhooks is not installed for {label}"
+        if notes:
+            summary += "; " + "; ".join(notes)
+        return check(name, "fail", summary, f"run `ovhooks install {host}`", installed=False)
+    summary = f"{what} installed ({', '.join(s['scope'] for s in scopes)} scope)"
+    if notes:
+        summary += "; " + "; ".join(notes)
+    return check(name, status, summary, fix, installed=True, scopes=scopes)

@@ -1,0 +1,187 @@
+"""The memory tools' work: arguments checked, the memory verbs run, plain text back.
+
+The verbs are ``commands/memory_ops``'s, the CLI's own, on the backend the hooks use for this
+folder (settings, identity, project peer). Every answer, error or not, passes
+``redact_known_secrets``; a failure becomes an ``isError`` result that says what to do, and
+an unexpected one is logged with its traceback (never shown: a traceback can hold a key).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ovhooks.mcp.protocol import text_result
+from ovhooks.mcp.tools import check_arguments
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.settings.config import Settings
+
+READ_MAX_CHARS = 20_000  # a memory is a few sentences; an archive or resource can be long
+ABSTRACT_CHARS = 240
+LIST_MAX = 100
+
+
+def one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def for_a_model(advice: str) -> str:
+    """The CLI's advice in the tools' terms (a model calls the tools, not the commands)."""
+    for command, tool in (("`ovhooks ls`", "the list tool"), ("`ovhooks search`", "search")):
+        advice = advice.replace(command, tool)
+    return advice
+
+
+def render_hits(query: str, hits: list[dict[str, Any]]) -> str:
+    if not hits:
+        return f"No memory matches {query!r}."
+    lines = [f"{len(hits)} result(s) for {query!r}, best first:"]
+    for n, hit in enumerate(hits, 1):
+        score = f"{hit['score']:.2f}" if hit["score"] is not None else "?"
+        summary = one_line(hit["abstract"], ABSTRACT_CHARS) or "(no summary; read it)"
+        lines.append(f"{n}. [{hit['kind']} {score}] {summary}\n   {hit['uri']}")
+    return "\n".join(lines)
+
+
+def render_entries(target: str, entries: list[dict[str, Any]]) -> str:
+    """The files under ``target`` (a recursive listing's folders say nothing more)."""
+    files = [e for e in entries if not e["is_dir"]]
+    if not files:
+        return f"{target} holds no memories."
+    lines = [f"{len(files)} memory file(s) under {target}:"]
+    for entry in files[:LIST_MAX]:
+        summary = one_line(entry["abstract"], 120)
+        lines.append(f"- {entry['uri']}" + (f" — {summary}" if summary else ""))
+    if len(files) > LIST_MAX:
+        lines.append(f"[{len(files) - LIST_MAX} more; search, or list a narrower folder]")
+    return "\n".join(lines)
+
+
+def render_content(uri: str, content: str) -> str:
+    """The text as stored, without the trailing newline some stores keep and some drop."""
+    content = content.rstrip()
+    if not content:
+        return f"{uri} is empty."
+    if len(content) > READ_MAX_CHARS:
+        cut = len(content) - READ_MAX_CHARS
+        return content[:READ_MAX_CHARS] + f"\n[… {cut} more characters not shown]"
+    return content
+
+
+class MemoryTools:
+    """The five tools for one server process: settings and backend made on first use."""
+
+    def __init__(self, environ: Mapping[str, str], cwd: str) -> None:
+        self.environ = environ
+        self.cwd = cwd
+        self._settings: Settings | None = None
+        self._backend: Backend | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            from ovhooks.settings.config import load_settings
+
+            self._settings = load_settings(self.environ)
+        return self._settings
+
+    @property
+    def backend(self) -> Backend:
+        if self._backend is None:
+            from ovhooks.commands.memory_ops import memory_backend
+
+            self._backend = memory_backend(self.settings, self.cwd)
+        return self._backend
+
+    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """One ``tools/call``: a ``CallToolResult``, whatever happens."""
+        from ovhooks.redact import redact_known_secrets
+
+        checked, problems = check_arguments(name, arguments)
+        if problems:
+            text = f"{name}: invalid arguments: " + "; ".join(problems) + "."
+            return text_result(redact_known_secrets(text), is_error=True)
+        try:
+            text = getattr(self, f"_{name}")(**checked)
+        except Exception as exc:
+            return text_result(redact_known_secrets(self._failure(name, exc)), is_error=True)
+        return text_result(redact_known_secrets(text))
+
+    # --- the tools ----------------------------------------------------------------------
+    def _search(self, query: str, limit: int) -> str:
+        from ovhooks.commands import memory_ops
+
+        hits = memory_ops.search(self.backend, query, limit=limit, settings=self.settings)
+        return render_hits(query, hits)
+
+    def _read(self, uri: str) -> str:
+        from ovhooks.commands import memory_ops
+
+        return render_content(uri, memory_ops.read(self.backend, uri, "full"))
+
+    def _list(self, uri: str = "") -> str:
+        from ovhooks.commands import memory_ops
+
+        target, entries = memory_ops.ls(self.settings, self.backend, uri, recursive=True)
+        return render_entries(target, entries)
+
+    def _remember(self, text: str, kind: str = "preferences") -> str:
+        from ovhooks.commands import memory_ops
+
+        done = memory_ops.remember(self.settings, self.backend, text, kind=kind)
+        note = " Secrets in the text were redacted before storing." if done["scrubbed"] else ""
+        return f"Remembered ({kind}): {done['uri']}.{note}"
+
+    def _forget(self, uri: str) -> str:
+        from ovhooks.commands import memory_ops
+
+        return f"Forgot {memory_ops.forget_uri(self.backend, uri)}."
+
+    # --- failures -----------------------------------------------------------------------
+    def _failure(self, name: str, exc: Exception) -> str:
+        from ovhooks.backend.errors import BackendError
+        from ovhooks.commands.errors import CommandError, backend_failure
+
+        if isinstance(exc, BackendError):
+            failure = backend_failure(exc, url=self._url())
+            if self._url() == "" and failure.slug.startswith("server_"):  # worded for a server
+                failure = CommandError(
+                    f"the local memory store failed: {exc.message}",
+                    fix="`ovhooks doctor` checks the local store's folder (OVHOOKS_DATA_DIR)",
+                )
+            exc = failure
+        if isinstance(exc, CommandError):
+            fix = f" Fix: {for_a_model(exc.fix).rstrip('.')}." if exc.fix else ""
+            return f"{name} failed: {exc.message.rstrip('.')}.{fix}"
+        return f"{name} failed: unexpected {type(exc).__name__} in ovhooks; {self._logged(name)}"
+
+    def _url(self) -> str:
+        """The server's URL, or "" for the local store (which has none to name)."""
+        try:
+            settings = self.settings
+            return str(settings.url or "") if settings.backend == "openviking" else ""
+        except Exception:
+            return ""
+
+    def _logged(self, name: str) -> str:
+        import traceback
+
+        try:
+            from ovhooks.log import Log
+
+            log = Log(self.settings.state_dir, "error", component="mcp")
+            log.error("mcp_tool_crashed", tool=name, trace=traceback.format_exc(limit=20))
+            return f"details are in {log.path}"
+        except Exception:
+            return "the log is unavailable"
+
+
+def server_cwd(environ: Mapping[str, str]) -> str:
+    """The project folder: Claude Code names it; Codex starts the server in it."""
+    return environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
