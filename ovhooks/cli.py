@@ -19,11 +19,11 @@ from ovhooks.commands import (
     memory,
     sessions,
     status,
+    ui,
 )
 from ovhooks.commands.doctor import command as doctor
 from ovhooks.commands.install import command as install
 from ovhooks.hosts.base import EVENT_NAMES
-from ovhooks.ui import command as ui
 
 app = typer.Typer(
     name="ovhooks",

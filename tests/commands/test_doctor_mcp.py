@@ -74,3 +74,13 @@ def test_doctor_lists_the_checks(env: dict[str, str]) -> None:
     result = run_cli("doctor", "--json")
     names = {c["name"]: c["status"] for c in json.loads(result.stdout)["checks"]}
     assert names["mcp:codex"] in ("ok", "warn") and names["mcp:claude"] == "skip"
+
+
+@pytest.mark.parametrize("host", ["pi", "opencode"])
+def test_hosts_without_the_tools_get_no_server_check(env: dict[str, str], host: str) -> None:
+    """A Claude registration must not be read as Pi's or OpenCode's (they have no MCP entry)."""
+    assert run_cli("install", "claude", "--exe", OVHOOKS).exit_code == 0
+    assert check_mcp(host, env)["status"] == "skip"
+    result = run_cli("doctor", "--json")
+    names = [c["name"] for c in json.loads(result.stdout)["checks"]]
+    assert "mcp:claude" in names and f"mcp:{host}" not in names

@@ -57,9 +57,6 @@ def _scripted_run(tmp: Path) -> list[tuple[str, int, str]]:
         **PLAIN,
         "CODEX_HOME": str(codex),
         "CLAUDE_CONFIG_DIR": str(claude),
-        "GEMINI_CLI_HOME": str(tmp / "gemini"),
-        "PI_CODING_AGENT_DIR": str(tmp / "pi-agent"),
-        "XDG_CONFIG_HOME": str(tmp / "xdg-config"),
         "OVHOOKS_BACKEND": "local",
         "OVHOOKS_STATE_DIR": str(tmp / "state"),
         "OVHOOKS_DATA_DIR": str(tmp / "data"),
@@ -94,7 +91,9 @@ def _normalized(text: str, tmp: Path) -> str:
 
     path_peer = resolve(str(tmp / "project")).legacy_peer  # derived from the temporary path
     text = text.replace(path_peer, "<PATH-PEER>") if path_peer else text
-    return text.replace(str(tmp), "<TMP>").replace(os.path.realpath(tmp), "<TMP>")
+    text = text.replace(str(tmp), "<TMP>").replace(os.path.realpath(tmp), "<TMP>")
+    home = os.environ.get("HOME", "")  # the hosts found (or not) under the test's own HOME
+    return text.replace(home, "<HOME>") if len(home) > 1 else text
 
 
 def surface(tmp: Path) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -93,3 +94,32 @@ def test_status_lists_every_host_installed_and_active(env: dict[str, str], tmp_p
     assert rows["codex"]["sessions"] == 0 and rows["codex"]["last_capture_at"] is None
     text = run_cli("status", "--offline").output
     assert "Pi (user; 2 sessions, last capture" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("host", "other"),
+    [
+        ("pi", "extensions/openviking/index.ts"),
+        ("pi", "settings.json"),
+        ("opencode", "plugins/openviking.js"),
+        ("opencode", "opencode.json"),
+    ],
+)
+def test_doctor_warns_when_openvikings_own_integration_is_there_too(
+    host: str, other: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    run_cli("install", host, "--exe", _exe(tmp_path))
+    cwd = str(tmp_path / "project")
+    assert check_shim_host(host, env, cwd)["status"] == "ok"
+    base = (
+        Path(env["PI_CODING_AGENT_DIR"])
+        if host == "pi"
+        else Path(env["XDG_CONFIG_HOME"], "opencode")
+    )
+    target = base / other
+    target.parent.mkdir(parents=True, exist_ok=True)
+    key = "packages" if host == "pi" else "plugin"
+    target.write_text(json.dumps({key: ["@openviking/opencode-plugin", "../openviking"]}))
+    warned = check_shim_host(host, env, cwd)
+    assert warned["status"] == "warn" and "twice" in warned["summary"], warned
+    assert str(target) in warned["fix"] or str(target.parent) in warned["fix"]

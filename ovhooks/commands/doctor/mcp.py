@@ -140,7 +140,11 @@ def _missing_rules(environ: Mapping[str, str]) -> list[str]:
 
 
 def check_mcp(host: str, environ: Mapping[str, str]) -> Check:
+    from ovhooks.commands.install.mcp_config import MCP_HOSTS
+
     name = f"mcp:{host}"
+    if host not in MCP_HOSTS:
+        return check(name, "skip", f"ovhooks registers no memory tools server with {host}")
     label = "Codex" if host == "codex" else "Claude Code"
     argv, path = registered_argv(host, environ)
     if argv is None:

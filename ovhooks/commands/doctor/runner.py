@@ -68,9 +68,9 @@ def _host_checks(hosts: tuple[str, ...], environ: Mapping[str, str], cwd: str) -
     none_at_all = hooks.no_host_at_all(checks)
     if none_at_all is not None:
         checks.append(none_at_all)
-    # only the hosts install registers the memory tools with (install/command.py MCP_HOSTS):
-    # for the others check_mcp would report Claude Code's registration under their name
-    checks.extend(mcp.check_mcp(host, environ) for host in hosts if host in ("codex", "claude"))
+    from ovhooks.commands.install.mcp_config import MCP_HOSTS
+
+    checks.extend(mcp.check_mcp(host, environ) for host in hosts if host in MCP_HOSTS)
     if "codex" in hosts:
         checks.append(codex.check_codex_native_memories(environ))
     return checks

@@ -40,6 +40,38 @@ def host_dir(host: str, environ: Mapping[str, str]) -> str:
     return hostconfig.opencode_config_dir(environ)
 
 
+def openviking_integration(host: str, environ: Mapping[str, str]) -> str:
+    """Where OpenViking's own Pi extension or OpenCode plugin is installed, or ``""``.
+
+    Both would write every turn into the same OpenViking session (``pi-<id>``, ``oc-<id>``)
+    as ovhooks does: the memory would get each turn twice. Its installer puts the Pi
+    extension in ``extensions/openviking`` (and ``packages`` in ``settings.json``), the
+    OpenCode plugin in ``plugins/openviking[.js]`` or the ``plugin`` list of its config.
+    """
+    base = host_dir(host, environ)
+    if host == "pi":
+        places = [os.path.join(base, "extensions", "openviking")]
+        configs = [os.path.join(base, "settings.json")]
+    else:
+        places = [
+            os.path.join(base, "plugins", "openviking"),
+            os.path.join(base, "plugins", "openviking.js"),
+        ]
+        configs = [os.path.join(base, "opencode.json"), os.path.join(base, "opencode.jsonc")]
+    for place in places:
+        if os.path.exists(place):
+            return place
+    for config in configs:
+        try:
+            with open(config, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(1 << 20)
+        except OSError:
+            continue
+        if "openviking" in text.lower():
+            return config
+    return ""
+
+
 def check_shim_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
     name = f"hooks:{host}"
     label = hostconfig.HOST_LABELS[host]
@@ -75,6 +107,15 @@ def check_shim_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
             summary += "; " + "; ".join(notes)
         return check(name, "fail", summary, f"run `ovhooks install {host}`", installed=False)
     summary = f"{what} installed ({', '.join(s['scope'] for s in scopes)} scope)"
+    other = openviking_integration(host, environ)
+    if other and status == "ok":
+        status = "warn"
+        fix = (
+            f"keep one: remove OpenViking's {label} {what} ({other}) or `ovhooks uninstall {host}`"
+        )
+        notes.append(
+            f"OpenViking's own {label} {what} is installed too: each turn would be stored twice"
+        )
     if notes:
         summary += "; " + "; ".join(notes)
     return check(name, status, summary, fix, installed=True, scopes=scopes)

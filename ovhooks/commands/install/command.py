@@ -10,6 +10,7 @@ import typer
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.errors import CommandError, ExitCode
+from ovhooks.commands.install import mcp_config
 from ovhooks.commands.output import JsonFlag, Output, boundary
 
 TYPE_CHECKING = False
@@ -60,7 +61,7 @@ def _host_module(host: str, scope: str) -> ModuleType:
     return modules[host]
 
 
-MCP_HOSTS = ("codex", "claude")
+MCP_HOSTS = mcp_config.MCP_HOSTS
 
 
 def do_install(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 SERVER = "ovhooks"
+MCP_HOSTS = ("codex", "claude")  # the hosts install registers ``ovhooks mcp`` with
 MARKER = "# ovhooks memory tools (ovhooks install; ovhooks uninstall removes this block)"
 WRITE_TOOLS = ("remember", "forget")
 # Settings the memory tools read from the environment (connection, identity, where the
