@@ -53,6 +53,14 @@ class Backend(Protocol):
         """``{latest_archive_overview, messages, estimatedTokens, stats}``."""
         ...
 
+    def newest_mark(self, session_id: str, prefix: str) -> str | None:
+        """The ``turn_id`` starting with ``prefix`` of the session's newest message that has
+        one, live or archived (a commit does not erase it); None when no message has one.
+
+        Raises a ``BackendError`` with ``not_found`` for a session the store does not have.
+        """
+        ...
+
     # --- retrieval ------------------------------------------------------------------------
     def search_context(
         self,

@@ -20,6 +20,10 @@ from ovhooks import __version__
 from ovhooks.backend.errors import BackendError
 from ovhooks.backend.http import Request, transport_for
 
+# How many archives, newest first, ``newest_mark`` reads when the live messages hold no mark.
+# Only commits made while a batch's answer was unknown can stand between it and the live tail.
+MARK_ARCHIVES_SCANNED = 16
+
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
@@ -194,6 +198,28 @@ class OpenVikingBackend:
         result = self._call("GET", path, query={"token_budget": token_budget}, what="context")
         return _as_dict(result, "session context")
 
+    def newest_mark(self, session_id: str, prefix: str) -> str | None:
+        """Search the live messages (with those of archives still being processed, which the
+        context includes), then the archives newest first: a commit moves messages into
+        ``history/archive_NNN/messages.jsonl`` with their ``turn_id``."""
+        context = self.session_context(session_id, 1_000_000)
+        found = _newest_marked(context.get("messages"), prefix)
+        stats = context.get("stats")
+        total = stats.get("totalArchives") if isinstance(stats, dict) else 0
+        archives = number = total if isinstance(total, int) else 0
+        # the caller's own root (``~``): the canonical form of a session URI in 0.5.2
+        history = f"viking://~/sessions/{session_id}/history"
+        while found is None and number > 0 and archives - number < MARK_ARCHIVES_SCANNED:
+            try:
+                text = self.read(f"{history}/archive_{number:03d}/messages.jsonl")
+            except BackendError as exc:
+                if not exc.not_found:
+                    raise
+                text = ""  # an archive whose first phase failed holds no messages
+            found = _newest_marked(_jsonl(text), prefix)
+            number -= 1
+        return found
+
     # --- retrieval --------------------------------------------------------------------------
     def search_context(
         self,
@@ -286,6 +312,24 @@ class OpenVikingBackend:
     def ready(self) -> JSON:
         """``GET /ready``: per-subsystem readiness (``{status, checks: {name: state}}``)."""
         return _as_dict(self._call("GET", "/ready", what="ready", enveloped=False), "ready")
+
+
+def _newest_marked(messages: object, prefix: str) -> str | None:
+    for message in reversed(messages if isinstance(messages, list) else []):
+        mark = message.get("turn_id") if isinstance(message, dict) else None
+        if isinstance(mark, str) and mark.startswith(prefix):
+            return mark
+    return None
+
+
+def _jsonl(text: str) -> list[Any]:
+    out: list[Any] = []
+    for line in text.splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
 
 
 def _as_dict(result: object, what: str) -> JSON:

@@ -44,12 +44,20 @@ MAX_BATCH = 100
 
 
 class InflightError(Exception):
-    """A batch may still land on the server: nothing more is sent for the session yet."""
+    """A batch may still land on the server: nothing more is sent for the session yet.
+
+    ``retry_in``: the seconds until the batch is decided without news from the server (its
+    processing window ends), or None when the server could not be asked.
+    """
 
     retryable = True
     kind = "inflight"
     status = None
     not_found = False
+
+    def __init__(self, message: str, *, retry_in: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_in = retry_in
 
 
 class DrainResult:

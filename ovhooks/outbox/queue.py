@@ -12,10 +12,11 @@ The queue is a list inside the session document (``session/layout.py``), drained
 
 Sending a batch is a three-step protocol on the document: mark it in flight (with the time),
 send, record the answer. A batch left in flight by a crash or a client timeout is resent only
-when the first attempt has certainly failed: the server answered with an error, or the
-session's newest messages are not the batch and the server's processing window has passed
-(the local store applies a batch in one SQL transaction before answering, so its answer is
-final at once). Until then the drain stops there: one write in flight per session.
+when the first attempt has certainly failed: the marks the session's messages carry (live
+or archived, so a commit cannot hide them) say the batch is not there, and either the
+server answered with an error or its processing window has passed (the local store
+applies a batch in one SQL transaction before answering, so its answer is final at once).
+Until then the drain stops there: one write in flight per session.
 
 A request the server answers as malformed (400/413/422) will never pass: the batch is split
 and sent one message at a time, and the message refused alone is set aside under
@@ -48,8 +49,11 @@ if TYPE_CHECKING:
     from ovhooks.session.store import StateStore
 
 # How long a request the client gave up on may still be applied by the server. Past it, a
-# batch the server does not show was not taken and is sent again.
-DEFAULT_INFLIGHT_WINDOW_S = 120.0
+# batch the server does not show was not taken and is sent again. OpenViking applies a batch
+# in ~15 ms; a request still unanswered after 30 s is one a gateway has given up on (504).
+# Whatever a later commit did, the marks each message carries (``outbox.send.marked``) say
+# whether the batch landed, so only a batch the server does not hold waits for this window.
+DEFAULT_INFLIGHT_WINDOW_S = 30.0
 
 
 def batches(messages: list[dict[str, Any]], size: int = MAX_BATCH) -> list[list[dict[str, Any]]]:

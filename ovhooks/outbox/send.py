@@ -1,11 +1,13 @@
 """Sending one queued capture exactly once: the batch protocol on the session document.
 
 Each batch is marked in flight (with the time) before it is sent and recorded as taken when
-the server answers, in the queue entry itself. A batch found in flight is settled first:
-taken (the session's newest messages are that batch), certainly not taken (the server
-answered with an error, or its processing window has passed), or not yet known, which stops
-the drain (``InflightError``). A batch the server refuses as malformed is split and sent a
-message at a time; the message refused alone is set aside under ``outbox/dead/``.
+the server answers, in the queue entry itself; each message carries a mark of its own in
+``turn_id``, which the server keeps live and archived. A batch found in flight is settled
+first: taken (the newest mark the session holds is one of the batch's), certainly not taken
+(another mark or none, and the server answered with an error or its processing window has
+passed), or not yet known, which stops the drain (``InflightError``). A batch the server
+refuses as malformed is split and sent a message at a time; the message refused alone is set
+aside under ``outbox/dead/``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from ovhooks.backend.errors import BackendError
 from ovhooks.fsutil import ensure_dir, write_json_atomic
 from ovhooks.outbox.box import MAX_BATCH, InflightError
 from ovhooks.session import layout
+
+# What starts the ``turn_id`` of every message ovhooks sends (see ``marked``).
+MARK_PREFIX = "ovh1:"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,8 +52,10 @@ def send_append(box: Box, entry: QueueEntry, backend: Backend, result: DrainResu
     split_until = int(entry.get("split_until") or 0)
     while sent < len(messages):
         size = 1 if sent < split_until else MAX_BATCH
-        batch = messages[sent : sent + size]
-        box.patch(seq, inflight={"start": sent, "count": len(batch), "at": box.clock()})
+        batch = marked(blob, sent, messages[sent : sent + size])
+        box.patch(
+            seq, inflight={"start": sent, "count": len(batch), "at": box.clock(), "marked": True}
+        )
         try:
             answer = backend.append_messages(session, batch)
         except BackendError as exc:
@@ -86,12 +93,27 @@ def _accepted(
     box.update_entry(seq, accepted)
 
 
+def marked(blob: str, start: int, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``batch`` (messages ``start``... of the capture kept in ``blob``), each carrying its
+    mark in ``turn_id``: a field OpenViking keeps with the message, live and archived, and the
+    local store in the message's metadata. The capture sets no ``turn_id`` of its own."""
+    return [{**m, "turn_id": mark_of(blob, start + i)} for i, m in enumerate(batch)]
+
+
+def mark_of(blob: str, index: int) -> str:
+    """The mark of message ``index`` of ``blob``: blob names are never reused."""
+    return f"{MARK_PREFIX}{blob.removesuffix('.json')}:{index}"
+
+
 def _after_failure(box: Box, seq: int, exc: BackendError) -> None:
     """Record what a failed request means for the batch in flight."""
-    if exc.kind == "unreachable":
-        # never reached the server (refused, DNS): certainly not taken
+    if exc.kind == "unreachable" or exc.code == "BUSY":
+        # never reached the server (refused, DNS), or a local store that was busy and
+        # rolled the transaction back: certainly not taken
         box.patch(seq, inflight=None)
-    elif exc.kind == "http":
+    elif exc.kind == "http" and exc.status != 504:
+        # (a gateway's 504 says only that the proxy stopped waiting: the server may still
+        # apply the batch, as after a client timeout)
         # the server answered: its processing of the request is over
         def answered(e: QueueEntry, _d: State) -> None:
             inflight = e.get("inflight")
@@ -117,28 +139,56 @@ def _settle(
     seq = int(entry["seq"])
     start = int(inflight.get("start") or 0)
     count = int(inflight.get("count") or 0)
-    batch = messages[start : start + count]
-    applied = already_applied(backend, str(entry["session"]), batch)
-    if applied:
+    if inflight.get("marked"):
+        done = applied_through(backend, str(entry["session"]), str(entry.get("blob")))
+    else:  # sent by an ovhooks that did not mark its messages: the live tail is all we have
+        tail = already_applied(backend, str(entry["session"]), messages[start : start + count])
+        done = None if tail is None else start + count if tail else 0
+    if done is not None and done > start:
         if box.log:
             box.log.info("outbox_inflight_was_applied", session=box.key, start=start)
+        done = min(done, start + count)
 
         def taken(e: QueueEntry, doc: State) -> None:
-            e["sent"] = start + count
+            e["sent"] = done
             e["inflight"] = None
-            doc["messages_sent"] = int(doc.get("messages_sent") or 0) + count
+            doc["messages_sent"] = int(doc.get("messages_sent") or 0) + done - start
 
         box.update_entry(seq, taken)
-        return start + count
+        return done
     final = bool(inflight.get("answered")) or backend.name == "local"
     waited = box.clock() - float(inflight.get("at") or 0)
-    if applied is None or (not final and waited < box.window_s):
+    if done is None or (not final and waited < box.window_s):
         raise InflightError(
             f"a batch sent {waited:.0f} s ago may still be applied by the server; "
-            "it is checked again before anything else is sent"
+            "it is checked again before anything else is sent",
+            retry_in=max(0.0, box.window_s - waited) if done is not None else None,
         )
     box.patch(seq, inflight=None)
     return start
+
+
+def applied_through(backend: Backend, session: str, blob: str) -> int | None:
+    """How many messages of the capture in ``blob`` the server holds, by the marks it keeps;
+    None when the server cannot say.
+
+    One write is in flight per session at a time, so the newest marked message the session
+    holds (live or archived) says it all: a mark of this capture tells how far it went (the
+    batch is applied whole, or message by message on a server without the batch route); any
+    other mark, or none, says nothing of the batch in flight was applied.
+    """
+    try:
+        newest = backend.newest_mark(session, MARK_PREFIX)
+    except BackendError as exc:
+        return 0 if exc.not_found else None  # no session yet: nothing of it was applied
+    except Exception:
+        return None
+    if newest is not None and not isinstance(newest, str):
+        return None  # an answer of the wrong shape says nothing
+    stem, _, index = (newest or "").rpartition(":")
+    if stem != mark_of(blob, 0).rpartition(":")[0] or not index.isdigit():
+        return 0
+    return int(index) + 1
 
 
 def _set_aside(

@@ -140,7 +140,7 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     ),
     "worker_lock_wait_s": (("OVHOOKS_WORKER_LOCK_WAIT_S",), _parse_nonneg_float, 120.0),
     # how long a write the client gave up on may still land on the server (never resent before)
-    "inflight_window_s": (("OVHOOKS_INFLIGHT_WINDOW_S",), _parse_nonneg_float, 120.0),
+    "inflight_window_s": (("OVHOOKS_INFLIGHT_WINDOW_S",), _parse_nonneg_float, 30.0),
     # recall
     "recall": (("OVHOOKS_RECALL",), _parse_bool, True),
     "recall_deadline_s": (("OVHOOKS_RECALL_DEADLINE_S",), _parse_nonneg_float, 1.5),

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 # Failures closer together than this belong to one outage: the user is told once about it.
 OUTAGE_GAP_S = 300.0
+# How long a worker keeps trying a local store another process holds busy.
+LOCAL_BUSY_WAIT_S = 60.0
 
 
 class SessionWorker:
@@ -50,12 +52,16 @@ class SessionWorker:
         *,
         log: Log,
         clock: Callable[[], float] = time.time,
+        inflight_wait_s: float = 0.0,
     ) -> None:
         self.settings = settings
         self.backend_for = backend_for
         self.log = log
         self.clock = clock
         self.store = store
+        # A background worker waits out a batch whose answer was lost (at most this long)
+        # and drains again, so the turns behind it reach the server without a later hook.
+        self.inflight_wait_s = inflight_wait_s
 
     def run(self, job: Job) -> dict[str, Any]:
         """Run one job under the session's worker lock; returns a summary for logs/tests."""
@@ -157,6 +163,17 @@ class SessionWorker:
         backend = self.backend_for(str(state.get("peer") or ""))
         gone: list[bool] = []
         result = outbox.drain(backend, on_commit_not_found=lambda _e: gone.append(True))
+        waited = 0.0
+        while not gone:
+            pause = self._pause_before_retry(result, waited)
+            if pause is None:
+                break
+            self.log.info("drain_retries", session=key, seconds=round(pause, 2))
+            time.sleep(pause)
+            waited += pause
+            summary["sent"] += result.messages_sent
+            summary["commits"] += len(result.commits)
+            result = outbox.drain(backend, on_commit_not_found=lambda _e: gone.append(True))
         summary["sent"] += result.messages_sent
         summary["commits"] += len(result.commits)
         if result.dead:
@@ -166,6 +183,27 @@ class SessionWorker:
             self.store.delete(key)
             return None
         return self._record_drain(key, result, summary)
+
+    def _pause_before_retry(self, result: DrainResult, waited: float) -> float | None:
+        """How long to wait before draining again, or None to stop here.
+
+        A local store busy with another writer (a commit, ``remember``, another session's
+        worker) past SQLite's busy timeout rolled back and will take the batch in a moment:
+        under load that took more than 5 s, and a worker that gave up left the turns queued
+        until some later hook (turns missing when a run ended). A batch whose answer was
+        lost (or timed out here: one look at once tells how long is left) is waited out by a
+        background worker (``inflight_wait_s``), so the turns behind it go without a hook.
+        """
+        error = result.error
+        if isinstance(error, BackendError) and error.code == "BUSY":
+            pause = min(0.25 + waited / 2, 2.0)
+            return pause if waited + pause <= LOCAL_BUSY_WAIT_S else None
+        if isinstance(error, BackendError) and error.kind == "timeout":
+            return 0.01 if self.inflight_wait_s and not waited else None
+        if isinstance(error, InflightError) and error.retry_in is not None:
+            pause = error.retry_in + 0.05
+            return pause if waited + pause <= self.inflight_wait_s else None
+        return None
 
     def _record_drain(self, key: str, result: DrainResult, summary: dict[str, Any]) -> int | None:
         """Keep what a drain means for the session: its error and outage, commit outcomes,
@@ -264,7 +302,13 @@ def run_jobs(
     ``dryrun.record.plan_jobs`` instead)."""
     backend_for = backends_for(settings)
     worker = SessionWorker(
-        settings, backend_for, StateStore(settings.state_dir, log=log), log=log, clock=clock
+        settings,
+        backend_for,
+        StateStore(settings.state_dir, log=log),
+        log=log,
+        clock=clock,
+        # inline runs (tests, debugging) do not wait
+        inflight_wait_s=settings.inflight_window_s if settings.detach else 0.0,
     )
     busy = {str(j["key"]) for j in jobs}
     jobs = [*jobs, *_background_sweep(settings, worker.store, busy, clock())]

@@ -96,6 +96,24 @@ def test_commit_archives_then_skips_when_nothing_is_pending(local_backend: Local
     assert info["last_commit_at"]
 
 
+def test_newest_mark_survives_commits(local_backend: LocalBackend) -> None:
+    """A message's ``turn_id`` is kept in its metadata, live and archived alike."""
+    with pytest.raises(BackendError) as err:
+        local_backend.newest_mark("s1", "ovh1:")
+    assert err.value.not_found
+    local_backend.append_messages("s1", [user("no mark here")])
+    assert local_backend.newest_mark("s1", "ovh1:") is None
+    marked = [{**user(f"turn {i}"), "turn_id": f"ovh1:a:{i}"} for i in range(3)]
+    local_backend.append_messages("s1", [*marked, {**user("x"), "turn_id": "other:1"}])
+    assert local_backend.newest_mark("s1", "ovh1:") == "ovh1:a:2"
+    local_backend.commit("s1", keep_recent_count=1)
+    local_backend.append_messages("s1", [user("after the commit, unmarked")])
+    local_backend.commit("s1")
+    assert local_backend.newest_mark("s1", "ovh1:") == "ovh1:a:2"
+    local_backend.append_messages("s1", [{**user("later"), "turn_id": "ovh1:b:0"}])
+    assert local_backend.newest_mark("s1", "ovh1:") == "ovh1:b:0"
+
+
 def test_commit_keep_recent_count_leaves_the_tail_live(local_backend: LocalBackend) -> None:
     local_backend.append_messages("s1", [user(f"turn number {i}") for i in range(5)])
     local_backend.commit("s1", keep_recent_count=2)

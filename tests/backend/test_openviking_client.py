@@ -172,3 +172,32 @@ def test_batch_falls_back_to_single_messages_on_old_servers() -> None:
     )
     assert result["pending_tokens"] == 5
     assert [u.rsplit("/", 1)[1] for u in calls] == ["batch", "messages", "messages"]
+
+
+def test_newest_mark_is_found_live_then_in_the_archives(fake_ov: FakeOpenViking) -> None:
+    """The evidence a batch landed survives commits: live first, then newest archive first."""
+    backend = OpenVikingBackend(_settings(OPENVIKING_URL=fake_ov.url))
+
+    def send(*marks: str) -> None:
+        backend.append_messages(
+            "cx-m",
+            [
+                {"role": "user", "content": f"text {m}", **({"turn_id": m} if m else {})}
+                for m in marks
+            ],
+        )
+
+    with pytest.raises(BackendError) as err:
+        backend.newest_mark("cx-m", "ovh1:")
+    assert err.value.not_found
+    send("", "")  # messages without marks (another client, an older ovhooks)
+    assert backend.newest_mark("cx-m", "ovh1:") is None
+    send("ovh1:a:0", "ovh1:a:1", "other:z")
+    assert backend.newest_mark("cx-m", "ovh1:") == "ovh1:a:1"
+    backend.commit("cx-m")
+    send("")  # an unmarked message after the commit
+    backend.commit("cx-m")
+    backend.commit("cx-m")  # nothing new: skipped, no archive
+    assert backend.newest_mark("cx-m", "ovh1:") == "ovh1:a:1"  # read from archive_001
+    send("ovh1:b:0")
+    assert backend.newest_mark("cx-m", "ovh1:") == "ovh1:b:0"

@@ -11,6 +11,7 @@ upstream docs, the test says so.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -615,3 +616,37 @@ def test_trusted_mode_needs_the_root_key_and_both_tenant_headers(
                 f"system/status with {sorted(key_header)[0]}",
             )
             assert status["user"] == user, "trusted mode takes the identity from the headers"
+
+
+def test_turn_id_is_kept_with_each_message_live_and_archived(
+    client: httpx.Client, ov_session_id: str
+):
+    """ovhooks marks every message it sends in ``turn_id`` and, after a crash mid-send, reads
+    the marks back to decide whether the batch landed: in the live context (which also holds
+    archives still being processed) and, once a commit archived them, in the archive's
+    ``messages.jsonl`` under the caller's own root (``viking://session/...`` is refused)."""
+    marked = [dict(text_message("user", f"marked {i}"), turn_id=f"ovh1:b:{i}") for i in range(2)]
+    add_batch(client, ov_session_id, marked)
+    context = ok_result(
+        client.get(f"/api/v1/sessions/{ov_session_id}/context", params={"token_budget": 10**6}),
+        "GET context",
+    )
+    assert [m.get("turn_id") for m in context["messages"]] == ["ovh1:b:0", "ovh1:b:1"]
+    commit = ok_result(client.post(f"/api/v1/sessions/{ov_session_id}/commit", json={}), "commit")
+    assert ov_server.wait_for_task(client, commit["task_id"])["status"] == "completed"
+    context = ok_result(
+        client.get(f"/api/v1/sessions/{ov_session_id}/context", params={"token_budget": 10**6}),
+        "GET context after the commit",
+    )
+    assert context["messages"] == [] and context["stats"]["totalArchives"] == 1
+    history = f"viking://~/sessions/{ov_session_id}/history"
+    text = ok_result(
+        client.get("/api/v1/content/read", params={"uri": f"{history}/archive_001/messages.jsonl"}),
+        "read archive messages",
+    )
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert [m.get("turn_id") for m in lines] == ["ovh1:b:0", "ovh1:b:1"]
+    missing = client.get(
+        "/api/v1/content/read", params={"uri": f"{history}/archive_002/messages.jsonl"}
+    )
+    assert missing.status_code == 404

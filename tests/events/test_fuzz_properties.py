@@ -20,7 +20,15 @@ from hypothesis import strategies as st
 from ovhooks.hosts.gemini import GEMINI_EVENTS
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.gemini_replies import recorded_payloads
-from tests.support.hooks import HOOKS, REPO, assert_host_valid, crash_lines, hook_env, run_inline
+from tests.support.hooks import (
+    HOOKS,
+    REPO,
+    assert_host_valid,
+    crash_lines,
+    hook_env,
+    moved_here,
+    run_inline,
+)
 
 SAMPLES = REPO / "tests" / "fixtures" / "host-samples"
 BUDGET = settings(
@@ -47,19 +55,6 @@ def _payloads() -> list[tuple[str, str, dict[str, Any]]]:
 
 
 PAYLOADS = _payloads()
-
-
-def _moved_here(payload: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
-    """The payload with the recording machine's paths (its transcripts, project folders and
-    added directories, all under /tmp) moved into this test's temp dir: the hooks read there
-    (project files, transcripts), and a test reads nothing outside the repository and its own
-    temp dir, whatever a machine holds under /tmp."""
-    return {
-        key: f"{tmp_path}{value[len('/tmp') :]}"
-        if isinstance(value, str) and value.startswith("/tmp/")
-        else value
-        for key, value in payload.items()
-    }
 
 
 # All ten events for both hosts: where a host has no sample of an event (Codex has no
@@ -100,7 +95,7 @@ def _mutate(payload: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
 def test_mutated_payloads_of_every_event_and_host(data: st.DataObject, tmp_path: Path) -> None:
     env = hook_env(None, OVHOOKS_DETACH="0", OVHOOKS_RECALL_MIN_PROMPT_CHARS="1")
     host, event, payload = data.draw(st.sampled_from(PAYLOADS))
-    mutated = _mutate(_moved_here(payload, tmp_path), data)
+    mutated = _mutate(moved_here(payload, tmp_path), data)
     raw = json.dumps(mutated).encode()  # lone surrogates travel as JSON escapes, as on stdin
     reply, _err = run_inline(HOOKS[event], raw, env, host=host)
     assert_host_valid(host, event, reply)
@@ -138,7 +133,7 @@ def test_odd_transcript_paths_for_every_event(
     host: str, event: str, tmp_path: Path, fake_ov: FakeOpenViking
 ) -> None:
     env = hook_env(fake_ov.url, OVHOOKS_DETACH="0", OVHOOKS_RECALL_MIN_PROMPT_CHARS="1")
-    base = _moved_here(
+    base = moved_here(
         next(
             (p for h, e, p in PAYLOADS if h == host and e == event),
             next(p for _h, e, p in PAYLOADS if e == event),

@@ -22,7 +22,14 @@ from ovhooks.hosts.base import EVENT_NAMES, Event
 from ovhooks.hosts.opencode import adapt as adapt_opencode
 from ovhooks.hosts.pi import adapt as adapt_pi
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import assert_host_valid, crash_lines, hook_env, run_inline, run_process
+from tests.support.hooks import (
+    assert_host_valid,
+    crash_lines,
+    hook_env,
+    moved_here,
+    run_inline,
+    run_process,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 HOSTS = ("pi", "opencode")
@@ -112,7 +119,7 @@ odd = st.one_of(
 def test_mutated_shim_payloads(data: st.DataObject, tmp_path: Path) -> None:
     env = hook_env(None, OVHOOKS_DETACH="0", OVHOOKS_RECALL_MIN_PROMPT_CHARS="1")
     host, hook, payload = data.draw(st.sampled_from(PAYLOADS))
-    mutated = dict(payload)
+    mutated = moved_here(payload, tmp_path)
     for key in data.draw(st.lists(st.sampled_from(sorted(payload)), max_size=4, unique=True)):
         mutated[key] = data.draw(odd)
     reply, _err = run_inline(hook, json.dumps(mutated).encode(), env, host=host)

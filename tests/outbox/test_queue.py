@@ -110,7 +110,7 @@ def test_a_batch_in_flight_is_not_resent_inside_the_processing_window(tmp_path: 
     result = box.drain(server)  # type: ignore[arg-type]
     assert isinstance(result.error, InflightError) and server.appended == []
     # the original lands late: recognised, never sent a second time
-    server.live.extend(msgs(3))
+    server.live.extend(slow.tried[0])
     now[0] += 10
     result = box.drain(server)  # type: ignore[arg-type]
     assert result.error is None and server.appended == [] and len(box) == 0
@@ -182,7 +182,7 @@ def test_entries_an_older_version_queued_as_files_are_adopted(tmp_path: Path) ->
     assert layout.queued_sessions(str(tmp_path), StateStore(str(tmp_path)).all()) == ["cx-a"]
     recorder = RecordingBackend()
     assert box.drain(recorder).error is None  # type: ignore[arg-type]
-    assert texts(recorder.live) == [f"m{i}" for i in range(100, 150)]
+    assert texts(recorder.archived) == [f"m{i}" for i in range(100, 150)]
     assert recorder.commits == ["cx-a"]
     doc = box.store.load("cx-a")
     assert doc is not None and doc["cursor"]["offset"] == 900 and "u1" in doc["recent_uids"]

@@ -70,21 +70,25 @@ def test_an_error_answer_marks_only_a_batch_still_in_flight(tmp_path: Path) -> N
     assert texts(server.live) == ["m0", "m1"]
 
 
-def _left_in_flight(tmp_path: Path, now: list[float], log: Log | None = None) -> Outbox:
-    """A session outbox whose one capture (m0..m2) timed out: in flight since ``now[0]``."""
+def _left_in_flight(
+    tmp_path: Path, now: list[float], log: Log | None = None
+) -> tuple[Outbox, list[dict[str, Any]]]:
+    """A session outbox whose one capture (m0..m2) timed out: in flight since ``now[0]``;
+    the box, and the batch as it was sent (with its marks)."""
     box = session_box(tmp_path, clock=lambda: now[0], window=60.0, log=log)
     box.enqueue("append", "cx-a", msgs(3))
-    box.drain(RecordingBackend(fail_after=0, error=BackendError("timeout", "t")))  # type: ignore[arg-type]
+    slow = RecordingBackend(fail_after=0, error=BackendError("timeout", "t"))
+    box.drain(slow)  # type: ignore[arg-type]
     assert box.entries()[0]["inflight"] is not None
-    return box
+    return box, slow.tried[0]
 
 
 def test_a_batch_found_applied_is_logged_and_recorded_as_sent(tmp_path: Path) -> None:
     now = [1000.0]
     log_root = tmp_path / "logroot"
-    box = _left_in_flight(tmp_path, now, Log(str(log_root), "info"))
+    box, sent = _left_in_flight(tmp_path, now, Log(str(log_root), "info"))
     server = RecordingBackend()
-    server.live.extend(msgs(3))  # the timed-out request was applied after all
+    server.live.extend(sent)  # the timed-out request was applied after all
     result = box.drain(server)  # type: ignore[arg-type]
     assert result.error is None and server.appended == [] and len(box) == 0
     doc = box.store.load("cx-a")
@@ -110,7 +114,7 @@ def test_a_record_set_aside_is_logged(tmp_path: Path) -> None:
 class _NoSessionYet(RecordingBackend):
     """The server has no such session: nothing of the batch in flight can have landed."""
 
-    def session_context(self, session_id: str, budget: int) -> Any:
+    def newest_mark(self, session_id: str, prefix: str) -> Any:
         raise BackendError("http", "no such session", 404, "NOT_FOUND")
 
 
@@ -118,7 +122,7 @@ def test_a_session_the_server_does_not_have_means_the_batch_was_not_taken(
     tmp_path: Path,
 ) -> None:
     now = [1000.0]
-    box = _left_in_flight(tmp_path, now)
+    box, _sent = _left_in_flight(tmp_path, now)
     server = _NoSessionYet()
     now[0] += 30  # inside the window the request may still be processed
     assert isinstance(box.drain(server).error, InflightError)  # type: ignore[arg-type]
@@ -135,19 +139,85 @@ class _CannotSay(RecordingBackend):
         super().__init__()
         self.failure = failure
 
-    def session_context(self, session_id: str, budget: int) -> Any:
+    def newest_mark(self, session_id: str, prefix: str) -> Any:
         if self.failure == "unreachable":
             raise BackendError("unreachable", "refused")
-        return ["not", "a", "context"]  # garbled: has no .get
+        return ["not", "a", "mark"]  # garbled
 
 
 @pytest.mark.parametrize("failure", ["unreachable", "garbled"])
 def test_when_the_server_cannot_say_the_batch_is_never_resent(tmp_path: Path, failure: str) -> None:
     """Even past the window: resending a batch that may have landed would duplicate it."""
     now = [1000.0]
-    box = _left_in_flight(tmp_path, now)
+    box, _sent = _left_in_flight(tmp_path, now)
     now[0] += 3600
     server = _CannotSay(failure)
     result = box.drain(server)  # type: ignore[arg-type]
     assert isinstance(result.error, InflightError) and server.appended == []
     assert result.remaining == 1 and box.entries()[0]["inflight"] is not None
+
+
+def test_a_batch_applied_then_archived_by_a_commit_is_not_sent_again(tmp_path: Path) -> None:
+    """The live tail no longer holds it (a commit, ours or the server's, archived it): the
+    marks it carries still say it landed, so it is recorded as sent at once."""
+    now = [1000.0]
+    box, sent = _left_in_flight(tmp_path, now)
+    server = RecordingBackend()
+    server.live.extend(sent)
+    server.commit("cx-a")
+    server.commit("cx-a")  # a second commit archives nothing more
+    result = box.drain(server)  # type: ignore[arg-type]
+    assert result.error is None and server.appended == [] and len(box) == 0
+    assert texts(server.archived) == ["m0", "m1", "m2"] and server.live == []
+
+
+def test_an_unmarked_newest_message_of_another_capture_means_not_applied(tmp_path: Path) -> None:
+    """The newest mark the server holds is an earlier capture's: the batch in flight did not
+    land, and once the window is over it is sent again (once)."""
+    now = [1000.0]
+    box = session_box(tmp_path, clock=lambda: now[0], window=60.0)
+    box.enqueue("append", "cx-a", msgs(2))
+    server = RecordingBackend()
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    box.enqueue("append", "cx-a", msgs(2, start=2))
+    box.drain(RecordingBackend(fail_after=0, error=BackendError("timeout", "t")))  # type: ignore[arg-type]
+    server.commit("cx-a")
+    assert isinstance(box.drain(server).error, InflightError)  # type: ignore[arg-type]
+    now[0] += 61
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    assert texts(server.archived + server.live) == ["m0", "m1", "m2", "m3"]
+
+
+def test_a_capture_applied_message_by_message_resumes_after_the_last_one_that_landed(
+    tmp_path: Path,
+) -> None:
+    """A server without the batch route takes one message per request: a crash in between
+    leaves part of the batch applied, and the marks say exactly which part."""
+    now = [1000.0]
+    box, sent = _left_in_flight(tmp_path, now)
+    server = RecordingBackend()
+    server.live.extend(sent[:2])
+    server.commit("cx-a")
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    assert texts(server.archived + server.live) == ["m0", "m1", "m2"]
+    assert [m["turn_id"] for m in server.appended[0]] == [sent[2]["turn_id"]]
+
+
+class _LocalStore(RecordingBackend):
+    name = "local"  # applies a batch in one SQL transaction before answering
+
+
+def test_the_local_store_resends_at_once_what_it_does_not_hold(tmp_path: Path) -> None:
+    now = [1000.0]
+    box, _sent = _left_in_flight(tmp_path, now)
+    server = _LocalStore()
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    assert texts(server.live) == ["m0", "m1", "m2"]
+
+
+def test_the_wait_left_is_told_so_a_background_worker_can_wait_it_out(tmp_path: Path) -> None:
+    now = [1000.0]
+    box, _sent = _left_in_flight(tmp_path, now)
+    now[0] += 20
+    error = box.drain(RecordingBackend()).error  # type: ignore[arg-type]
+    assert isinstance(error, InflightError) and error.retry_in == pytest.approx(40.0)

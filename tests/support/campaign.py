@@ -56,6 +56,7 @@ class Scenario:
         timeout_s: float = 5.0,
         forked: bool = True,
         state_dir: Path | None = None,
+        url: str = "",
     ) -> None:
         # forked: each ovhooks process is a fork of this one running ovhooks' real entry
         # point (no interpreter start-up: ~20x faster on a loaded machine); otherwise a new
@@ -97,9 +98,9 @@ class Scenario:
         )
         if backend == "local":
             self.env["OVHOOKS_BACKEND"] = "local"
-        else:
-            assert fake is not None
-            self.env.update(OVHOOKS_BACKEND="openviking", OPENVIKING_URL=fake.url)
+        else:  # the fake server, or a real one at ``url``
+            assert fake is not None or url
+            self.env.update(OVHOOKS_BACKEND="openviking", OPENVIKING_URL=url or fake.url)  # type: ignore[union-attr]
 
     # --- the conversation -----------------------------------------------------------------
     def add_turns(self, n: int, *, late_reply: bool = False) -> None:

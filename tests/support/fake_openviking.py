@@ -173,6 +173,10 @@ class FakeOpenViking(FakeOpenVikingApi):
         if mode == "hang":
             time.sleep(self.hang_s)
             return
+        if mode == "gateway504":  # a proxy gives up on a backend that never applied it
+            time.sleep(self.hang_s)
+            self._send(handler, 504, {"status": "error", "error": {"code": "GATEWAY_TIMEOUT"}})
+            return
         if delay:
             time.sleep(delay)
         if mode.startswith("echo"):

@@ -12,6 +12,7 @@ text at about 0.5).
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 from urllib.parse import unquote
@@ -88,12 +89,17 @@ class FakeOpenVikingApi(FakeSearch):
         parts = doc.get("parts")
         if not isinstance(parts, list):
             parts = [{"type": "text", "text": str(doc.get("content", ""))}]
-        return {
+        shown = {
             "id": f"{sid}-msg-{index}",
             "role": doc.get("role", "user"),
             "parts": parts,
             "created_at": doc.get("created_at") or _iso(0),
         }
+        # the server keeps these with the message and shows them where they were given
+        for field in ("peer_id", "turn_id", "message_kind", "source_message_ids"):
+            if doc.get(field) is not None:
+                shown[field] = doc[field]
+        return shown
 
     # --- routing ----------------------------------------------------------------------------
     def _route(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any]:
@@ -262,6 +268,24 @@ class FakeOpenVikingApi(FakeSearch):
             }
         )
 
+    def _archived_jsonl(self, uri: str) -> str | None:
+        """``viking://~/sessions/<id>/history/archive_NNN/messages.jsonl`` (or under the
+        user's root), as the server keeps an archive's messages: one JSON object a line."""
+        match = re.fullmatch(
+            r"viking://(?:~|user/[^/]+)/sessions/([^/]+)/history/archive_(\d+)/messages\.jsonl",
+            uri,
+        )
+        if not match or match[1] not in self.sessions:
+            return None
+        archives = self.sessions[match[1]]["archives"]
+        number = int(match[2])
+        if not 0 < number <= len(archives):
+            return None
+        return "".join(
+            json.dumps(self._shown(m, match[1], i)) + "\n"
+            for i, m in enumerate(archives[number - 1])
+        )
+
     def _tasks_route(self, rest: list[str], query: dict[str, str]) -> tuple[int, Any]:
         if not rest:
             return self._ok(
@@ -283,6 +307,9 @@ class FakeOpenVikingApi(FakeSearch):
     ) -> tuple[int, Any]:
         if path == "/api/v1/content/read":
             uri = query.get("uri", "")
+            archived = self._archived_jsonl(uri)
+            if archived is not None:
+                return self._ok(archived)
             if uri not in self.files:
                 return self._err(404, "NOT_FOUND", f"File not found: {uri}")
             return self._ok(self.files[uri])

@@ -72,6 +72,19 @@ def logged_errors(state_dir: str | None = None) -> list[dict[str, Any]]:
     return [record for record in records if record.get("level") == "error"]
 
 
+def moved_here(payload: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    """A recorded payload with the recording machine's paths (its transcripts, project folders
+    and added directories, all under /tmp) moved into ``tmp_path``: the hooks read there
+    (project files, transcripts), and a test reads nothing outside the repository and its own
+    temp dir, whatever a machine holds under /tmp (tests/support/outside_paths.py)."""
+    return {
+        key: f"{tmp_path}{value[len('/tmp') :]}"
+        if isinstance(value, str) and value.startswith("/tmp/")
+        else value
+        for key, value in payload.items()
+    }
+
+
 def run_inline(
     command: str,
     payload: Any,

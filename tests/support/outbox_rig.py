@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 class RecordingBackend:
     """Records what it was sent; fails after ``fail_after`` batches; refuses ``refuse`` (422).
 
-    ``live`` is what the server's session holds, as ``session_context`` shows it.
+    ``live`` is what the server's session holds, as ``session_context`` shows it; ``archived``
+    what its commits archived.
     ``answer`` is what an accepted append returns (default: a growing ``pending_tokens``).
     """
 
@@ -33,14 +34,18 @@ class RecordingBackend:
         answer: dict[str, Any] | None = None,
     ) -> None:
         self.appended: list[list[dict[str, Any]]] = []
+        self.tried: list[list[dict[str, Any]]] = []  # every batch it was given, taken or not
         self.commits: list[str] = []
         self.fail_after = fail_after
         self.error = error or BackendError("unreachable", "down")
         self.refuse = refuse
         self.answer = answer
         self.live: list[dict[str, Any]] = []
+        self.archived: list[dict[str, Any]] = []
+        self.unsure: BackendError | None = None  # raised by newest_mark: the server can't say
 
     def append_messages(self, session_id: str, messages: list[dict[str, Any]]) -> Any:
+        self.tried.append(list(messages))
         if self.fail_after is not None and len(self.appended) >= self.fail_after:
             raise self.error
         if self.refuse and any(self.refuse in json.dumps(m) for m in messages):
@@ -54,8 +59,20 @@ class RecordingBackend:
     def session_context(self, session_id: str, budget: int) -> Any:
         return {"messages": list(self.live)}
 
+    def newest_mark(self, session_id: str, prefix: str) -> str | None:
+        if self.unsure is not None:
+            raise self.unsure
+        for message in reversed(self.archived + self.live):
+            mark = message.get("turn_id")
+            if isinstance(mark, str) and mark.startswith(prefix):
+                return mark
+        return None
+
     def commit(self, session_id: str, *, keep_recent_count: int = 0) -> Any:
+        """Archives the live messages, as the server's commit does."""
         self.commits.append(session_id)
+        self.archived.extend(self.live)
+        self.live = []
         return {"status": "accepted"}
 
 

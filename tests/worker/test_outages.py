@@ -216,3 +216,45 @@ def test_a_real_full_disk_then_a_read_only_one(fake_ov: FakeOpenViking, tmp_path
         assert s.verdict() == (0, 0, 0)
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+@CAMPAIGN_TIMEOUT
+@pytest.mark.parametrize("mode", ["gateway504", "hang"])
+def test_a_background_worker_waits_out_a_lost_answer_and_resends_itself(
+    fake_ov: FakeOpenViking, tmp_path: Path, mode: str
+) -> None:
+    """A write the server never applies, answered late by a gateway's 504 or not at all,
+    after the client gave up: the worker itself waits out the window, finds the batch not
+    taken and sends it, and a Stop queued behind it goes too, with no later hook. No turn
+    waits longer than the window (30 s by default) behind the lost answer."""
+    import threading
+
+    hang_s, timeout_s, window_s = (32.0, 15.0, 30.0) if FULL else (2.5, 1.0, 3.0)
+    s = Scenario(
+        tmp_path,
+        host="codex",
+        backend="openviking",
+        fake=fake_ov,
+        window_s=window_s,
+        timeout_s=timeout_s,
+    )
+    s.env.update(OVHOOKS_DETACH="1", OVHOOKS_WORKER_LOCK_WAIT_S=str(window_s + 30))
+    fake_ov.writes_only = True
+    fake_ov.mode = mode
+    fake_ov.hang_s = hang_s
+    s.add_turns(2)
+    started = time.monotonic()
+    first = threading.Thread(target=s.stop)  # the worker a Stop hands its job to
+    first.start()
+    while not any(r["method"] == "POST" for r in fake_ov.requests):
+        time.sleep(0.01)
+    fake_ov.mode = "ok"  # the server is fine again; the first write is never applied
+    s.add_turns(1)
+    second = threading.Thread(target=s.stop)  # a later Stop, queued behind it
+    second.start()
+    first.join()
+    second.join()
+    elapsed = time.monotonic() - started
+    report("lost_answer", mode=mode, window_s=window_s, seconds=round(elapsed, 1))
+    assert s.queued() == 0 and s.verdict() == (0, 0, 0)
+    assert elapsed < window_s + 10

@@ -59,6 +59,11 @@ class LocalBackend(LocalStore):
 
         return sessions.session_context(self, session_id, token_budget)
 
+    def newest_mark(self, session_id: str, prefix: str) -> str | None:
+        from ovhooks.backend.local import sessions
+
+        return sessions.newest_mark(self, session_id, prefix)
+
     # --- retrieval ------------------------------------------------------------------------
     def search_context(
         self,

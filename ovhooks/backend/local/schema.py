@@ -153,6 +153,9 @@ _SCHEMA_V2 = (
 )
 
 
+BUSY = "BUSY"
+
+
 def not_found(what: str) -> BackendError:
     return BackendError("http", what, 404, "NOT_FOUND")
 
@@ -164,7 +167,9 @@ def invalid(what: str, code: str = "INVALID_ARGUMENT") -> BackendError:
 def db_error(exc: Exception) -> BackendError:
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return BackendError("timeout", f"local store busy: {text}")
+        # Another process held the write lock past busy_timeout: the transaction was rolled
+        # back, nothing of it applied; a writer may simply try again (``code`` says so).
+        return BackendError("timeout", f"local store busy: {text}", code=BUSY)
     return BackendError("unreachable", f"local store failed: {text}")
 
 

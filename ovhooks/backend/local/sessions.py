@@ -311,3 +311,24 @@ def session_context(store: LocalStore, session_id: str, token_budget: int) -> JS
             "archiveTokens": archive_tokens,
         },
     }
+
+
+def newest_mark(store: LocalStore, session_id: str, prefix: str) -> str | None:
+    """The newest ``turn_id`` starting with ``prefix`` among the session's messages.
+
+    A commit only sets ``archive_no`` on the rows it archives, so live and archived messages
+    are both here, in the order they were appended.
+    """
+    try:
+        con = store.db()
+        if not con.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone():
+            raise not_found(f"Session {session_id} not found")
+        row = con.execute(
+            "SELECT mark FROM (SELECT seq, json_extract(meta, '$.turn_id') AS mark"
+            " FROM messages WHERE session_id = ?)"
+            " WHERE substr(mark, 1, length(?)) = ? ORDER BY seq DESC LIMIT 1",
+            (session_id, prefix, prefix),
+        ).fetchone()
+    except sqlite3.Error as exc:
+        raise db_error(exc) from None
+    return str(row[0]) if row else None

@@ -3,10 +3,12 @@
 Loaded by a process started with this directory on PYTHONPATH and ``OVHOOKS_FAULT`` set, or
 armed with ``install`` in a forked child. ``kind:N`` makes the process SIGKILL itself right
 *before* its N-th operation of ``kind``: fsync, rename, unlink, lock, open (for writing), send,
-recv, sql (an SQL write or commit). ``kind:N:enospc`` instead makes that operation and every
-later write fail with ENOSPC (a disk that filled up); ``kind:N:erofs`` with EROFS (a state dir
-that became read-only). A census (``OVHOOKS_FAULT_COUNTS=path``) writes how many operations of
-each kind the process performed, so a test knows how many crash points exist.
+recv, sql (an SQL write or commit); ``applied:N`` right *after* the store applied and answered
+its N-th append (either backend), before the worker records the answer. ``kind:N:enospc``
+instead makes that operation and every later write fail with ENOSPC (a disk that filled up);
+``kind:N:erofs`` with EROFS (a state dir that became read-only). A census
+(``OVHOOKS_FAULT_COUNTS=path``) writes how many operations of each kind the process
+performed, so a test knows how many crash points exist.
 """
 
 from __future__ import annotations
@@ -141,6 +143,23 @@ def _patch() -> None:
         return original_connect(*args, **kwargs)  # type: ignore[call-overload,no-any-return]
 
     sqlite3.connect = connect  # type: ignore[assignment]
+    if _cfg["kind"] == "applied":
+        _patch_appends()
+
+
+def _patch_appends() -> None:
+    from ovhooks.backend.local import LocalBackend
+    from ovhooks.backend.openviking import OpenVikingBackend
+
+    for owner in (LocalBackend, OpenVikingBackend):
+        original = owner.append_messages
+
+        def append(self: object, *args: object, _original: object = original) -> object:
+            answer = _original(self, *args)  # type: ignore[operator]
+            _tick("applied")  # the answer is in hand: the kill loses it
+            return answer
+
+        owner.append_messages = append  # type: ignore[method-assign,assignment]
 
 
 if os.environ.get("OVHOOKS_FAULT") or os.environ.get("OVHOOKS_FAULT_COUNTS"):
