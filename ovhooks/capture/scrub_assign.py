@@ -160,6 +160,8 @@ def _assignment_kind(m: re.Match[str], quoted: bool, c: Compiled) -> str:
         strength = 2  # "ssh_passphrase", "new_password"
     if strength == 0:
         return ""
+    if "," in sep and not is_flag and not (symbol_secret(value) or randomish(value, min_len=16)):
+        return ""  # two strings side by side in a list: a pair only when the second is random
     if strength == 2 and symbol_secret(value) and not public_token(value):
         return "password" if any(w in key.lower() for w in ("pass", "pwd")) else "credential"
     if is_placeholder(value) or looks_like_code(value):

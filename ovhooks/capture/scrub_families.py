@@ -60,6 +60,8 @@ _CODE_SHAPES = LazyRe(
     r"\$\(.*\)|\$\{.*\}|\{\{.*\}\}|<[^<>]*>|%\(\w+\)s|[\w.]+\(.*\)|\$[A-Za-z_]\w*|`.*`"
     r"|[\w.]+\[.*\]"
 )
+# a format or an expression's quantifier: "AIza{W:35}", "%(key)s", "{0}", "[a-z]{100,}"
+_TEMPLATE = LazyRe(r"\{[A-Za-z_0-9]*(?::[^{}\s]*)?\}|\{\d+,\d*\}|%\(\w+\)[sd]|%[sd](?![A-Za-z0-9])")
 _FILLER = LazyRe(r"(?i)example|your|xxxx|changeme|placeholder|dummy|sample|redacted|\.\.\.")
 
 
@@ -78,6 +80,8 @@ def symbol_secret(value: str) -> bool:
         return False  # one case of letters: long, as Django's generated keys are
     if symbols > n // 2 or _CODE_SHAPES.get().fullmatch(value) or _FILLER.get().search(value):
         return False
+    if _TEMPLATE.get().search(value):
+        return False  # a template: "AIza{W:35}", "%(key)s", "{0}"
     return entropy(value) >= 3.3
 
 
@@ -157,6 +161,8 @@ def line_value(
     seen_from = 1 if first_end is None else first_end - value_start
     if any(ch in _NOT_IN_VALUE for ch in line[seen_from:first]) or first > 400:
         first = 0  # another setting glued on ("A=x;B=y"), or a quote: not one value
+    elif line[seen_from : seen_from + 1] in ("(", "[", "{"):
+        first = 0  # a call or a literal in code: "NAMES = frozenset({"
     end = value_start + first
     if words and first:
         tail = _WORD_TAIL.get().match(text, end)
