@@ -31,7 +31,8 @@ _CLAUDE_SPECIFIC = frozenset(
 
 # Every host ovhooks serves (``--host``). Pi and OpenCode reach ovhooks through the shims in
 # ``hosts/shims/`` and answer in Claude Code's reply shape (the shims read it).
-HOSTS = ("codex", "claude", "pi", "opencode")
+# Gemini CLI: command hooks in settings.json, its own dialect (hosts/gemini.py).
+HOSTS = ("codex", "claude", "pi", "opencode", "gemini")
 SHIM_HOSTS = frozenset({"pi", "opencode"})
 
 EVENT_NAMES = {
@@ -177,6 +178,9 @@ _OPENCODE_EVENTS = frozenset(
 
 def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     """Which host sent this, when ``--host`` was not given (the shipped configs always give it)."""
+    # Gemini CLI sets CLAUDE_PROJECT_DIR too (for Claude-style hooks): it is checked first.
+    if environ.get("GEMINI_SESSION_ID") or environ.get("GEMINI_PROJECT_DIR"):
+        return "gemini"
     event = _str(payload, "hook_event_name")
     if event in _PI_EVENTS:
         return "pi"
@@ -191,8 +195,19 @@ def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     return "codex"
 
 
+def cap_context(context: str) -> str:
+    """``context`` cut to what every host accepts, with a marker when cut."""
+    if len(context) > MAX_CONTEXT_CHARS:
+        return context[: MAX_CONTEXT_CHARS - len(_TRUNCATED)] + _TRUNCATED
+    return context
+
+
 def render_reply(host: str, event_name: str, reply: Reply) -> str:
     """Exactly one JSON object, valid for ``host`` and ``event_name``."""
+    if host == "gemini":
+        from ovhooks.hosts.gemini import render_reply as render_gemini
+
+        return render_gemini(event_name, reply)
     out: dict[str, Any] = {}
     specific_ok = (_CODEX_SPECIFIC if host == "codex" else _CLAUDE_SPECIFIC).__contains__(
         event_name
@@ -200,10 +215,7 @@ def render_reply(host: str, event_name: str, reply: Reply) -> str:
     if specific_ok:
         hook_specific: dict[str, Any] = {}
         if reply.context:
-            context = reply.context
-            if len(context) > MAX_CONTEXT_CHARS:
-                context = context[: MAX_CONTEXT_CHARS - len(_TRUNCATED)] + _TRUNCATED
-            hook_specific["additionalContext"] = context
+            hook_specific["additionalContext"] = cap_context(reply.context)
         hook_specific.update(reply.specific)
         if hook_specific:
             out["hookSpecificOutput"] = {"hookEventName": event_name, **hook_specific}
