@@ -11,14 +11,29 @@ from __future__ import annotations
 
 import json
 
+# ``Reply`` and ``cap_context`` live below every host's module (hosts/reply.py); the names
+# stay importable from here, where the handlers have always found them.
+from ovhooks.hosts.reply import MAX_CONTEXT_CHARS, Reply, cap_context
+
+__all__ = [
+    "EVENT_NAMES",
+    "HOSTS",
+    "MAX_CONTEXT_CHARS",
+    "MAX_ID_CHARS",
+    "MAX_PATH_CHARS",
+    "SHIM_HOSTS",
+    "Event",
+    "Reply",
+    "cap_context",
+    "decode_payload",
+    "detect_host",
+    "render_reply",
+]
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
-
-# Both hosts cut additionalContext at 10,000 characters; stay under with room for a marker.
-MAX_CONTEXT_CHARS = 9500
-_TRUNCATED = "\n[ovhooks: context truncated]"
 
 # Codex validates strictly: these events accept only the common fields (interface §1).
 _COMMON_ONLY = frozenset(
@@ -123,22 +138,6 @@ class Event:
         self.tool_response: Any = payload.get("tool_response")
 
 
-class Reply:
-    """What a handler decided; ``render_reply`` turns it into the host's JSON."""
-
-    __slots__ = ("context", "specific", "system_message")
-
-    def __init__(
-        self,
-        context: str | None = None,
-        system_message: str | None = None,
-        specific: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.context = context
-        self.system_message = system_message
-        self.specific = dict(specific or {})
-
-
 def decode_payload(raw: bytes) -> dict[str, Any]:
     """The payload object, or ``{}`` for empty, non-JSON, non-object or undecodable input."""
     if not raw or not raw.strip():
@@ -193,13 +192,6 @@ def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     if "prompt_id" in payload or "/projects/" in _str(payload, "transcript_path"):
         return "claude"
     return "codex"
-
-
-def cap_context(context: str) -> str:
-    """``context`` cut to what every host accepts, with a marker when cut."""
-    if len(context) > MAX_CONTEXT_CHARS:
-        return context[: MAX_CONTEXT_CHARS - len(_TRUNCATED)] + _TRUNCATED
-    return context
 
 
 def render_reply(host: str, event_name: str, reply: Reply) -> str:

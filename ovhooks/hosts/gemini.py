@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from ovhooks.hosts.base import Reply
+    from ovhooks.hosts.reply import Reply
 
 # ovhooks' event -> Gemini's name for it (the hookEventName of a reply).
 GEMINI_EVENTS = {
@@ -50,8 +50,6 @@ TOOL_NAMES = {
     "glob": "Glob",
     "grep_search": "Grep",
 }
-HOOK_CONTEXT_OPEN = "<hook_context>"
-HOOK_CONTEXT_CLOSE = "</hook_context>"
 
 
 def gemini_dir(environ: Mapping[str, str]) -> str:
@@ -60,20 +58,6 @@ def gemini_dir(environ: Mapping[str, str]) -> str:
     if home:
         return os.path.join(os.path.abspath(os.path.expanduser(home)), ".gemini")
     return os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".gemini")
-
-
-def strip_hook_context(text: str) -> str:
-    """``text`` without the ``<hook_context>…</hook_context>`` blocks it starts with.
-
-    Gemini escapes ``<`` and ``>`` inside a block, so the first closing tag ends it.
-    """
-    rest = text
-    while rest.lstrip().startswith(HOOK_CONTEXT_OPEN):
-        end = rest.find(HOOK_CONTEXT_CLOSE)
-        if end < 0:
-            return ""  # an unterminated block: nothing after it is the user's
-        rest = rest[end + len(HOOK_CONTEXT_CLOSE) :]
-    return rest.lstrip("\n") if rest is not text else text
 
 
 def _first_string(value: object) -> str:
@@ -106,7 +90,9 @@ def normalize_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Gemini's payload with the fields the events read in the form they read them."""
     out = dict(payload)
     prompt = payload.get("prompt")
-    if isinstance(prompt, str) and HOOK_CONTEXT_OPEN in prompt[:4096]:
+    if isinstance(prompt, str) and "<hook_context>" in prompt[:4096]:
+        from ovhooks.transcripts.gemini import strip_hook_context
+
         out["prompt"] = strip_hook_context(prompt)
     tool = payload.get("tool_name")
     if isinstance(tool, str) and tool in TOOL_NAMES:
@@ -119,7 +105,7 @@ def normalize_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 def render_reply(event_name: str, reply: Reply) -> str:
     """Exactly one JSON object Gemini accepts for ``event_name`` (ovhooks' name)."""
-    from ovhooks.hosts.base import cap_context
+    from ovhooks.hosts.reply import cap_context
 
     out: dict[str, Any] = {}
     specific = reply.specific

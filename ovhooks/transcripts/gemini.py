@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 
-from ovhooks.hosts.gemini import HOOK_CONTEXT_OPEN, strip_hook_context
 from ovhooks.model import ToolUse, Turn
 
 TYPE_CHECKING = False
@@ -39,6 +38,26 @@ if TYPE_CHECKING:
 
 SESSION_CONTEXT = "<session_context>"
 MAX_OUTPUT_CHARS = 4000  # a tool result kept with its call; capture compacts it further
+
+
+# The blocks Gemini puts in front of a prompt for hook context (here, not in hosts/gemini.py:
+# transcripts sit below hosts, and both read them).
+HOOK_CONTEXT_OPEN = "<hook_context>"
+HOOK_CONTEXT_CLOSE = "</hook_context>"
+
+
+def strip_hook_context(text: str) -> str:
+    """``text`` without the ``<hook_context>…</hook_context>`` blocks it starts with.
+
+    Gemini escapes ``<`` and ``>`` inside a block, so the first closing tag ends it.
+    """
+    rest = text
+    while rest.lstrip().startswith(HOOK_CONTEXT_OPEN):
+        end = rest.find(HOOK_CONTEXT_CLOSE)
+        if end < 0:
+            return ""  # an unterminated block: nothing after it is the user's
+        rest = rest[end + len(HOOK_CONTEXT_CLOSE) :]
+    return rest.lstrip("\n") if rest is not text else text
 
 
 def _text_parts(content: object) -> list[str]:

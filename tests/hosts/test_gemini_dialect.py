@@ -14,6 +14,7 @@ from ovhooks import hookrun
 from ovhooks.commands.hostconfig import HOOK_TABLE
 from ovhooks.hosts import gemini, gemini_compress
 from ovhooks.hosts.base import EVENT_NAMES, Reply, detect_host
+from ovhooks.transcripts import gemini as gemini_transcript
 from tests.support.gemini_replies import FIXTURES, assert_gemini_valid, hook_log, recorded_payloads
 
 TRANSCRIPT = FIXTURES / "session-transcript.jsonl"
@@ -55,10 +56,10 @@ def test_file_tools_map_to_the_guards_names(
 
 
 def test_strip_hook_context() -> None:
-    assert gemini.strip_hook_context("plain <b>") == "plain <b>"
+    assert gemini_transcript.strip_hook_context("plain <b>") == "plain <b>"
     block = "<hook_context>a &lt;x&gt;</hook_context>"
-    assert gemini.strip_hook_context(f"{block}\n\n{block}\n\nask <T>") == "ask <T>"
-    assert gemini.strip_hook_context("<hook_context>unterminated") == ""
+    assert gemini_transcript.strip_hook_context(f"{block}\n\n{block}\n\nask <T>") == "ask <T>"
+    assert gemini_transcript.strip_hook_context("<hook_context>unterminated") == ""
 
 
 def test_gemini_is_detected_before_claude_whose_variable_it_also_sets() -> None:
