@@ -107,6 +107,10 @@ def run_hook(
     host_flag, dry_run, unknown = parse_flags(argv)
     payload = decode_payload(stdin)
     host = host_flag or detect_host(payload, environ)
+    if host == "gemini":
+        from ovhooks.hosts.gemini import normalize_payload
+
+        payload = normalize_payload(payload)
     if host in SHIM_HOSTS:
         payload = _adapt_shim_payload(host, event_name, payload, environ)
     stderr = ""

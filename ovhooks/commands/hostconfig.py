@@ -1,5 +1,9 @@
 """Where each host keeps its hook configuration, and the hooks ovhooks registers there.
 
+Gemini CLI: ``$GEMINI_CLI_HOME/.gemini/settings.json`` (default ``~/.gemini``) for the user,
+``<project>/.gemini/settings.json`` for a project (its ``hooks`` object, beside every other
+setting).
+
 Codex: ``$CODEX_HOME/hooks.json`` (default ``~/.codex``) for the user, ``<repo>/.codex/hooks.json``
 for a project; its ``config.toml`` holds the hooks feature flag and the trust records.
 Claude Code: ``$CLAUDE_CONFIG_DIR/settings.json`` (default ``~/.claude/settings.json``) for the
@@ -22,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-HOSTS = ("codex", "claude", "pi", "opencode")
+HOSTS = ("codex", "claude", "pi", "opencode", "gemini")
 SCOPES = ("user", "project")
 # Hosts that load a shim file: (project folder, file name); the user folder is the last part
 # of the project folder under the host's config root (~/.pi/agent/extensions, ~/.config/
@@ -32,7 +36,9 @@ SHIM_FILES = {
     "opencode": (os.path.join(".opencode", "plugins"), "ovhooks.js"),
 }
 HOST_LABELS = {"codex": "Codex", "claude": "Claude Code", "pi": "Pi", "opencode": "OpenCode"}
+HOST_LABELS["gemini"] = "Gemini CLI"
 
+GEMINI_FILE_TOOLS = "^(read_file|read_many_files|list_directory|glob|grep_search)$"
 # (host event, hook command, matcher or None, timeout in seconds), per host, in file order.
 HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
     "codex": (
@@ -55,6 +61,17 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
         ("PostCompact", "post-compact", None, 10),
         ("SessionEnd", "session-end", None, 5),
         ("DirectoryAdded", "directory-added", None, 5),
+    ),
+    # Gemini CLI: timeouts are written in milliseconds (``desired_groups``); tool matchers
+    # are regular expressions on its tool names (hosts/gemini.py maps them for the guard).
+    "gemini": (
+        ("SessionStart", "session-start", None, 10),
+        ("BeforeAgent", "user-prompt-submit", None, 10),
+        ("AfterAgent", "stop", None, 10),
+        ("PreCompress", "pre-compact", None, 30),
+        ("SessionEnd", "session-end", None, 5),
+        ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, 5),
+        ("AfterTool", "post-tool-use", "^read_file$", 5),
     ),
     # Pi and OpenCode: the events their shims (ovhooks/hosts/shims/) map onto ovhooks' hooks,
     # with the shim's own bound on each process (it answers sooner: hookrun's deadlines).
@@ -99,6 +116,16 @@ def claude_dir(environ: Mapping[str, str]) -> str:
     )
 
 
+def gemini_dir(environ: Mapping[str, str]) -> str:
+    from ovhooks.hosts.gemini import gemini_dir as gemini_home
+
+    return gemini_home(environ)
+
+
+def host_label(host: str) -> str:
+    return HOST_LABELS.get(host, host)
+
+
 def pi_agent_dir(environ: Mapping[str, str]) -> str:
     """Pi's config root: ``$PI_CODING_AGENT_DIR``, default ``~/.pi/agent``."""
     custom = environ.get("PI_CODING_AGENT_DIR", "").strip()
@@ -132,9 +159,11 @@ def hooks_file(host: str, scope: str, environ: Mapping[str, str], cwd: str) -> s
         root = project_root(cwd)
         return os.path.join(
             root,
-            ".codex" if host == "codex" else ".claude",
+            {"codex": ".codex", "gemini": ".gemini"}.get(host, ".claude"),
             "hooks.json" if host == "codex" else "settings.json",
         )
+    if host == "gemini":
+        return os.path.join(gemini_dir(environ), "settings.json")
     if host == "codex":
         return os.path.join(codex_home(environ), "hooks.json")
     return os.path.join(claude_dir(environ), "settings.json")
@@ -181,13 +210,14 @@ def desired_groups(host: str, executable: str) -> dict[str, dict[str, object]]:
         group: dict[str, object] = {}
         if matcher is not None:
             group["matcher"] = matcher
-        group["hooks"] = [
-            {
-                "type": "command",
-                "command": hook_command(executable, command, host),
-                "timeout": timeout,
-            }
-        ]
+        handler: dict[str, object] = {
+            "type": "command",
+            "command": hook_command(executable, command, host),
+            "timeout": timeout,
+        }
+        if host == "gemini":  # milliseconds; a name for /hooks panel and hooksConfig.disabled
+            handler = {"name": f"ovhooks-{command}", **handler, "timeout": timeout * 1000}
+        group["hooks"] = [handler]
         out[event] = group
     return out
 

@@ -18,6 +18,8 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     """Let recalled memories be injected again; hand a catch-up and a commit to the worker."""
     if not event.session_id or ctx.bypassed(event):
         return Reply()
+    if event.host == "gemini" and not _gemini_commits(event, ctx):
+        return Reply()  # one of Gemini's per-turn attempts that compresses nothing
     key = ctx.session_key(event)
     if not ctx.dry_run:
         from ovhooks.recall import reset_session
@@ -27,3 +29,18 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         trigger = event.trigger or "auto"
         ctx.hand_off([ctx.job(event, capture=True, commit=f"pre-compact ({trigger})")])
     return Reply()
+
+
+def _gemini_commits(event: Event, ctx: HookContext) -> bool:
+    """Gemini CLI fires PreCompress before every model call: commit only when a compression
+    follows (``hosts/gemini_compress.py``) or the server holds a commit's worth of tokens."""
+    from ovhooks.hosts.gemini_compress import compression_follows
+
+    if compression_follows(
+        event.transcript_path, event.trigger, ctx.environ, ctx.project_dir(event)
+    ):
+        return True
+    threshold = ctx.settings.commit_token_threshold
+    state = ctx.store().load(ctx.session_key(event)) if threshold else None
+    pending = (state or {}).get("pending_tokens")
+    return isinstance(pending, int) and pending >= threshold > 0

@@ -38,7 +38,11 @@ def viking_target(tool_name: str, tool_input: Mapping[str, Any]) -> str:
     return ""
 
 
-def deny_reason(tool_name: str, uri: str, tool_input: Mapping[str, Any]) -> str:
+def deny_reason(
+    tool_name: str, uri: str, tool_input: Mapping[str, Any], shown_name: str = ""
+) -> str:
+    """Why the call is denied and what to run instead; ``shown_name`` is the tool's name as
+    the model called it (Gemini's ``read_file`` is guarded as ``Read``)."""
     import shlex
 
     if tool_name == "Grep":
@@ -53,7 +57,8 @@ def deny_reason(tool_name: str, uri: str, tool_input: Mapping[str, Any]) -> str:
         command = f"ovhooks read {shlex.quote(uri)}"
         what = "read a memory file"
     return (
-        f"{uri} is an OpenViking memory URI, not a file: {tool_name} cannot open it. "
+        f"{uri} is an OpenViking memory URI, not a file: {shown_name or tool_name} cannot "
+        "open it. "
         f"Use the shell instead to {what}: `{command}`. "
         "Also: `ovhooks ls viking://…` lists, `ovhooks read viking://…` reads, "
         '`ovhooks search "…"` searches memory.'
@@ -69,6 +74,11 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     return Reply(
         specific={
             "permissionDecision": "deny",
-            "permissionDecisionReason": deny_reason(event.tool_name, uri, event.tool_input),
+            "permissionDecisionReason": deny_reason(
+                event.tool_name,
+                uri,
+                event.tool_input,
+                str(event.payload.get("gemini_tool_name") or ""),
+            ),
         }
     )

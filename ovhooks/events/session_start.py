@@ -50,6 +50,13 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "
                 "session(s) are queued and will be retried. See `ovhooks status`."
             )
+    if context and ctx.host == "gemini" and not ctx.dry_run:
+        # Gemini puts SessionStart's context before the prompt in -p mode, and a resume then
+        # drops that message: the block waits for the first BeforeAgent (hosts/gemini.py).
+        from ovhooks.hosts.gemini import hold_start_context
+
+        hold_start_context(settings.state_dir, key, context)
+        context = None
     identity = ctx.identity(event)
     if identity.legacy_peer and key and not ctx.dry_run and settings.recall:
         _refresh_legacy_peer(ctx, identity, key)
@@ -81,7 +88,10 @@ def _register(event: Event, ctx: HookContext, store: StateStore, key: str, sourc
 
     def register(doc: State) -> None:
         doc["registered_at"] = ctx.now
-        if event.transcript_path:
+        # A resumed Gemini CLI session names a new, nearly empty file here, then goes on
+        # writing the one it resumed (which its later hooks name): the known path stays.
+        resumed_gemini = ctx.host == "gemini" and source == "resume"
+        if event.transcript_path and not (resumed_gemini and doc.get("transcript_path")):
             doc["transcript_path"] = event.transcript_path
         if event.cwd:
             doc["cwd"] = event.cwd

@@ -19,7 +19,20 @@ RECENT_USER_TURNS = 3
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
-    """Recall for this prompt (and the legacy peer's memories) within the deadline."""
+    """Recall for this prompt (and the legacy peer's memories) within the deadline; on Gemini
+    CLI, after the session-start block SessionStart held for this first prompt."""
+    reply = _recall(event, ctx)  # first: a recall cut by the deadline leaves the block held
+    start = ""
+    if ctx.host == "gemini" and event.session_id and not ctx.dry_run:
+        from ovhooks.hosts.gemini import take_start_context
+
+        start = take_start_context(ctx.settings.state_dir, ctx.session_key(event))
+    if start:
+        reply.context = f"{start}\n\n{reply.context}" if reply.context else start
+    return reply
+
+
+def _recall(event: Event, ctx: HookContext) -> Reply:
     settings = ctx.settings
     prompt = event.prompt.strip()
     if not settings.recall or not prompt or ctx.bypassed(event):
@@ -90,6 +103,8 @@ def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
         return []
     if host == "claude":
         from ovhooks.transcripts.claude import recent_user_texts
+    elif host == "gemini":
+        from ovhooks.transcripts.gemini import recent_user_texts
     elif host == "pi":
         from ovhooks.transcripts.pi import recent_user_texts
     else:

@@ -11,14 +11,29 @@ from __future__ import annotations
 
 import json
 
+# ``Reply`` and ``cap_context`` live below every host's module (hosts/reply.py); the names
+# stay importable from here, where the handlers have always found them.
+from ovhooks.hosts.reply import MAX_CONTEXT_CHARS, Reply, cap_context
+
+__all__ = [
+    "EVENT_NAMES",
+    "HOSTS",
+    "MAX_CONTEXT_CHARS",
+    "MAX_ID_CHARS",
+    "MAX_PATH_CHARS",
+    "SHIM_HOSTS",
+    "Event",
+    "Reply",
+    "cap_context",
+    "decode_payload",
+    "detect_host",
+    "render_reply",
+]
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
-
-# Both hosts cut additionalContext at 10,000 characters; stay under with room for a marker.
-MAX_CONTEXT_CHARS = 9500
-_TRUNCATED = "\n[ovhooks: context truncated]"
 
 # Codex validates strictly: these events accept only the common fields (interface §1).
 _COMMON_ONLY = frozenset(
@@ -31,7 +46,8 @@ _CLAUDE_SPECIFIC = frozenset(
 
 # Every host ovhooks serves (``--host``). Pi and OpenCode reach ovhooks through the shims in
 # ``hosts/shims/`` and answer in Claude Code's reply shape (the shims read it).
-HOSTS = ("codex", "claude", "pi", "opencode")
+# Gemini CLI: command hooks in settings.json, its own dialect (hosts/gemini.py).
+HOSTS = ("codex", "claude", "pi", "opencode", "gemini")
 SHIM_HOSTS = frozenset({"pi", "opencode"})
 
 EVENT_NAMES = {
@@ -122,22 +138,6 @@ class Event:
         self.tool_response: Any = payload.get("tool_response")
 
 
-class Reply:
-    """What a handler decided; ``render_reply`` turns it into the host's JSON."""
-
-    __slots__ = ("context", "specific", "system_message")
-
-    def __init__(
-        self,
-        context: str | None = None,
-        system_message: str | None = None,
-        specific: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.context = context
-        self.system_message = system_message
-        self.specific = dict(specific or {})
-
-
 def decode_payload(raw: bytes) -> dict[str, Any]:
     """The payload object, or ``{}`` for empty, non-JSON, non-object or undecodable input."""
     if not raw or not raw.strip():
@@ -177,6 +177,9 @@ _OPENCODE_EVENTS = frozenset(
 
 def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     """Which host sent this, when ``--host`` was not given (the shipped configs always give it)."""
+    # Gemini CLI sets CLAUDE_PROJECT_DIR too (for Claude-style hooks): it is checked first.
+    if environ.get("GEMINI_SESSION_ID") or environ.get("GEMINI_PROJECT_DIR"):
+        return "gemini"
     event = _str(payload, "hook_event_name")
     if event in _PI_EVENTS:
         return "pi"
@@ -193,6 +196,10 @@ def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
 
 def render_reply(host: str, event_name: str, reply: Reply) -> str:
     """Exactly one JSON object, valid for ``host`` and ``event_name``."""
+    if host == "gemini":
+        from ovhooks.hosts.gemini import render_reply as render_gemini
+
+        return render_gemini(event_name, reply)
     out: dict[str, Any] = {}
     specific_ok = (_CODEX_SPECIFIC if host == "codex" else _CLAUDE_SPECIFIC).__contains__(
         event_name
@@ -200,10 +207,7 @@ def render_reply(host: str, event_name: str, reply: Reply) -> str:
     if specific_ok:
         hook_specific: dict[str, Any] = {}
         if reply.context:
-            context = reply.context
-            if len(context) > MAX_CONTEXT_CHARS:
-                context = context[: MAX_CONTEXT_CHARS - len(_TRUNCATED)] + _TRUNCATED
-            hook_specific["additionalContext"] = context
+            hook_specific["additionalContext"] = cap_context(reply.context)
         hook_specific.update(reply.specific)
         if hook_specific:
             out["hookSpecificOutput"] = {"hookEventName": event_name, **hook_specific}

@@ -252,6 +252,13 @@ def _backend_words(exc: Exception) -> str:
     return f"the memory store refused: {describe_exception(exc)}"
 
 
+def evidence_of(candidate: object) -> dict[str, Any]:
+    """The fusion's evidence for a candidate (lexical, semantic strength, decision, reason),
+    where the store gave one (the local store with its embedding service); {} otherwise."""
+    found = getattr(candidate, "evidence", None)
+    return dict(found) if isinstance(found, dict) else {}
+
+
 def listing_json(listing: dict[str, Any]) -> dict[str, Any]:
     page = listing.get("page")
     found = listing.get("found")
@@ -290,6 +297,7 @@ def why_json(found: Why) -> dict[str, Any]:
                 "decision": r.decision,
                 "reason": r.reason,
                 "position": r.position,
+                "evidence": evidence_of(r.candidate),
                 "text": r.candidate.text[:400],
             }
             for r in found.rows

@@ -41,6 +41,7 @@ class Viewer:
             undefined=jinja2.StrictUndefined,
         )
         self.env.filters["when"] = _when
+        self.env.filters["evidence"] = pages.evidence_of
         self.routes: dict[tuple[str, str], Callable[[Request], Response]] = {
             ("GET", "/"): lambda r: Response(303, "", headers=(("Location", "/memories"),)),
             ("GET", "/memories"): self.memories,

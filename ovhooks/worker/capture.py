@@ -166,6 +166,10 @@ def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list
         from ovhooks.transcripts.claude import records_to_turns as claude_turns
 
         return claude_turns
+    if host == "gemini":
+        from ovhooks.transcripts.gemini import records_to_turns as gemini_turns
+
+        return gemini_turns
     if host == "pi":
         from ovhooks.transcripts.pi import records_to_turns as pi_turns
 

@@ -17,7 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ovhooks.hosts.gemini import GEMINI_EVENTS
 from tests.support.fake_openviking import FakeOpenViking
+from tests.support.gemini_replies import recorded_payloads
 from tests.support.hooks import (
     HOOKS,
     REPO,
@@ -47,6 +49,8 @@ def _payloads() -> list[tuple[str, str, dict[str, Any]]]:
     # DirectoryAdded exists since Claude Code 2.1.219: its sample was recorded with 2.1.330.
     added = SAMPLES.parent / "claude-2.1.330" / "directory-added.json"
     out.append(("claude", "DirectoryAdded", json.loads(added.read_text())))
+    # Gemini CLI (tests/fixtures/gemini), under ovhooks' event names.
+    out.extend(("gemini", event, payload) for event, payload in recorded_payloads())
     return out
 
 
@@ -55,7 +59,11 @@ PAYLOADS = _payloads()
 
 # All ten events for both hosts: where a host has no sample of an event (Codex has no
 # subagent events), the other host's sample stands in, as a misrouted payload would.
-EVENTS = sorted((host, event) for host in ("codex", "claude") for event in HOOKS)
+# Gemini CLI: the seven events it is configured to run.
+EVENTS = sorted(
+    [(host, event) for host in ("codex", "claude") for event in HOOKS]
+    + [("gemini", event) for event in GEMINI_EVENTS]
+)
 
 odd_text = st.one_of(
     st.text(max_size=40),

@@ -14,10 +14,14 @@ from typing import Any
 import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
+from tests.support.gemini_replies import COMMANDS as GEMINI_COMMANDS
+from tests.support.gemini_replies import recorded_payloads
 from tests.support.hooks import HOOKS, assert_host_valid, hook_env, run_process
 
 
 def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict[str, Any]]]:
+    if host == "gemini":  # recorded by scripts/record_gemini_fixtures.py, under ovhooks' names
+        return recorded_payloads()
     out = []
     for path in sorted((host_samples / host / "hook-payloads").glob("*.json")):
         payload = json.loads(path.read_text())
@@ -25,7 +29,7 @@ def _fixture_payloads(host_samples: Path, host: str) -> list[tuple[str, dict[str
     return out
 
 
-@pytest.mark.parametrize("host", ["codex", "claude"])
+@pytest.mark.parametrize("host", ["codex", "claude", "gemini"])
 def test_every_fixture_payload_gets_a_valid_reply(
     host: str, host_samples: Path, fake_ov: FakeOpenViking
 ) -> None:
@@ -57,9 +61,23 @@ def test_bad_stdin_never_breaks_the_host(name: str, fake_ov: FakeOpenViking) -> 
         assert_host_valid("codex", event, json.loads(proc.stdout))
 
 
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_stdin_never_breaks_gemini(name: str, fake_ov: FakeOpenViking) -> None:
+    """Every command Gemini CLI runs answers one non-empty JSON object (an empty stdout would
+    make Gemini parse stderr instead)."""
+    env = hook_env(fake_ov.url)
+    for command in sorted(set(GEMINI_COMMANDS.values())):
+        proc, _ = run_process(command, BAD_INPUTS[name], env, host="gemini")
+        assert proc.returncode == 0, proc.stderr.decode()
+        lines = proc.stdout.decode().splitlines()
+        assert len(lines) == 1 and lines[0].strip(), lines
+        assert_host_valid("gemini", HOOKS_BY_COMMAND[command], json.loads(lines[0]))
+
+
+@pytest.mark.parametrize("host", ["codex", "gemini"])
 @pytest.mark.parametrize("mode", ["refuse", "error500", "html", "hang"])
 def test_server_failures_never_break_the_host(
-    mode: str, fake_ov: FakeOpenViking, host_samples: Path, tmp_path: Path
+    mode: str, host: str, fake_ov: FakeOpenViking, host_samples: Path, tmp_path: Path
 ) -> None:
     # detached workers, as users run them: the hook itself must return at once
     env = hook_env(
@@ -72,11 +90,11 @@ def test_server_failures_never_break_the_host(
         fake_ov.refuse()
     else:
         fake_ov.mode = mode
-    for event, payload in _fixture_payloads(host_samples, "codex"):
-        proc, seconds = run_process(HOOKS[event], payload, env)
+    for event, payload in _fixture_payloads(host_samples, host):
+        proc, seconds = run_process(HOOKS[event], payload, env, host=host)
         assert proc.returncode == 0
-        assert_host_valid("codex", event, json.loads(proc.stdout))
-        assert seconds < 2.0, f"{event} took {seconds:.2f}s with a {mode} server"
+        assert_host_valid(host, event, json.loads(proc.stdout))
+        assert seconds < 2.0, f"{host} {event} took {seconds:.2f}s with a {mode} server"
 
 
 def test_unwritable_state_dir_still_answers(
@@ -154,3 +172,6 @@ def test_recall_deadline_and_breaker_on_a_server_that_never_answers(
         measure_healthy()
     # Waiting for the server again would cost the whole deadline on top of a healthy run.
     assert min(timings) < min(healthy) + deadline / 2, f"breaker open: {timings} vs {healthy}"
+
+
+HOOKS_BY_COMMAND = {command: event for event, command in HOOKS.items()}

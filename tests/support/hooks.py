@@ -123,6 +123,11 @@ def run_process(
 
 def assert_host_valid(host: str, event: str, reply: dict[str, Any]) -> None:
     """The reply obeys interface §1 for this host and event."""
+    if host == "gemini":
+        from tests.support.gemini_replies import assert_gemini_valid
+
+        assert_gemini_valid(event, reply)
+        return
     assert isinstance(reply, dict)
     allowed = set(COMMON_FIELDS)
     specific_events = (

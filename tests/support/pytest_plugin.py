@@ -48,6 +48,7 @@ REAL_SERVER_FIXTURES = frozenset(
 HOST_FIXTURES = frozenset(
     ("host_cli_dir", "codex_cli", "claude_cli", "claude_latest_cli", "pi_cli", "opencode_cli")
 )
+HOST_FIXTURES |= {"gemini_cli"}
 SETUP_HINT = "run scripts/ci-setup.sh"
 
 
@@ -384,3 +385,25 @@ def ovhooks_bin() -> str:
             pytrace=False,
         )
     return path
+
+
+GEMINI_VERSION = "0.61.0"
+
+
+@pytest.fixture(scope="session")
+def gemini_cli() -> str:
+    """Gemini CLI 0.61.0 (``OVHOOKS_GEMINI_DIR``, default the ci-setup prefix)."""
+    directory = _REAL_ENV.get("OVHOOKS_GEMINI_DIR") or os.path.join(
+        _REAL_ENV.get("HOME") or os.path.expanduser("~"),
+        ".cache",
+        "ovhooks-ci",
+        f"hostcli-gemini-{GEMINI_VERSION}",
+        "node_modules",
+        ".bin",
+    )
+    require(
+        os.path.isdir(directory),
+        f"Gemini CLI {GEMINI_VERSION} not found at {directory}",
+        f"{SETUP_HINT} gemini to enable the Gemini CLI tests",
+    )
+    return _cli(directory, "gemini")

@@ -53,6 +53,8 @@ def host_last_used(host: str, environ: Mapping[str, str]) -> float:
         return _newest_file(
             os.path.join(hostconfig.codex_home(environ), "sessions"), ".jsonl", depth=3
         )
+    if host == "gemini":  # ~/.gemini/tmp/<project>/chats/session-*.jsonl
+        return _newest_file(os.path.join(hostconfig.gemini_dir(environ), "tmp"), ".jsonl", 2)
     if host == "pi":  # sessions/--<cwd>--/<time>_<id>.jsonl
         return _newest_file(
             os.path.join(hostconfig.pi_agent_dir(environ), "sessions"), ".jsonl", depth=1

@@ -53,11 +53,13 @@ def registrations(
 
 def _not_registered(host: str, problems: list[str], environ: Mapping[str, str]) -> Check:
     name = f"hooks:{host}"
-    label = "Codex" if host == "codex" else "Claude Code"
+    label = hostconfig.host_label(host)
     if problems:
         fix = f"fix the file, then run `ovhooks install {host}`"
         return check(name, "fail", "; ".join(problems), fix)
-    host_dir = hostconfig.codex_home(environ) if host == "codex" else hostconfig.claude_dir(environ)
+    host_dir = {"codex": hostconfig.codex_home, "gemini": hostconfig.gemini_dir}.get(
+        host, hostconfig.claude_dir
+    )(environ)
     if not os.path.isdir(host_dir):
         summary = f"{label} not found ({host_dir} does not exist)"
         return check(name, "skip", summary, installed=False)
@@ -101,6 +103,11 @@ def check_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
 
         status, fix, extra = check_feature_and_trust(environ, found, status, fix)
         notes.extend(extra)
+    if host == "gemini":
+        from ovhooks.commands.doctor.gemini import check_settings
+
+        status, fix, extra = check_settings(environ, cwd, found, status, fix)
+        notes.extend(extra)
     if notes:
         summary += "; " + "; ".join(notes)
     return check(f"hooks:{host}", status, summary, fix, installed=True, scopes=scopes)
@@ -113,6 +120,6 @@ def no_host_at_all(host_checks: list[Check]) -> Check | None:
             "hooks",
             "fail",
             "hooks missing: no host has ovhooks' hooks",
-            "run `ovhooks install HOST` (codex, claude, pi or opencode)",
+            "run `ovhooks install HOST` (codex, claude, pi, opencode or gemini)",
         )
     return None

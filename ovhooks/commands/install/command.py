@@ -21,13 +21,14 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-HostArg = Annotated[str, typer.Argument(help="codex, claude, pi or opencode")]
+HostArg = Annotated[str, typer.Argument(help="codex, claude, pi, opencode or gemini")]
 ScopeOption = Annotated[
     str,
     typer.Option(
         "--scope",
-        help="user: the host's user config (~/.codex/hooks.json, ~/.claude/settings.json); "
-        "project: the current git project's .codex/hooks.json or .claude/settings.json.",
+        help="user: the host's user config (~/.codex/hooks.json, ~/.claude/settings.json, "
+        "~/.gemini/settings.json); project: the current git project's .codex/hooks.json, "
+        ".claude/settings.json or .gemini/settings.json.",
     ),
 ]
 DryRunOption = Annotated[
@@ -48,13 +49,14 @@ def _host_module(host: str, scope: str) -> ModuleType:
         raise CommandError(
             f"unknown scope {scope!r}", fix="use user or project", code=ExitCode.USAGE, slug="usage"
         )
-    from ovhooks.commands.install import claude, codex, opencode, pi
+    from ovhooks.commands.install import claude, codex, gemini, opencode, pi
 
     modules: dict[str, ModuleType] = {
         "codex": codex,
         "claude": claude,
         "pi": pi,
         "opencode": opencode,
+        "gemini": gemini,
     }
     return modules[host]
 

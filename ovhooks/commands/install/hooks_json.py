@@ -36,13 +36,23 @@ def _strip_ours(groups: list[Any], keep: int | None = None) -> list[Any]:
     return out
 
 
+# Gemini CLI 0.24-0.25 kept these switches inside ``hooks``; Gemini still skips them there.
+SETTINGS_KEYS = frozenset({"enabled", "disabled", "notifications"})
+
+
+def _events(hooks: dict[str, Any]) -> list[str]:
+    """The keys of ``hooks`` that are events (not Gemini's old switches)."""
+    return [e for e in hooks if not (e in SETTINGS_KEYS and not isinstance(hooks[e], list))]
+
+
 def _hooks_table(doc: dict[str, Any], path: str) -> dict[str, Any]:
     hooks = doc.get("hooks", {})
     if not isinstance(hooks, dict):
         raise CommandError(
             f'{path}: "hooks" is not an object', fix="fix the file by hand, then run again"
         )
-    for event, groups in hooks.items():
+    for event in _events(hooks):
+        groups = hooks[event]
         if not isinstance(groups, list):
             raise CommandError(
                 f"{path}: hooks.{event} is not a list", fix="fix the file by hand, then run again"
@@ -56,7 +66,7 @@ def merge_hooks(
     """``doc`` with exactly one ovhooks group per wanted event (and none elsewhere)."""
     new = copy.deepcopy(doc)
     hooks = _hooks_table(new, path)
-    _strip_events(hooks, [event for event in hooks if event not in wanted])
+    _strip_events(hooks, [event for event in _events(hooks) if event not in wanted])
     for event, group in wanted.items():
         groups = list(hooks.get(event, []))
         if group in groups:
@@ -84,7 +94,7 @@ def remove_hooks(doc: dict[str, Any], path: str = "") -> dict[str, Any]:
     if "hooks" not in new:
         return new
     hooks = _hooks_table(new, path)
-    _strip_events(hooks, list(hooks))
+    _strip_events(hooks, _events(hooks))
     if not hooks and doc.get("hooks"):
         del new["hooks"]
     return new

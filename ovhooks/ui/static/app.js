@@ -27,8 +27,8 @@ function flash(text, undoId) {
     button.addEventListener("click", async () => {
       try {
         const done = await post("/api/memory/undo", { undo: undoId });
-        flash(`Restored ${done.restored.length} memor${done.restored.length === 1 ? "y" : "ies"}.`);
-        setTimeout(() => location.reload(), 600);
+        sessionStorage.setItem("ovhooks-restored", String(done.restored.length));
+        location.reload();
       } catch (err) {
         flash(`Undo failed: ${err.message}`);
       }
@@ -82,6 +82,12 @@ if (edit) {
       flash(done.scrubbed ? "Saved (a secret in it was redacted)." : "Saved.");
     } catch (err) { flash(`Save failed: ${err.message}`); }
   });
+}
+
+const restored = sessionStorage.getItem("ovhooks-restored");
+if (restored) {
+  sessionStorage.removeItem("ovhooks-restored");
+  flash(`Restored ${restored} memor${restored === "1" ? "y" : "ies"}.`);
 }
 
 const pending = sessionStorage.getItem("ovhooks-undo");
