@@ -221,3 +221,77 @@ def test_the_wait_left_is_told_so_a_background_worker_can_wait_it_out(tmp_path: 
     now[0] += 20
     error = box.drain(RecordingBackend()).error  # type: ignore[arg-type]
     assert isinstance(error, InflightError) and error.retry_in == pytest.approx(40.0)
+
+
+class _Crashing(RecordingBackend):
+    """A backend whose mark lookup fails with something other than a BackendError."""
+
+    def newest_mark(self, session_id: str, prefix: str) -> Any:
+        raise RuntimeError("a bug in the backend")
+
+
+def test_a_crashing_mark_lookup_never_resends(tmp_path: Path) -> None:
+    now = [1000.0]
+    box, _sent = _left_in_flight(tmp_path, now)
+    now[0] += 3600
+    server = _Crashing()
+    result = box.drain(server)  # type: ignore[arg-type]
+    assert isinstance(result.error, InflightError) and server.appended == []
+
+
+def _unmarked(box: Outbox) -> None:
+    """The entry in flight as an ovhooks before the marks left it (no ``marked`` flag)."""
+    seq = int(box.entries()[0]["seq"])
+
+    def unmark(entry: Any, doc: Any) -> None:
+        entry["inflight"] = {k: v for k, v in entry["inflight"].items() if k != "marked"}
+
+    box.update_entry(seq, unmark)
+
+
+class _Tail(RecordingBackend):
+    """Answers ``session_context`` with ``live``, or fails the way it is told."""
+
+    def __init__(self, failure: BaseException | None = None) -> None:
+        super().__init__()
+        self.failure = failure
+
+    def session_context(self, session_id: str, budget: int) -> Any:
+        if self.failure is not None:
+            raise self.failure
+        return super().session_context(session_id, budget)
+
+
+def test_an_unmarked_batch_in_the_live_tail_is_recorded_as_sent(tmp_path: Path) -> None:
+    now = [1000.0]
+    box, sent = _left_in_flight(tmp_path, now)
+    _unmarked(box)
+    server = _Tail()
+    server.live.extend([{"role": "user", "parts": [{"type": "text", "text": "before"}]}, *sent])
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    assert server.appended == [] and len(box) == 0
+
+
+@pytest.mark.parametrize(
+    ("failure", "resent"),
+    [
+        (None, True),  # the tail is another capture's: not applied, resent after the window
+        (BackendError("http", "no such session", 404, "NOT_FOUND"), True),
+        (BackendError("unreachable", "refused"), False),  # cannot say: never resent
+        (RuntimeError("a bug"), False),
+    ],
+)
+def test_an_unmarked_batch_is_judged_by_the_live_tail(
+    tmp_path: Path, failure: BaseException | None, resent: bool
+) -> None:
+    now = [1000.0]
+    box, _sent = _left_in_flight(tmp_path, now)
+    _unmarked(box)
+    server = _Tail(failure)
+    server.live.append({"role": "user", "content": "someone else's words"})
+    now[0] += 61
+    result = box.drain(server)  # type: ignore[arg-type]
+    if resent:
+        assert result.error is None and len(server.appended) == 1
+    else:
+        assert isinstance(result.error, InflightError) and server.appended == []
