@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "ovhooks.settings",
             "ovhooks.session.layout",
             "ovhooks.dryrun.plan",
+            "ovhooks.worker.spawn",
         ),
     ),
     (
@@ -52,7 +53,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "backend",
         "the Backend protocol: OpenViking over HTTP, the local store",
-        ("ovhooks.backend",),
+        ("ovhooks.backend", "ovhooks.semantic"),
     ),
     (
         "state",
@@ -67,7 +68,13 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "read path",
         "recall for a prompt, the session-start context, skills",
-        ("ovhooks.recall", "ovhooks.context", "ovhooks.skills"),
+        (
+            "ovhooks.recall",
+            "ovhooks.context",
+            "ovhooks.skills",
+            "ovhooks.semantic.answers",
+            "ovhooks.semantic.service",
+        ),
     ),
     (
         "events",

@@ -27,7 +27,8 @@ import recall_eval as harness  # noqa: E402
 
 from ovhooks.backend.local import LocalBackend  # noqa: E402
 from ovhooks.backend.local.search import search  # noqa: E402
-from ovhooks.backend.local.semantic_recall import SemanticLink, answer, ask, merge  # noqa: E402
+from ovhooks.backend.local.semantic_recall import answer, ask, merge  # noqa: E402
+from ovhooks.backend.local.store import SemanticLink  # noqa: E402
 from ovhooks.project import resolve  # noqa: E402
 from ovhooks.recall.query import build_query, profile_query  # noqa: E402
 from ovhooks.recall.rank import Candidate, rank  # noqa: E402
@@ -67,7 +68,7 @@ def gather(root: str, data: dict[str, Any], splits: tuple[str, ...]) -> list[dic
         found = answer(asked, link)
         if found is None:
             raise SystemExit(f"service did not answer: {asked.pending.reason}")
-        admitted, dropped = merge(store, query, hits, found, 0.55)
+        admitted, dropped = merge(store, query, hits, found, 0.55, search)
         kinds = {"m": "memory", "h": "archive"}
         raw = {(kinds[h["kind"]], h["id"]): h for h in found["hits"]}
         cands = []

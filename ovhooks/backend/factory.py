@@ -28,7 +28,7 @@ def make_backend(
 
         store = LocalBackend(settings.data_dir, user=settings.user or "default", peer=peer)
         if settings.semantic:
-            from ovhooks.backend.local.semantic_recall import SemanticLink
+            from ovhooks.backend.local.store import SemanticLink
 
             store.semantic = SemanticLink(
                 settings.state_dir, settings.semantic_deadline_ms / 1000.0, settings.semantic_idle_s

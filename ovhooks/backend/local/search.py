@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
+from ovhooks.backend.local.hits import Hit
 from ovhooks.backend.local.schema import db_error, scope_token
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.lexical.evidence import evidence, query_names, score, term_weights
@@ -24,39 +25,12 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import JSON
     from ovhooks.backend.local.store import LocalStore
-    from ovhooks.semantic.fusion import Evidence
 
 _CANDIDATES = 40
 _MAX_QUERY_TERMS = 10
 # What the user said but no commit promoted is weaker evidence than a memory: it may have
 # been a passing remark. It needs this much more to pass.
 _HISTORY_PENALTY = 0.25
-
-
-class _Hit:
-    __slots__ = ("abstract", "category", "evidence", "kind", "rid", "score", "tags", "text", "uri")
-
-    def __init__(
-        self,
-        kind: str,
-        uri: str,
-        *,
-        category: str,
-        text: str,
-        abstract: str,
-        tags: str,
-        score: float,
-        rid: int = 0,
-    ) -> None:
-        self.kind = kind
-        self.rid = rid
-        self.evidence: Evidence | None = None
-        self.uri = uri
-        self.category = category
-        self.text = text
-        self.abstract = abstract
-        self.tags = tags
-        self.score = score
 
 
 def scope_tokens(store: LocalStore, peer: str) -> list[str]:
@@ -119,7 +93,7 @@ def search(
     *,
     archives: bool,
     only: dict[str, list[int]] | None = None,
-) -> list[_Hit]:
+) -> list[Hit]:
     """Hits for ``query``: FTS5's best matches, or the rows ``only`` names (by index)."""
     # Concepts are added to documents only: a question about "indentation" finds "tabs",
     # but a prompt that merely says "spaces" does not become a question about indentation.
@@ -141,7 +115,7 @@ def search(
     weights = term_weights(found, df, total)
     # The most specific terms reach FTS5; equal weights keep the prompt's order.
     chosen = sorted(present, key=lambda t: -weights[t])[:_MAX_QUERY_TERMS]
-    hits: list[_Hit] = []
+    hits: list[Hit] = []
 
     def rate(doc: str, content: str, age_days: float, bonus: float, penalty: float) -> float:
         units, share = evidence(found, order, weights, doc.split(), content, translated, named)
@@ -160,7 +134,7 @@ def search(
             bonus = 1.0 if peer and peer_of == peer else 0.5
             value = rate(doc, content, (now - updated) / 86400.0, bonus, 0.0)
             hits.append(
-                _Hit(
+                Hit(
                     "memory",
                     uri,
                     category=category,
@@ -186,13 +160,13 @@ def _history_hits(
     rate: Callable[[str, str, float, float, float], float],
     now: float,
     only: dict[str, list[int]] | None = None,
-) -> list[_Hit]:
+) -> list[Hit]:
     """The best statement of each archive that matches: what the user said that no memory
     holds, shown under its archive's URI."""
     ids = _matches(store, con, "history", chosen, peer, only)
     if not ids:
         return []
-    best: dict[str, _Hit] = {}
+    best: dict[str, Hit] = {}
     marks = ",".join("?" * len(ids))
     # ``+s.peer``: the history of this project's sessions only (and the user's own
     # sessions outside any project), as the scope token already chose.
@@ -208,7 +182,7 @@ def _history_hits(
         kept = best.get(uri)
         # One statement per archive: the best, the earlier one on a tie.
         if kept is None or value > kept.score:
-            best[uri] = _Hit(
+            best[uri] = Hit(
                 "archive",
                 uri,
                 category="archive",
@@ -240,7 +214,9 @@ def search_context(
         if store.semantic is not None and prompt:
             from ovhooks.backend.local.semantic_recall import fused_search
 
-            hits, semantic_state, considered = fused_search(store, query, prompt, score_threshold)
+            hits, semantic_state, considered = fused_search(
+                store, query, prompt, score_threshold, search
+            )
         else:
             hits, semantic_state, considered = (
                 search(store, query, store.peer, archives=True),

@@ -14,25 +14,18 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-    from ovhooks.backend.local.search import _Hit
-    from ovhooks.backend.local.store import LocalStore
+    from ovhooks.backend.local.hits import Hit
+
+    # ``search.search``, passed in: this module sits under ``search``, which calls it
+    Search = Callable[..., list[Hit]]
+    from ovhooks.backend.local.store import LocalStore, SemanticLink
     from ovhooks.semantic.client import Pending
 
 _KINDS = {"m": "memory", "h": "archive"}
 SEARCH_K = 16
-
-
-class SemanticLink:
-    """How a local store reaches the embedding service (set by ``backend.factory``)."""
-
-    __slots__ = ("deadline_s", "idle_s", "state_dir")
-
-    def __init__(self, state_dir: str, deadline_s: float, idle_s: float) -> None:
-        self.state_dir = state_dir
-        self.deadline_s = deadline_s
-        self.idle_s = idle_s
 
 
 class Asked:
@@ -73,12 +66,12 @@ def answer(asked: Asked, link: SemanticLink) -> dict[str, Any] | None:
 def merge(
     store: LocalStore,
     query: str,
-    hits: list[_Hit],
+    hits: list[Hit],
     found: dict[str, Any],
     threshold: float,
-) -> tuple[list[_Hit], list[_Hit]]:
+    search: Search,
+) -> tuple[list[Hit], list[Hit]]:
     """``(admitted, dropped)`` hits after fusion, each with its ``evidence``."""
-    from ovhooks.backend.local.search import search
     from ovhooks.semantic import fusion
     from ovhooks.semantic.fusion import Evidence, fuse
 
@@ -109,8 +102,8 @@ def merge(
         via = str(sem.get("via") or "") if sem else ""
         hit.evidence = Evidence(hit.uri, hit.score, strength, via)
     fuse([h.evidence for h in everything if h.evidence is not None], threshold)
-    best: dict[str, _Hit] = {}
-    dropped: list[_Hit] = []
+    best: dict[str, Hit] = {}
+    dropped: list[Hit] = []
     for hit in everything:
         ev = hit.evidence
         assert ev is not None
@@ -126,12 +119,10 @@ def merge(
 
 
 def fused_search(
-    store: LocalStore, query: str, prompt: str, threshold: float
-) -> tuple[list[_Hit], str, list[dict[str, Any]]]:
+    store: LocalStore, query: str, prompt: str, threshold: float, search: Search
+) -> tuple[list[Hit], str, list[dict[str, Any]]]:
     """``(hits, how semantics took part, dropped candidates' evidence)``: the prompt goes to
     the service first, FTS5 runs meanwhile, then the answer (if any in time) is fused."""
-    from ovhooks.backend.local.search import search
-
     link = store.semantic
     assert link is not None
     asked = ask(store, link, prompt)
@@ -139,6 +130,6 @@ def fused_search(
     found = answer(asked, link)
     if found is None:
         return hits, asked.pending.reason or "lexical", []
-    hits, dropped = merge(store, query, hits, found, threshold)
+    hits, dropped = merge(store, query, hits, found, threshold, search)
     considered = [{"uri": h.uri, **h.evidence.as_dict()} for h in dropped[:10] if h.evidence]
     return hits, "fused", considered

@@ -12,8 +12,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 
-    from ovhooks.backend.local.semantic_recall import SemanticLink
-
 
 class LocalStore:
     """``<data_dir>/memory.db`` and ``profile.md`` for ``user``; ``peer`` is the project peer."""
@@ -69,3 +67,14 @@ class LocalStore:
         if self._con is not None:
             self._con.close()
             self._con = None
+
+
+class SemanticLink:
+    """How a local store reaches the embedding service (set by ``backend.factory``)."""
+
+    __slots__ = ("deadline_s", "idle_s", "state_dir")
+
+    def __init__(self, state_dir: str, deadline_s: float, idle_s: float) -> None:
+        self.state_dir = state_dir
+        self.deadline_s = deadline_s
+        self.idle_s = idle_s

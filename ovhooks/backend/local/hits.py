@@ -1,0 +1,34 @@
+"""One search hit of the local store: a memory or a history row, its score and, once the
+embedding service took part, its fused evidence (shared by ``search`` and ``semantic_recall``)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.semantic.fusion import Evidence
+
+
+class Hit:
+    __slots__ = ("abstract", "category", "evidence", "kind", "rid", "score", "tags", "text", "uri")
+
+    def __init__(
+        self,
+        kind: str,
+        uri: str,
+        *,
+        category: str,
+        text: str,
+        abstract: str,
+        tags: str,
+        score: float,
+        rid: int = 0,
+    ) -> None:
+        self.kind = kind
+        self.rid = rid
+        self.evidence: Evidence | None = None
+        self.uri = uri
+        self.category = category
+        self.text = text
+        self.abstract = abstract
+        self.tags = tags
+        self.score = score
