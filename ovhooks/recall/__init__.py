@@ -28,16 +28,12 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.backend.errors import BackendError
-    from ovhooks.backend.local import LocalBackend
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
     from ovhooks.recall.trace import Trace
     from ovhooks.settings.config import Settings
 
 __all__ = ["RecallOutcome", "recall_for_prompt", "recall_paused", "reset_session"]
-
-# How long a server that lacks context search is sent plain find instead (it may be upgraded).
-FIND_FALLBACK_S = 6 * 3600.0
 
 
 class RecallOutcome:
@@ -121,16 +117,6 @@ def failure_reason(exc: BackendError) -> str:
     return f"failing ({exc})"
 
 
-def _search_unsupported(exc: BackendError) -> bool:
-    """A server that has no context search (older than the ``mode: context`` face)."""
-    if exc.status in (404, 405, 501):
-        return True
-    if exc.status in (400, 422):
-        text = exc.message.lower()
-        return any(word in text for word in ("extra", "mode", "unexpected", "not permitted"))
-    return False
-
-
 def recall_for_prompt(
     prompt: str,
     *,
@@ -176,12 +162,10 @@ def recall_for_prompt(
     if trace is not None:
         trace.query, trace.seen = query, frozenset(seen)
 
+    from ovhooks.recall.retrieve import gather
+
     try:
-        candidates = _retrieve(
-            query, backend=backend, settings=settings, server=server, now=now, prompt=text
-        )
-        for other, target in also_search:
-            candidates += _retrieve_under(query, target, backend=other, settings=settings)
+        candidates = gather(query, text, backend, settings, server, now, also_search, trace)
     except BackendError as exc:
         if trace is not None:
             trace.error = str(exc)
@@ -304,8 +288,9 @@ def _decide(
         # Detached (hooks): measured in the background, for the next prompts. Inline
         # (tests, dry runs): measured now, so the same inputs give the same output.
         from ovhooks.recall.probing import refresh_calibration
+        from ovhooks.recall.retrieve import retrieve
 
-        stored = refresh_calibration(backend, settings, server.key, now, _retrieve)
+        stored = refresh_calibration(backend, settings, server.key, now, retrieve)
         calibration = calibrate.usable(stored, now, script, best)
     if calibration is None:
         return rank(candidates, profile, exclude=seen, strong_score=2.0)
@@ -324,69 +309,3 @@ def _paused_note(server: ServerState, settings: Settings) -> str:
         f"ovhooks: memory server {reason}; recall paused for "
         f"{_seconds(settings.recall_breaker_s)} s"
     )
-
-
-def _retrieve(
-    query: str,
-    *,
-    backend: Backend,
-    settings: Settings,
-    server: ServerState,
-    now: float,
-    threshold: float | None = None,
-    prompt: str | None = None,
-) -> list[Candidate]:
-    """Candidates from the server: context search, or plain find on servers without it.
-    ``prompt`` (the prompt alone, without the recent turns) reaches the local store, whose
-    embedding service matches it by meaning."""
-    from ovhooks.backend.errors import BackendError
-    from ovhooks.recall.rank import from_context_entries, from_find_result
-
-    if threshold is None:
-        threshold = settings.recall_score_threshold
-    if not server.use_find(now):
-        try:
-            # Memories this session has seen are filtered here, not by the server's
-            # exclude_uris: the best match must stay visible to measure the others against.
-            if prompt is not None and getattr(backend, "name", "") == "local":
-                local: LocalBackend = backend  # type: ignore[assignment]
-                result = local.search_context(query, score_threshold=threshold, prompt=prompt)
-            else:
-                result = backend.search_context(query, score_threshold=threshold)
-        except BackendError as exc:
-            if not _search_unsupported(exc):
-                raise
-            server.remember_find(now, FIND_FALLBACK_S)
-        else:
-            entries = result.get("entries")
-            found, _scaffolds = from_context_entries(
-                entries if isinstance(entries, list) else [],
-                threshold=threshold,
-                resources=settings.recall_resources,
-            )
-            return found
-    result = backend.find(
-        query,
-        limit=max(10, 2 * settings.recall_max_items),
-        score_threshold=threshold,
-    )
-    found, _scaffolds = from_find_result(
-        result, threshold=threshold, resources=settings.recall_resources
-    )
-    return found
-
-
-def _retrieve_under(
-    query: str, target_uri: str, *, backend: Backend, settings: Settings
-) -> list[Candidate]:
-    """Candidates from one memory folder (plain find scoped to ``target_uri``)."""
-    from ovhooks.recall.rank import from_find_result
-
-    threshold = settings.recall_score_threshold
-    result = backend.find(
-        query, target_uri=target_uri, limit=settings.recall_max_items, score_threshold=threshold
-    )
-    found, _scaffolds = from_find_result(
-        result, threshold=threshold, resources=settings.recall_resources
-    )
-    return found

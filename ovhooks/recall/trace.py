@@ -28,6 +28,7 @@ class Trace:
         "query",
         "seen",
         "shown",
+        "store_dropped",
         "tokens",
     )
 
@@ -41,6 +42,8 @@ class Trace:
         self.block = ""
         self.tokens = 0
         self.error = ""  # the store's failure, when retrieval failed
+        # Candidates the store itself set aside (the local store's fusion), with their evidence
+        self.store_dropped: list[dict[str, object]] = []
 
 
 class Row:
@@ -73,7 +76,27 @@ def explain(trace: Trace) -> list[Row]:
             rows.append(Row(cand, DROPPED, "kept, but the block had no room for it", 0))
         else:
             rows.append(Row(cand, DROPPED, _weak_reason(cand, trace), 0))
+    rows.extend(_store_dropped(trace, {c.uri for c in trace.candidates}))
     rows.sort(key=lambda r: (r.position == 0, r.position, -r.candidate.score, r.candidate.uri))
+    return rows
+
+
+def _store_dropped(trace: Trace, listed: set[str]) -> list[Row]:
+    """Rows for what the store's own fusion dropped (it never returned them as candidates)."""
+    from ovhooks.recall.rank import Candidate, category_of
+
+    rows = []
+    for item in trace.store_dropped:
+        uri = item.get("uri")
+        if not isinstance(uri, str) or uri in listed:
+            continue
+        lexical = item.get("lexical")
+        score = float(lexical) if isinstance(lexical, int | float) else 0.0
+        cand = Candidate(uri, category_of(uri), score, "")
+        cand.evidence = dict(item)
+        reason = str(item.get("reason") or "the store's fusion found too little evidence")
+        rows.append(Row(cand, DROPPED, reason, 0))
+        listed.add(uri)
     return rows
 
 

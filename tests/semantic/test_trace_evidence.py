@@ -40,3 +40,35 @@ def test_without_evidence_nothing_is_added() -> None:
     lexical_only: dict[str, object] = {"lexical": None, "semantic": None, "decision": "lexical"}
     found[0].evidence = lexical_only
     assert explain(trace)[0].reason.endswith("(lexical: lexical -)")
+
+
+def test_what_the_stores_fusion_dropped_shows_with_its_evidence_and_reason() -> None:
+    found, _ = from_context_entries([ENTRY], threshold=0.55, resources=False)
+    trace = Trace()
+    trace.candidates = trace.kept = found
+    trace.shown = (URI,)
+    other = "viking://user/default/memories/events/port.md"
+    trace.store_dropped = [
+        {
+            "uri": other,
+            "lexical": 0.2,
+            "semantic": 2.1,
+            "decision": "dropped",
+            "reason": "meaning 2.1 under the agreement bar",
+        },
+        {"uri": other, "lexical": 0.1},  # listed once
+        {"uri": URI, "lexical": 0.9},  # already a candidate
+        {"uri": 7},  # not a URI
+        {"uri": "viking://user/default/memories/events/x.md", "lexical": None},
+    ]
+    rows = explain(trace)
+    assert [r.candidate.uri for r in rows] == [
+        URI,
+        other,
+        "viking://user/default/memories/events/x.md",
+    ]
+    dropped = rows[1]
+    assert dropped.decision == "dropped" and dropped.reason == "meaning 2.1 under the agreement bar"
+    assert dropped.candidate.evidence is not None and dropped.candidate.evidence["semantic"] == 2.1
+    assert rows[2].reason == "the store's fusion found too little evidence"
+    assert rows[2].candidate.score == 0.0

@@ -1,0 +1,120 @@
+"""Candidates for a recall query: the store's context search (plain find on servers without
+it), the old peer's folders, and what the local store's fusion dropped (for the trace)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ovhooks.backend.base import Backend
+    from ovhooks.backend.errors import BackendError
+    from ovhooks.backend.local import LocalBackend
+    from ovhooks.recall.rank import Candidate
+    from ovhooks.recall.state import ServerState
+    from ovhooks.recall.trace import Trace
+    from ovhooks.settings.config import Settings
+
+# How long a server that lacks context search is sent plain find instead (it may be upgraded).
+FIND_FALLBACK_S = 6 * 3600.0
+
+
+def _search_unsupported(exc: BackendError) -> bool:
+    """A server that has no context search (older than the ``mode: context`` face)."""
+    if exc.status in (404, 405, 501):
+        return True
+    if exc.status in (400, 422):
+        text = exc.message.lower()
+        return any(word in text for word in ("extra", "mode", "unexpected", "not permitted"))
+    return False
+
+
+def gather(
+    query: str,
+    text: str,
+    backend: Backend,
+    settings: Settings,
+    server: ServerState,
+    now: float,
+    also_search: Sequence[tuple[Backend, str]],
+    trace: Trace | None,
+) -> list[Candidate]:
+    """Every candidate for the query: the store's, and the old peer's folders' ones."""
+    candidates = retrieve(
+        query, backend=backend, settings=settings, server=server, now=now, prompt=text, trace=trace
+    )
+    for other, target in also_search:
+        candidates += retrieve_under(query, target, backend=other, settings=settings)
+    return candidates
+
+
+def retrieve(
+    query: str,
+    *,
+    backend: Backend,
+    settings: Settings,
+    server: ServerState,
+    now: float,
+    threshold: float | None = None,
+    prompt: str | None = None,
+    trace: Trace | None = None,
+) -> list[Candidate]:
+    """Candidates from the server: context search, or plain find on servers without it.
+    ``prompt`` (the prompt alone, without the recent turns) reaches the local store, whose
+    embedding service matches it by meaning."""
+    from ovhooks.backend.errors import BackendError
+    from ovhooks.recall.rank import from_context_entries, from_find_result
+
+    if threshold is None:
+        threshold = settings.recall_score_threshold
+    if not server.use_find(now):
+        try:
+            # Memories this session has seen are filtered here, not by the server's
+            # exclude_uris: the best match must stay visible to measure the others against.
+            if prompt is not None and getattr(backend, "name", "") == "local":
+                local: LocalBackend = backend  # type: ignore[assignment]
+                result = local.search_context(query, score_threshold=threshold, prompt=prompt)
+            else:
+                result = backend.search_context(query, score_threshold=threshold)
+        except BackendError as exc:
+            if not _search_unsupported(exc):
+                raise
+            server.remember_find(now, FIND_FALLBACK_S)
+        else:
+            entries = result.get("entries")
+            if trace is not None:
+                # What the local store's fusion dropped, with its evidence ("why this memory").
+                stats = result.get("stats")
+                dropped = stats.get("dropped") if isinstance(stats, dict) else None
+                trace.store_dropped = [d for d in dropped or () if isinstance(d, dict)]
+            found, _scaffolds = from_context_entries(
+                entries if isinstance(entries, list) else [],
+                threshold=threshold,
+                resources=settings.recall_resources,
+            )
+            return found
+    result = backend.find(
+        query,
+        limit=max(10, 2 * settings.recall_max_items),
+        score_threshold=threshold,
+    )
+    found, _scaffolds = from_find_result(
+        result, threshold=threshold, resources=settings.recall_resources
+    )
+    return found
+
+
+def retrieve_under(
+    query: str, target_uri: str, *, backend: Backend, settings: Settings
+) -> list[Candidate]:
+    """Candidates from one memory folder (plain find scoped to ``target_uri``)."""
+    from ovhooks.recall.rank import from_find_result
+
+    threshold = settings.recall_score_threshold
+    result = backend.find(
+        query, target_uri=target_uri, limit=settings.recall_max_items, score_threshold=threshold
+    )
+    found, _scaffolds = from_find_result(
+        result, threshold=threshold, resources=settings.recall_resources
+    )
+    return found
