@@ -29,11 +29,24 @@ from tests.support.fake_openviking_auth import AuthFakeOpenViking
 TARGETS = [pytest.param("real", marks=pytest.mark.real_server), "fake"]
 
 
+@pytest.fixture(scope="module")
+def contract_server(ov_venv: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A capture-only real server of this module's own. In whole-suite runs the shared one
+    (``ov_server_capture``) answered every embedding here with an error (its model stub's
+    answers had no ``data``) while this file alone passed; the cause is still open, so the
+    contract is pinned on a server nothing else has used."""
+    from tests.support.pytest_plugin import _start, _stop
+
+    server = _start(ov_venv, tmp_path_factory, "capture")
+    yield server
+    _stop(server, "capture, contract")
+
+
 @pytest.fixture(params=TARGETS)
 def base_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """The capture-only real server, or a fresh fake one."""
     if request.param == "real":
-        yield request.getfixturevalue("ov_server_capture").url
+        yield request.getfixturevalue("contract_server").url
         return
     fake = FakeOpenViking().start()
     yield fake.url
