@@ -68,7 +68,7 @@ def gather(root: str, data: dict[str, Any], splits: tuple[str, ...]) -> list[dic
         found = answer(asked, link)
         if found is None:
             raise SystemExit(f"service did not answer: {asked.pending.reason}")
-        admitted, dropped = merge(store, query, hits, found, 0.55, search)
+        admitted, dropped = merge(store, query, hits, found, 0.55, search, text)
         kinds = {"m": "memory", "h": "archive"}
         raw = {(kinds[h["kind"]], h["id"]): h for h in found["hits"]}
         cands = []
@@ -89,6 +89,7 @@ def gather(root: str, data: dict[str, Any], splits: tuple[str, ...]) -> list[dic
                     "lex": ev.lexical,
                     "sem": ev.strength,
                     "via": ev.via,
+                    "xs": ev.cross_script,
                     "good": bool(good),
                     "cos": hit.get("cos"),
                     "ccos": hit.get("clause_cos"),
@@ -105,7 +106,10 @@ def replay(rows: list[dict[str, Any]], max_items: int = 6) -> dict[str, float]:
     tally: dict[str, list[int]] = {c: [0, 0] for c in (*CLASSES, "unrelated")}
     shown = right = 0
     for row in rows:
-        evs = [fusion.Evidence(c["uri"], c["lex"], c["sem"], c["via"]) for c in row["cands"]]
+        evs = [
+            fusion.Evidence(c["uri"], c["lex"], c["sem"], c["via"], cross_script=c.get("xs", False))
+            for c in row["cands"]
+        ]
         by_uri = {c["uri"]: c for c in row["cands"]}
         fused = [e for e in fusion.fuse(evs, 0.55) if e.admitted]
         items = [
@@ -133,6 +137,11 @@ def main() -> int:
     parser.add_argument("--split", default="dev")
     parser.add_argument("--cache", default="")
     parser.add_argument("--set", choices=sorted(harness.SETS), default="issue12")
+    parser.add_argument(
+        "--cross-script",
+        action="store_true",
+        help="sweep only fusion.CROSS_SCRIPT_SCALE (the other parameters as shipped)",
+    )
     args = parser.parse_args()
     if args.cache and os.path.exists(args.cache):
         with open(args.cache, encoding="utf-8") as fh:
@@ -143,6 +152,17 @@ def main() -> int:
         if args.cache:
             with open(args.cache, "w", encoding="utf-8") as fh:
                 json.dump(rows, fh, ensure_ascii=False)
+    if args.cross_script:
+        print("CROSS_SCRIPT_SCALE | " + " ".join(f"{c[:6]:>6}" for c in CLASSES) + "  clean  prec")
+        for scale in (1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0):
+            fusion.CROSS_SCRIPT_SCALE = scale
+            r = replay(rows)
+            print(
+                f"{scale:18.1f} | "
+                + " ".join(f"{r[c]:6.2f}" for c in CLASSES)
+                + f"  {r['unrelated']:.2f}  {r['precision']:.2f}"
+            )
+        return 0
     names = ("STRONG", "DISTINCT", "GAP", "AGREE", "AGREE_LEXICAL", "AGREE_MARGIN", "VETO")
     grid = itertools.product(
         (5.5, 6.0, 7.0),

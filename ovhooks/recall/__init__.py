@@ -278,10 +278,11 @@ def _decide(
     profile = profile_query(text)
     if getattr(backend, "name", "") == "local":
         return rank(candidates, profile, exclude=seen, strong_score=0.0)
+    from ovhooks.lexical.text import script_of
     from ovhooks.recall import calibrate
 
     best = max(c.score for c in candidates)
-    script = calibrate.script_of(text)
+    script = script_of(text)
     stored = server.calibration()
     calibration = calibrate.usable(stored, now, script, best)
     if calibrate.needs_refresh(stored, now, script, calibration):

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import math
 
+from ovhooks.lexical.text import script_of
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
@@ -87,15 +89,6 @@ SCALE_FLOOR = 0.03
 # Boosts only break near-ties (in strength units); they cannot reorder clear model choices.
 TEMPORAL_NUDGE = 0.5
 PREFERENCE_NUDGE = 0.4
-
-
-def script_of(text: str) -> str:
-    """``zh`` for prompts written mostly in CJK, else ``en``: a multilingual model scores the
-    two on different levels (Chinese probes sit ~0.02 higher with e5), so each has its own."""
-    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff" or "\u3040" <= ch <= "\u30ff")
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    # A CJK character carries about as much as a short English word (four letters).
-    return "zh" if cjk and cjk * 4 >= latin else "en"
 
 
 def fit(tops: Sequence[float]) -> dict[str, float] | None:

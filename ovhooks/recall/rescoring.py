@@ -51,18 +51,24 @@ def with_local_signal(
     strengths = answer.get("strengths")
     if not isinstance(strengths, list) or len(strengths) != len(pool):
         return chosen
+    from ovhooks.lexical.text import script_of
     from ovhooks.recall.calibrate import strength
+    from ovhooks.semantic.fusion import CROSS_SCRIPT_SCALE
     from ovhooks.semantic.rescore import added
-
-    triples = [
-        (c.uri, strength(c.score, calibration), float(s))
-        for c, s in zip(pool, strengths, strict=True)
-        if isinstance(s, int | float)
-    ]
-    from ovhooks.recall.calibrate import script_of
 
     script = script_of(prompt)
     other_script = {c.uri for c in pool if script_of(c.text) != script}
+    # Weighed as the local store's fusion weighs them: a translation reaches less above the
+    # probes than a same-language paraphrase does.
+    triples = [
+        (
+            c.uri,
+            strength(c.score, calibration),
+            float(s) * (CROSS_SCRIPT_SCALE if c.uri in other_script else 1.0),
+        )
+        for c, s in zip(pool, strengths, strict=True)
+        if isinstance(s, int | float)
+    ]
     by_uri = {c.uri: c for c in pool}
     out = list(chosen)
     keys = added([c.uri for c in chosen], triples, max_items=max_items, eligible=other_script)

@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from ovhooks.recall.calibrate import script_of
+from ovhooks.lexical.text import script_of
 from ovhooks.semantic.clauses import clauses, extra_max
 from ovhooks.semantic.index import StoreIndex
 from ovhooks.semantic.model import PROBES

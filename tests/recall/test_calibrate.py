@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from ovhooks.lexical.text import script_of
 from ovhooks.recall import calibrate, recall_for_prompt
 from ovhooks.recall.query import profile_query
 from ovhooks.recall.rank import Candidate, rank
@@ -128,10 +129,10 @@ def test_scale_floor_keeps_identical_probes_from_inflating_strength() -> None:
 
 
 def test_script_of_prompt() -> None:
-    assert calibrate.script_of("办公室的猫叫什么名字") == "zh"
-    assert calibrate.script_of("what is the cat called?") == "en"
-    assert calibrate.script_of("pytest 的 fixture 怎么写") == "zh"
-    assert calibrate.script_of("fix the bug in 登录 handler please, the session expires") == "en"
+    assert script_of("办公室的猫叫什么名字") == "zh"
+    assert script_of("what is the cat called?") == "en"
+    assert script_of("pytest 的 fixture 怎么写") == "zh"
+    assert script_of("fix the bug in 登录 handler please, the session expires") == "en"
 
 
 def test_stale_or_drifted_calibration_is_refreshed() -> None:

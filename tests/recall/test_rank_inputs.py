@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from ovhooks.lexical.text import script_of
 from ovhooks.recall import calibrate
 from ovhooks.recall.query import build_query, profile_query
 from ovhooks.recall.rank import (
@@ -147,7 +148,7 @@ def test_probes_that_find_nothing_add_no_score_and_too_few_give_no_fit() -> None
     def search(probe: str) -> list[Candidate]:
         if "爬山" in probe or "spider" in probe:
             return []
-        if calibrate.script_of(probe) == "zh":
+        if script_of(probe) == "zh":
             return [Candidate(f"{M}/x.md", "entities", 0.7, "x")]
         value = next(scores, 0.5)
         return [Candidate(f"{M}/x.md", "entities", value, "x")]

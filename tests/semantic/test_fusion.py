@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ovhooks.semantic import fusion
 from ovhooks.semantic.fusion import Evidence, fuse, judge
 
@@ -101,7 +103,31 @@ def test_evidence_reads_as_a_plain_document_for_logs_and_the_viewer() -> None:
         "lexical": 0.2,
         "semantic": 5.5,
         "via": "clause",
+        "cross_script": False,
         "decision": "semantic",
         "reason": "",
     }
     assert "semantic" in repr(item)
+
+
+def test_a_candidate_in_another_script_is_weighed_up() -> None:
+    # The same strength: below the bar in the prompt's own script, above it across scripts.
+    strength = fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + 0.1
+    crowded = strength - 0.5  # another candidate close by: no distinct best
+    same = judge(Evidence("a", 0.0, strength), BAR, rival=crowded)
+    other = judge(Evidence("b", 0.0, strength, cross_script=True), BAR, rival=crowded)
+    assert not same.admitted and same.reason == "weak"
+    assert other.admitted and other.decision == fusion.SEMANTIC
+    assert other.weighed == pytest.approx(strength * fusion.CROSS_SCRIPT_SCALE)
+    assert other.as_dict()["cross_script"] is True and other.as_dict()["semantic"] == strength
+
+
+def test_cross_script_weighing_ranks_and_bounds_semantic_admissions() -> None:
+    # Across scripts the weighed strength decides who is best and who is within the margin.
+    top = Evidence("zh", 0.0, fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + 1.0, cross_script=True)
+    near = Evidence("en", 0.0, fusion.STRONG)
+    out = {i.key: i for i in fuse([top, near], BAR)}
+    assert out["zh"].admitted and out["en"].admitted
+    assert out["zh"].order(BAR) > out["en"].order(BAR)
+    no_strength = Evidence("x", 0.0, None, cross_script=True)
+    assert no_strength.weighed is None

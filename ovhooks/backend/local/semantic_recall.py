@@ -70,8 +70,11 @@ def merge(
     found: dict[str, Any],
     threshold: float,
     search: Search,
+    prompt: str = "",
 ) -> tuple[list[Hit], list[Hit]]:
-    """``(admitted, dropped)`` hits after fusion, each with its ``evidence``."""
+    """``(admitted, dropped)`` hits after fusion, each with its ``evidence``; a hit written in
+    another script than ``prompt`` is weighed as cross-lingual."""
+    from ovhooks.lexical.text import script_of
     from ovhooks.semantic import fusion
     from ovhooks.semantic.fusion import Evidence, fuse
 
@@ -82,8 +85,9 @@ def merge(
             strengths[(kind, int(item.get("id") or 0))] = item
     have = {(h.kind, h.rid) for h in hits}
     # Rows FTS5 did not find are rated lexically only when their strength could admit them
-    # (semantic alone or agreement): rating costs the hook a query and the evidence scoring.
-    floor = min(fusion.DISTINCT, fusion.AGREE)
+    # (semantic alone or agreement, in another script too): rating costs the hook a query
+    # and the evidence scoring.
+    floor = min(fusion.DISTINCT, fusion.AGREE) / max(1.0, fusion.CROSS_SCRIPT_SCALE)
     wanted = [
         key
         for key, item in strengths.items()
@@ -96,11 +100,13 @@ def merge(
         everything += search(store, query, store.peer, archives=False, only={"memory": memories})
     for rid in history:
         everything += search(store, query, store.peer, archives=True, only={"history": [rid]})
+    script = script_of(prompt) if prompt else ""
     for hit in everything:
         sem = strengths.get((hit.kind, hit.rid))
         strength = float(sem["strength"]) if sem else None
         via = str(sem.get("via") or "") if sem else ""
-        hit.evidence = Evidence(hit.uri, hit.score, strength, via)
+        other = bool(script) and script_of(hit.text) != script
+        hit.evidence = Evidence(hit.uri, hit.score, strength, via, cross_script=other)
     fuse([h.evidence for h in everything if h.evidence is not None], threshold)
     best: dict[str, Hit] = {}
     dropped: list[Hit] = []
@@ -130,6 +136,6 @@ def fused_search(
     found = answer(asked, link)
     if found is None:
         return hits, asked.pending.reason or "lexical", []
-    hits, dropped = merge(store, query, hits, found, threshold, search)
+    hits, dropped = merge(store, query, hits, found, threshold, search, prompt)
     considered = [{"uri": h.uri, **h.evidence.as_dict()} for h in dropped[:10] if h.evidence]
     return hits, "fused", considered
