@@ -38,10 +38,14 @@ def append(state_dir: str, entry: dict[str, Any]) -> None:
             if os.fstat(fd).st_size + len(data) > MAX_BYTES:
                 os.replace(path, path + ".1")
                 os.close(fd)
+                # Marked closed first: if the reopen fails, the old number must not be
+                # closed again (it may already be another thread's file or socket).
+                fd = -1
                 fd = _open(path)
             os.write(fd, data)
         finally:
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
     except OSError:
         return
 

@@ -7,6 +7,8 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from ovhooks.recall import journal
 
 
@@ -74,3 +76,33 @@ def test_an_unwritable_state_dir_loses_the_line_not_the_hook(tmp_path: Path) -> 
 def test_per_memory_counts_and_last_time() -> None:
     entries = [entry(1.0, ("a", 0.1), ("b", 0.2)), entry(5.0, ("a", 0.3)), entry(7.0)]
     assert journal.per_memory(json.loads(json.dumps(entries))) == {"a": (2, 5.0), "b": (1, 1.0)}
+
+
+def test_a_failed_reopen_after_rotation_closes_nothing_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first descriptor is closed before the reopen; when the reopen fails, that number
+    # (by then another file of this process) must be left alone.
+    journal.append(str(tmp_path), entry(1.0))
+    monkeypatch.setattr(journal, "MAX_BYTES", 1)
+    real_open = journal._open
+    opened: list[int] = []
+    closed: list[int] = []
+    real_close = os.close
+
+    def open_once(path: str) -> int:
+        if opened:
+            raise OSError(28, "No space left on device")
+        opened.append(real_open(path))
+        return opened[-1]
+
+    def recording_close(fd: int) -> None:
+        closed.append(fd)
+        real_close(fd)
+
+    monkeypatch.setattr(journal, "_open", open_once)
+    monkeypatch.setattr(journal.os, "close", recording_close)
+    journal.append(str(tmp_path), entry(2.0))  # rotates, then cannot reopen: the line is lost
+    monkeypatch.undo()
+    assert closed == opened  # the one descriptor, closed once
+    assert [e["t"] for e in journal.read(str(tmp_path))] == [1.0]
