@@ -101,7 +101,7 @@ def test_a_failed_reopen_after_rotation_closes_nothing_twice(
         real_close(fd)
 
     monkeypatch.setattr(journal, "_open", open_once)
-    monkeypatch.setattr(journal.os, "close", recording_close)
+    monkeypatch.setattr(os, "close", recording_close)
     journal.append(str(tmp_path), entry(2.0))  # rotates, then cannot reopen: the line is lost
     monkeypatch.undo()
     assert closed == opened  # the one descriptor, closed once
