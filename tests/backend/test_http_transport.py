@@ -338,3 +338,18 @@ def test_url_pieces() -> None:
         with pytest.raises(BackendError) as err:
             split_url(bad)
         assert err.value.kind == "config"
+
+
+def test_a_scripted_server_leaves_no_thread_behind() -> None:
+    # A thread left blocked in accept() outlived its test and, in a whole-suite run, later
+    # accepted a connection meant for another server that had the same descriptor number.
+    def script(conn: socket.socket, index: int) -> None:
+        with conn:
+            while server.read_request(conn):
+                conn.sendall(OK_JSON)
+
+    server = ScriptedServer(script)
+    client = HttpClient()
+    assert client(Request("GET", server.url + "/x", {}, None, 5.0)).status == 200
+    server.close()  # the client still holds its kept-alive connection
+    assert not server.running()

@@ -30,26 +30,43 @@ def _store(tmp_path: Path, count: int) -> None:
     store.close()
 
 
-def _answer_pings(path: str, reply: dict[str, Any]) -> socket.socket:
-    import os
+class _PingAnswerer:
+    """Answers every connection on ``path`` with ``reply``, until ``close``."""
 
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(path)
-    server.listen(4)
+    def __init__(self, path: str, reply: dict[str, Any]) -> None:
+        import os
 
-    def serve() -> None:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(4)
+        self.reply = reply
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
         while True:
             try:
-                conn, _ = server.accept()
+                conn, _ = self.listener.accept()
             except OSError:
                 return
-            conn.recv(65536)
-            conn.sendall(json.dumps(reply).encode() + b"\n")
-            conn.close()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(json.dumps(self.reply).encode() + b"\n")
 
-    threading.Thread(target=serve, daemon=True).start()
-    return server
+    def close(self) -> None:
+        # shutdown wakes the blocked accept; a bare close would leave the thread to accept,
+        # later, on whatever socket is given the same descriptor number.
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.thread.join(5.0)
+        self.listener.close()
+
+
+def _answer_pings(path: str, reply: dict[str, Any]) -> _PingAnswerer:
+    return _PingAnswerer(path, reply)
 
 
 def test_off_is_said_plainly(tmp_path: Path) -> None:

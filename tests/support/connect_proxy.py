@@ -33,7 +33,15 @@ class ConnectProxy:
         return self
 
     def stop(self) -> None:
+        """Stop accepting; ``shutdown`` wakes the accepting thread (a bare ``close`` leaves it
+        blocked, and it may later accept on whatever socket reuses the descriptor number)."""
         self._closing = True
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        if self._thread.is_alive():
+            self._thread.join(5.0)
         self._listener.close()
 
     def _serve(self) -> None:

@@ -354,37 +354,11 @@ def start_ov_server(
     )
     try:
         _wait_for_health(server, health_deadline_s)
-        _warm_embedder(server, health_deadline_s)
     except BaseException:
         server.stop()
         raise
     server.start_seconds = time.monotonic() - started
     return server
-
-
-def _warm_embedder(server: OvServer, deadline_s: float) -> None:
-    """Write one file with ``wait`` until the server embeds it. In whole-suite runs a fresh
-    server's first embeddings failed for a while ("Embedding failed: 'NoneType' object is not
-    subscriptable") and then worked; whichever test came first paid for it. Only dev-mode
-    servers are warmed (the others need keys this helper does not hold)."""
-    if server.auth_mode != "dev":
-        return
-    deadline = time.monotonic() + deadline_s
-    uri = "viking://user/ovhooks-warmup/memories/preferences/ovhooks-warmup/warmup.md"
-    body = {"uri": uri, "content": "warm-up", "mode": "replace", "wait": True}
-    headers = {"X-OpenViking-User": "ovhooks-warmup"}
-    while True:
-        try:
-            answer = httpx.post(
-                f"{server.url}/api/v1/content/write", json=body, headers=headers, timeout=30.0
-            )
-            if answer.status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            return  # the tests that need embeddings will say what is wrong
-        time.sleep(1.0)
 
 
 def _wait_for_health(server: OvServer, deadline_s: float) -> None:

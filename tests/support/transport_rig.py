@@ -58,7 +58,10 @@ class ScriptedServer:
         self.port = self.listener.getsockname()[1]
         self.accepted = 0
         self.requests: list[bytes] = []
-        threading.Thread(target=self._serve, daemon=True).start()
+        self._conns: list[socket.socket] = []
+        self._scripts: list[threading.Thread] = []
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
 
     @property
     def url(self) -> str:
@@ -72,7 +75,10 @@ class ScriptedServer:
                 return
             index = self.accepted
             self.accepted += 1
-            threading.Thread(target=self.script, args=(conn, index), daemon=True).start()
+            self._conns.append(conn)
+            thread = threading.Thread(target=self.script, args=(conn, index), daemon=True)
+            self._scripts.append(thread)
+            thread.start()
 
     def read_request(self, conn: socket.socket) -> bytes:
         """One request (head and Content-Length body); ``b""`` when the client closed."""
@@ -93,8 +99,28 @@ class ScriptedServer:
         self.requests.append(head.split(b"\r\n", 1)[0])
         return head + b"\r\n\r\n" + body
 
+    def running(self) -> bool:
+        """Whether any of this server's threads is still alive."""
+        return any(t.is_alive() for t in (self._thread, *self._scripts))
+
     def close(self) -> None:
-        self.listener.close()
+        """Stop accepting and end every connection, and wait for the accepting thread.
+
+        Closing a listening socket does not wake a thread blocked in ``accept``: left so,
+        that thread outlived its test and, minutes later in a whole-suite run, accepted a
+        connection meant for another server that had been given the same descriptor number
+        (OpenViking's embedding request to the model stub got this server's canned answer).
+        ``shutdown`` wakes it first."""
+        for sock in (self.listener, *self._conns):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # not connected (any more)
+        self._thread.join(5.0)
+        for thread in self._scripts:
+            thread.join(5.0)
+        for sock in (self.listener, *self._conns):
+            sock.close()
 
 
 OK_JSON = (
