@@ -1,0 +1,74 @@
+"""The local store's fusion wiring (``backend.local.semantic_recall.merge``) on a real store,
+with the embedding service's answer given: which rows are rated, and which are weighed as
+written in another script than the prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ovhooks.backend.local import LocalBackend
+from ovhooks.backend.local.search import search
+from ovhooks.backend.local.semantic_recall import merge
+from ovhooks.recall.query import build_query
+from ovhooks.semantic import fusion
+
+ENGLISH = "The nightly reconciliation job emails Marta whenever the ledger totals disagree."
+RIVAL = "Invoices are generated on the first working day of each month."
+
+
+def _store(tmp_path: Path) -> tuple[LocalBackend, int]:
+    store = LocalBackend(str(tmp_path / "data"))
+    store.write("viking://user/default/memories/preferences/recon.md", ENGLISH + "\n")
+    store.write("viking://user/default/memories/preferences/invoices.md", RIVAL + "\n")
+    (rid,) = store.db().execute("SELECT id FROM memories WHERE content LIKE '%Marta%'").fetchone()
+    return store, int(rid)
+
+
+def _merge(store: LocalBackend, rid: int, prompt: str, strength: float) -> fusion.Evidence:
+    # A rival close behind (in the prompt's script, for an English prompt): no distinct best.
+    (other,) = store.db().execute("SELECT id FROM memories WHERE id != ?", (rid,)).fetchone()
+    found = {
+        "hits": [
+            {"kind": "m", "id": rid, "strength": strength, "via": "whole"},
+            {"kind": "m", "id": int(other), "strength": strength - 0.5, "via": "whole"},
+        ]
+    }
+    query = build_query(prompt, [])
+    hits = search(store, query, store.peer, archives=True)
+    admitted, dropped = merge(store, query, hits, found, 0.55, search, prompt)
+    (mine,) = [h for h in admitted + dropped if h.rid == rid]
+    assert mine.evidence is not None
+    return mine.evidence
+
+
+def test_a_row_in_another_script_is_rated_and_weighed_up(tmp_path: Path) -> None:
+    store, rid = _store(tmp_path)
+    try:
+        # Between the bar over the weighing and the bar itself: only across scripts it passes.
+        strength = (fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + fusion.STRONG) / 2
+        across = _merge(store, rid, "每晚的对账任务出问题时谁会收到邮件？", strength)
+        assert across.cross_script and across.admitted and across.decision == fusion.SEMANTIC
+        same = _merge(store, rid, "who hears about it when the nightly batch goes wrong?", strength)
+        assert not same.cross_script
+        assert not same.admitted and same.reason == "weak"
+    finally:
+        store.close()
+
+
+def test_a_row_only_the_service_found_is_rated_from_the_floor_up(tmp_path: Path) -> None:
+    store, rid = _store(tmp_path)
+    try:
+        floor = min(fusion.DISTINCT, fusion.AGREE) / fusion.CROSS_SCRIPT_SCALE
+        found: dict[str, list[dict[str, object]]] = {
+            "hits": [{"kind": "m", "id": rid, "strength": floor - 0.1, "via": "whole"}]
+        }
+        prompt = "每晚的对账任务出问题时谁会收到邮件？"
+        query = build_query(prompt, [])
+        # FTS5's hits given as none: rows only the service found are rated from the floor up.
+        admitted, dropped = merge(store, query, [], found, 0.55, search, prompt)
+        assert admitted == [] and dropped == []
+        found["hits"][0]["strength"] = floor + 0.1
+        admitted, dropped = merge(store, query, [], found, 0.55, search, prompt)
+        assert rid in [h.rid for h in admitted + dropped]
+    finally:
+        store.close()
