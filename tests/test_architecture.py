@@ -6,29 +6,17 @@ enforces (issue 22), and its index lists every module of the package, and only t
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
+
+from tests.support.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "ARCHITECTURE.md"
 
 
-def _index_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "module_index", REPO / "scripts" / "module_index.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["module_index"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_module_index_matches_the_tree() -> None:
-    index = _index_script()
+    index = load_script("module_index")
     in_tree = [name for name, _sentence in index.modules()]
     in_doc = index.listed((REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8"))
     missing = sorted(set(in_tree) - set(in_doc))
@@ -39,29 +27,18 @@ def test_the_module_index_matches_the_tree() -> None:
 
 
 def test_every_module_says_what_it_is() -> None:
-    empty = [name for name, sentence in _index_script().modules() if not sentence]
+    empty = [name for name, sentence in load_script("module_index").modules() if not sentence]
     assert empty == [], f"modules without a docstring: {empty}"
 
 
 def test_the_index_reader_sees_a_stale_entry() -> None:
-    index = _index_script()
+    index = load_script("module_index")
     text = index.render().replace(index.END, "| `ovhooks.gone` | removed |\n" + index.END)
     assert "ovhooks.gone" in index.listed(text)
     assert index.listed("no index here") == []
 
 
 # --- the picture: layers and the two flows ---------------------------------------------------
-
-
-def _graph_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "module_graph", REPO / "scripts" / "module_graph.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["module_graph"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def picture(text: str) -> list[tuple[str, str]]:
@@ -109,7 +86,7 @@ def _top_level_names(path: str) -> set[str]:
 
 
 def test_the_picture_names_real_modules_each_in_its_own_layer() -> None:
-    graph = _graph_script()
+    graph = load_script("module_graph")
     modules = graph.modules()
     layer_names = [name for name, _what, _patterns in graph.LAYERS]
     rows = picture(DOC.read_text(encoding="utf-8"))
@@ -127,7 +104,7 @@ def test_the_picture_names_real_modules_each_in_its_own_layer() -> None:
 
 
 def test_the_picture_check_sees_a_misplaced_or_missing_module() -> None:
-    graph = _graph_script()
+    graph = load_script("module_graph")
     modules = graph.modules()
     assert named_modules(" 3 events.stop ─▶ hosts.base.render_reply, capture", modules) == [
         ("events.stop", "ovhooks.events.stop"),
@@ -143,7 +120,7 @@ def test_the_picture_check_sees_a_misplaced_or_missing_module() -> None:
 
 
 def test_the_layer_table_is_the_one_the_layer_test_enforces() -> None:
-    index = _index_script()
+    index = load_script("module_index")
     in_doc = index.listed_layers(DOC.read_text(encoding="utf-8"))
     assert in_doc == index.render_layers(), "run scripts/module_index.py"
 

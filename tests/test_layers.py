@@ -5,29 +5,17 @@ lie loose at the top of the package."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.support.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 MAX_LOOSE = 10
 
 
-def _graph_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "module_graph", REPO / "scripts" / "module_graph.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["module_graph"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-mg = _graph_script()
+mg = load_script("module_graph")
 
 
 @pytest.fixture(scope="module")

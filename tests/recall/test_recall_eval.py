@@ -9,23 +9,12 @@ dev/held-out split is by memory and disjoint.
 from __future__ import annotations
 
 import copy
-import importlib.util
-import os
 from collections import Counter
 from typing import Any
 
-SCRIPTS = os.path.join(os.path.dirname(__file__), "..", "..", "scripts")
+from tests.support.scripts import load_script
 
-
-def load_module(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, os.path.join(SCRIPTS, f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-data_module = load_module("recall_eval_data")
+data_module = load_script("recall_eval_data")
 DATA: dict[str, Any] = data_module.load()
 MEMORIES: list[dict[str, Any]] = DATA["memories"]["memories"]
 PROMPTS: list[dict[str, Any]] = DATA["prompts"]["prompts"]
@@ -143,7 +132,7 @@ def test_the_harness_reads_blocks_the_way_the_renderer_writes_them() -> None:
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.render import render
 
-    harness = load_module("recall_eval")
+    harness = load_script("recall_eval")
     staging = next(m for m in MEMORIES if "5433" in m["evidence"])
     other = next(m for m in MEMORIES if m["id"] != staging["id"] and m["lang"] == "en")
     uri = "viking://user/default/memories/preferences/default/staging-db.md"

@@ -11,23 +11,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.util
-import os
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-SCRIPTS = os.path.join(os.path.dirname(__file__), "..", "..", "scripts")
+from tests.support.scripts import load_script
 
-
-def load_module(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, os.path.join(SCRIPTS, f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-batch = load_module("recall_eval_batch3")
+batch = load_script("recall_eval_batch3")
 DATA: dict[str, Any] = batch.load()
 MEMORIES: list[dict[str, Any]] = DATA["memories"]["memories"]
 PROMPTS: list[dict[str, Any]] = DATA["prompts"]["prompts"]
@@ -70,7 +60,7 @@ def test_the_batch_has_the_size_and_mix_issue_23_asks_for() -> None:
 
 
 def test_no_memory_or_person_of_the_first_set_comes_back() -> None:
-    first = load_module("recall_eval_data").load()
+    first = load_script("recall_eval_data").load()
     old_cwds = {s["cwd"] for s in first["memories"]["sessions"]}
     assert not old_cwds & {s["cwd"] for s in DATA["memories"]["sessions"]}
     old_evidence = {k.lower() for m in first["memories"]["memories"] for k in m["evidence"]}
@@ -211,7 +201,7 @@ def test_the_check_rejects_broken_batches() -> None:
 
 
 def test_the_harness_runs_this_batch() -> None:
-    harness = load_module("recall_eval")
+    harness = load_script("recall_eval")
     assert harness.SETS["batch3"] == "recall_eval_batch3"
     chosen = importlib.import_module(harness.SETS["batch3"])
     assert chosen.problems(chosen.load()) == []

@@ -1,0 +1,22 @@
+"""Loading one of the repository's ``scripts/*.py`` as a module, for the tests that check
+what a script computes (the scripts folder is not a package)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py``, executed fresh and registered as ``sys.modules[name]`` (a
+    dataclass or a lazy import inside it looks itself up there)."""
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
