@@ -66,7 +66,9 @@ def memory_uri(user: str, text: str, *, kind: str, name: str | None, now: float)
     so remembering the same thing twice writes the same file instead of a duplicate.
     """
     base = f"viking://user/{user}/memories"
-    stem = slug(name) if name else f"{slug(text)}-{hashlib.sha256(text.encode()).hexdigest()[:6]}"
+    # A few words: the URI is shown with every recalled line, and each character costs tokens.
+    digest = hashlib.sha256(text.encode()).hexdigest()[:6]
+    stem = slug(name) if name else f"{slug(text, words=5)[:28].strip('-')}-{digest}"
     if kind == "events":
         day = time.strftime("%Y/%m/%d", time.gmtime(now))
         return f"{base}/events/{day}/{stem}.md"

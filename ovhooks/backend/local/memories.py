@@ -96,6 +96,9 @@ def near_duplicate(store: LocalStore, con: sqlite3.Connection, terms: str, peer:
     return None
 
 
+SLUG_CHARS = 28
+
+
 def new_memory_uri(
     store: LocalStore,
     con: sqlite3.Connection,
@@ -107,7 +110,9 @@ def new_memory_uri(
     import zlib
 
     words = norm.split()
-    slug = "-".join(words)[:48].strip("-") or "memory"
+    # The name is shown with every recalled line (a URI costs tokens on each injection): a
+    # few words say what the file holds, the checksum keeps it unique.
+    slug = "-".join(words)[:SLUG_CHARS].strip("-") or "memory"
     slug = f"{slug}-{zlib.crc32(norm.encode()) & 0xFFFFFFFF:08x}"
     root = store.memory_root_for(peer)
     if candidate.category == "preferences":
