@@ -229,13 +229,18 @@ class OpenVikingBackend:
         score_threshold: float = 0.0,
         max_tokens: int | None = None,
         exclude_uris: Sequence[str] = (),
+        quotas: Mapping[str, int] | None = None,
     ) -> JSON:
+        """``quotas``: per-category candidate counts instead of the coding preset's ten
+        (the server then gives the spare slots of an empty category to the others)."""
         body: dict[str, object] = {
             "query": query,
             "mode": "context",
             "purpose": "coding",
             "score_threshold": score_threshold,
         }
+        if quotas:
+            body["quotas"] = dict(quotas)
         if session_id:
             body["session_id"] = session_id
         if max_tokens:

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
     from ovhooks.backend.errors import BackendError
     from ovhooks.backend.local import LocalBackend
+    from ovhooks.backend.openviking import OpenVikingBackend
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
     from ovhooks.recall.trace import Trace
@@ -17,6 +18,17 @@ if TYPE_CHECKING:
 
 # How long a server that lacks context search is sent plain find instead (it may be upgraded).
 FIND_FALLBACK_S = 6 * 3600.0
+
+# Candidates asked of an embedding server when the local signal re-reads them (``recall.
+# rescoring``): OpenViking's coding preset returns ten, and with a small server model a Chinese
+# question's English answer is often not among them. Measured on batch 3 (OpenViking 0.5.2,
+# multilingual-e5-small): the right cross-lingual memory is among the ten for 22 of 36
+# prompts, among these 25 for 35 of 36; the server's time did not change (~100 ms, the query's
+# embedding dominates). The token budget lets all 25 abstracts through (the default 1,600
+# returned about 20).
+WIDE_QUOTAS = {"events": 4, "entities": 8, "preferences": 6, "experiences": 4, "skills": 3}
+WIDE_RESOURCES = 3
+WIDE_MAX_TOKENS = 4000
 
 
 def _search_unsupported(exc: BackendError) -> bool:
@@ -27,6 +39,11 @@ def _search_unsupported(exc: BackendError) -> bool:
         text = exc.message.lower()
         return any(word in text for word in ("extra", "mode", "unexpected", "not permitted"))
     return False
+
+
+def wide_quotas(resources: bool) -> dict[str, int]:
+    """The wider candidate pool's quotas (resources only when recall shows them)."""
+    return {**WIDE_QUOTAS, **({"resources": WIDE_RESOURCES} if resources else {})}
 
 
 def gather(
@@ -74,6 +91,14 @@ def retrieve(
             if prompt is not None and getattr(backend, "name", "") == "local":
                 local: LocalBackend = backend  # type: ignore[assignment]
                 result = local.search_context(query, score_threshold=threshold, prompt=prompt)
+            elif settings.semantic and getattr(backend, "name", "") == "openviking":
+                server_backend: OpenVikingBackend = backend  # type: ignore[assignment]
+                result = server_backend.search_context(
+                    query,
+                    score_threshold=threshold,
+                    quotas=wide_quotas(settings.recall_resources),
+                    max_tokens=WIDE_MAX_TOKENS,
+                )
             else:
                 result = backend.search_context(query, score_threshold=threshold)
         except BackendError as exc:

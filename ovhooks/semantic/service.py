@@ -50,12 +50,13 @@ _PENDING_EVERY_S = 3.0
 class Service:
     def __init__(self, state_dir: str, idle_s: float) -> None:
         from ovhooks.log import Log
-        from ovhooks.semantic.answers import Stores
+        from ovhooks.semantic.answers import CACHED_DOCS, DocVectors, Stores
 
         self.state_dir = state_dir
         self.idle_s = idle_s
         self.log = Log(state_dir, "info", component="embedd")
         self.stores = Stores()
+        self.doc_vectors = DocVectors(CACHED_DOCS)
         self.encoder: Encoder | None = None
         self.probes: Any = None
         self.state = "loading"
@@ -104,7 +105,7 @@ class Service:
         if op == "search":
             return answers.search(request, self.encoder, self.stores, self.probes)
         if op == "score":
-            return answers.score(request, self.encoder, self.probes)
+            return answers.score(request, self.encoder, self.probes, self.doc_vectors)
         if op == "index":
             self.pending_at = 0.0
             self.force_count = True

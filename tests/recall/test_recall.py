@@ -399,3 +399,58 @@ def test_a_server_that_never_answers_costs_the_deadline_once(fake_ov: Any, tmp_p
     assert len(fake_ov.requests) == before
     # Far below the deadline it would otherwise wait again; no fixed figure (loaded CI).
     assert elapsed < settings.recall_deadline_s / 2, f"{elapsed:.3f}s with the breaker open"
+
+
+def _search_bodies(fake_ov: Any) -> list[dict[str, Any]]:
+    return [
+        r["body"]
+        for r in fake_ov.requests
+        if r["path"] == "/api/v1/search/search" and isinstance(r.get("body"), dict)
+    ]
+
+
+@pytest.mark.parametrize("resources", [False, True])
+def test_with_semantics_on_an_embedding_server_is_asked_for_a_wider_pool(
+    fake_ov: Any, tmp_path: Any, resources: bool
+) -> None:
+    """The local signal re-reads the server's candidates: a Chinese question's English answer
+    is often not among the coding preset's ten, so 25 are asked for (resources only when
+    recall shows them)."""
+    from ovhooks.backend.openviking import OpenVikingBackend
+    from ovhooks.recall.retrieve import WIDE_MAX_TOKENS, WIDE_QUOTAS
+
+    for semantic in (True, False):
+        fake_ov.requests.clear()
+        settings = make_settings(
+            str(tmp_path / f"state-{semantic}"),
+            url=fake_ov.url,
+            semantic=semantic,
+            recall_resources=resources,
+            semantic_deadline_ms=1.0,
+        )
+        if semantic:
+            # No service is running; a fresh start stamp keeps the hook from launching one.
+            from ovhooks.semantic import MODEL_KEY, service_dir
+
+            folder = tmp_path / f"state-{semantic}" / "semantic"
+            assert str(folder) == service_dir(settings.state_dir)
+            folder.mkdir(parents=True)
+            (folder / f"{MODEL_KEY}.started").touch()
+        recall_for_prompt(
+            "which code editor does the user prefer?",
+            recent_user_texts=(),
+            session_key="cx-pool",
+            ov_session_id="cx-pool",
+            backend=OpenVikingBackend(settings),
+            settings=settings,
+            now=NOW,
+        )
+        body = _search_bodies(fake_ov)[0]
+        assert body["mode"] == "context"
+        if semantic:
+            wanted = {**WIDE_QUOTAS, **({"resources": 3} if resources else {})}
+            assert body["quotas"] == wanted
+            assert body["max_tokens"] == WIDE_MAX_TOKENS
+            assert sum(wanted.values()) >= 25
+        else:
+            assert "quotas" not in body and "max_tokens" not in body
