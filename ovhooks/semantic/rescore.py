@@ -11,7 +11,12 @@ similarity to that same text. A candidate the server's rule dropped is added whe
   unrelated prompts reach (``SERVER_FLOOR``: with e5-small a Chinese question meets the
   English memory that answers it about one spread *below* the probes, so the floor is
   lenient; the server's candidate list is the first filter); or
-- the local strength reaches ``fusion.AGREE`` and the server's strength ``SERVER_AGREE``.
+- the local strength reaches ``fusion.AGREE`` and the server's strength ``SERVER_AGREE``;
+
+and, as the local store's semantic admissions, it is within ``fusion.MARGIN`` of the best
+local strength among all the candidates (chosen or not): a question about one thing does not
+bring along a neighbour the model finds clearly less related (on batch 3 with 25 candidates,
+eight of the additions were such neighbours, after the right memory).
 
 Only a candidate written in another script than the prompt (a Chinese question, an English
 memory, or the reverse) may be added: that is where a small server model is weak. Measured
@@ -52,6 +57,8 @@ def added(
     picked: list[tuple[float, str]] = []
     for key, server, local in candidates:
         if key in chosen or (eligible is not None and key not in eligible):
+            continue
+        if local < locals_[0] - fusion.MARGIN:
             continue
         rival = locals_[1] if local == locals_[0] and len(locals_) > 1 else locals_[0]
         lead = local - rival if len(locals_) > 1 else None

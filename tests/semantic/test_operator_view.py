@@ -3,9 +3,6 @@ pending, warm, broken (with a fix), and the ``semantic`` command's line."""
 
 from __future__ import annotations
 
-import json
-import socket
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +12,7 @@ from ovhooks.commands.semantic import describe
 from ovhooks.semantic import MODEL_KEY, socket_path
 from ovhooks.semantic.report import semantic_status
 from tests.support.fake_backend import make_settings
+from tests.support.semantic import CannedService
 
 
 def _settings(tmp_path: Path, **changes: Any) -> Any:
@@ -30,43 +28,8 @@ def _store(tmp_path: Path, count: int) -> None:
     store.close()
 
 
-class _PingAnswerer:
-    """Answers every connection on ``path`` with ``reply``, until ``close``."""
-
-    def __init__(self, path: str, reply: dict[str, Any]) -> None:
-        import os
-
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(path)
-        self.listener.listen(4)
-        self.reply = reply
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            with conn:
-                conn.recv(65536)
-                conn.sendall(json.dumps(self.reply).encode() + b"\n")
-
-    def close(self) -> None:
-        # shutdown wakes the blocked accept; a bare close would leave the thread to accept,
-        # later, on whatever socket is given the same descriptor number.
-        try:
-            self.listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.thread.join(5.0)
-        self.listener.close()
-
-
-def _answer_pings(path: str, reply: dict[str, Any]) -> _PingAnswerer:
-    return _PingAnswerer(path, reply)
+def _answer_pings(path: str, reply: dict[str, Any]) -> CannedService:
+    return CannedService(path, reply)
 
 
 def test_off_is_said_plainly(tmp_path: Path) -> None:

@@ -47,7 +47,23 @@ def test_additions_come_strongest_first() -> None:
 
 
 def test_only_eligible_candidates_are_added_but_all_are_rivals() -> None:
-    candidates = [("same-script", 1.0, fusion.STRONG + 3), ("other-script", 1.0, fusion.STRONG)]
+    candidates = [("same-script", 1.0, fusion.STRONG + 1), ("other-script", 1.0, fusion.STRONG)]
     assert added([], candidates, max_items=3, eligible={"other-script"}) == ["other-script"]
+    # a rival far stronger (past the margin) keeps it out, eligible or not
+    far = [
+        ("same-script", 1.0, fusion.STRONG + fusion.MARGIN + 1),
+        ("other-script", 1.0, fusion.STRONG),
+    ]
+    assert added([], far, max_items=3, eligible={"other-script"}) == []
     distinct = [("same", 0.5, fusion.DISTINCT), ("other", 0.5, fusion.DISTINCT - 0.5)]
     assert added([], distinct, max_items=3, eligible={"other"}) == []
+
+
+def test_an_addition_stays_within_the_margin_of_the_best_local_strength() -> None:
+    best = fusion.STRONG + 4.0
+    candidates = [
+        ("server-pick", 7.0, best),
+        ("neighbour", 1.0, best - fusion.MARGIN - 0.1),
+        ("close", 1.0, best - fusion.MARGIN + 0.1),
+    ]
+    assert added(["server-pick"], candidates, max_items=3) == ["close"]

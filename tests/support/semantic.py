@@ -3,9 +3,12 @@ by its pid), on a state dir and store the test owns."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -66,3 +69,47 @@ def stop_service(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+class CannedService:
+    """A stand-in for the embedding service on ``path``: every connection gets ``reply``
+    (and the request it sent is kept in ``requests``), until ``close``."""
+
+    def __init__(self, path: str, reply: dict[str, Any]) -> None:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(4)
+        self.reply = reply
+        self.requests: list[dict[str, Any]] = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                try:
+                    self.requests.append(json.loads(data))
+                except ValueError:
+                    pass
+                conn.sendall(json.dumps(self.reply).encode() + b"\n")
+
+    def close(self) -> None:
+        # shutdown wakes the blocked accept; a bare close would leave the thread to accept,
+        # later, on whatever socket is given the same descriptor number.
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.thread.join(5.0)
+        self.listener.close()

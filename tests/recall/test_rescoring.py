@@ -1,0 +1,99 @@
+"""An embedding server's choice read again with the local signal (``recall.rescoring``), the
+service answering through its real socket protocol (a canned answerer stands in for the
+model): what is added after the server's choice, and that the server's decision stands
+without an answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ovhooks.recall.calibrate import STRENGTH_ALONE
+from ovhooks.recall.rank import Candidate
+from ovhooks.recall.rescoring import with_local_signal
+from ovhooks.semantic import fusion, socket_path
+from tests.support.fake_backend import make_settings
+from tests.support.semantic import CannedService
+
+M = "viking://user/default/memories/entities/project"
+# Server strength = (score - loc) / scale: a score of 0.5 + s/100 has strength s.
+CALIBRATION = {"loc": 0.5, "scale": 0.01}
+
+
+def server_score(strength: float) -> float:
+    return CALIBRATION["loc"] + strength * CALIBRATION["scale"]
+
+
+STRONG_PICK = Candidate(
+    f"{M}/strong.md", "entities", server_score(STRENGTH_ALONE + 1), "The deploy goes to Fly.io."
+)
+WEAK_PICK = Candidate(
+    f"{M}/weak.md", "entities", server_score(2.0), "We switched the console port."
+)
+CROSS = Candidate(f"{M}/cross.md", "entities", server_score(-1.0), "部署之前必须先跑集成测试。")
+NOISE = Candidate(f"{M}/noise.md", "entities", server_score(0.5), "Lunch is at noon.")
+POOL = [STRONG_PICK, WEAK_PICK, CROSS, NOISE]
+PROMPT = "where does the deploy go, and what must run before it?"
+
+
+def settings_for(tmp_path: Path, **changes: Any) -> Any:
+    wanted: dict[str, Any] = {"semantic": True, "semantic_deadline_ms": 3000.0, **changes}
+    return make_settings(str(tmp_path / "state"), **wanted)
+
+
+def run(settings: Any, chosen: list[Candidate]) -> list[str]:
+    out = with_local_signal(chosen, POOL, PROMPT, settings, CALIBRATION, exclude=(), max_items=3)
+    return [c.uri for c in out]
+
+
+def test_a_strong_other_script_match_is_added_after_the_server_choice(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    # Local strengths, in pool order: the Chinese memory strong once weighed (x1.4), the
+    # server's picks weaker, the noise nothing. The picks stay first, in the server's order.
+    cross = fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + 0.2
+    local = [-2.0, 1.0, cross, 0.0]
+    service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": local})
+    try:
+        got = run(settings, [STRONG_PICK, WEAK_PICK])
+    finally:
+        service.close()
+    assert got == [STRONG_PICK.uri, WEAK_PICK.uri, CROSS.uri]
+    [request] = service.requests
+    assert request["op"] == "score" and len(request["docs"]) == len(POOL)
+
+
+def test_a_match_far_below_the_best_local_strength_is_not_added(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    cross = fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + 0.2
+    # the server's pick is what the local model finds by far the most related
+    local = [cross * fusion.CROSS_SCRIPT_SCALE + fusion.MARGIN + 1.0, 1.0, cross, 0.0]
+    service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": local})
+    try:
+        assert run(settings, [STRONG_PICK]) == [STRONG_PICK.uri]
+    finally:
+        service.close()
+
+
+def test_without_an_answer_the_server_choice_stands(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    # a service that answers something unusable, then none at all (a start stamp keeps
+    # the hook from launching a real one)
+    service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": [1.0]})
+    try:
+        assert run(settings, [STRONG_PICK, WEAK_PICK]) == [STRONG_PICK.uri, WEAK_PICK.uri]
+    finally:
+        service.close()
+    from ovhooks.semantic import MODEL_KEY, service_dir
+
+    Path(service_dir(settings.state_dir), f"{MODEL_KEY}.started").touch()
+    assert run(settings, [STRONG_PICK, WEAK_PICK]) == [STRONG_PICK.uri, WEAK_PICK.uri]
+
+
+def test_with_semantics_off_nothing_is_asked(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path).replace(semantic=False)
+    service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": []})
+    try:
+        assert run(settings, [WEAK_PICK]) == [WEAK_PICK.uri]
+    finally:
+        service.close()
+    assert service.requests == []
