@@ -39,8 +39,10 @@ _compiled: dict[str, re.Pattern[str]] = {}
 
 def _pattern(name: str) -> re.Pattern[str]:
     if not _compiled:
-        # Latin words (with inner dots, dashes, underscores: "fly.io", "pre-commit") and CJK runs.
-        _compiled["word"] = re.compile(r"[a-z0-9]+(?:[._-][a-z0-9]+)*|[\u3400-\u9fff]+")
+        # Latin words (with inner dots, dashes, underscores: "fly.io", "pre-commit") and runs
+        # of other letters, whose CJK parts ``_cjk_runs`` keeps. Not a ``[\u3400-\u9fff]``
+        # class: compiling that range costs 1.1 ms in every hook process that ranks (0.14 ms).
+        _compiled["word"] = re.compile(r"[a-z0-9]+(?:[._-][a-z0-9]+)*|[^\W\d_a-z]+")
         _compiled["preference"] = re.compile(_PREFERENCE_SRC, re.IGNORECASE)
         _compiled["temporal"] = re.compile(_TEMPORAL_SRC, re.IGNORECASE)
     return _compiled[name]
@@ -54,14 +56,32 @@ def content_tokens(text: str) -> list[str]:
     ``编辑器`` in a prompt meet ``编辑器`` inside a longer memory sentence.
     """
     seen: dict[str, None] = {}
-    for word in _pattern("word").findall(text.lower()):
-        if word[0] >= "\u3400":
-            grams = [word] if len(word) == 1 else [word[i : i + 2] for i in range(len(word) - 1)]
-            for gram in grams:
-                seen.setdefault(gram, None)
-        elif len(word) > 1 and word not in _STOPWORDS:
-            seen.setdefault(stem(word), None)
+    for token in _pattern("word").findall(text.lower()):
+        if not token.isascii():
+            for run in _cjk_runs(token):
+                grams = [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+                for gram in grams:
+                    seen.setdefault(gram, None)
+        elif len(token) > 1 and token not in _STOPWORDS:
+            seen.setdefault(stem(token), None)
     return list(seen)
+
+
+def _cjk_runs(token: str) -> list[str]:
+    """The maximal runs of CJK ideographs (U+3400-U+9FFF) in ``token``; other letters (kana,
+    accented Latin) are not words here."""
+    runs: list[str] = []
+    start = -1
+    for i, char in enumerate(token):
+        if "\u3400" <= char <= "\u9fff":
+            if start < 0:
+                start = i
+        elif start >= 0:
+            runs.append(token[start:i])
+            start = -1
+    if start >= 0:
+        runs.append(token[start:])
+    return runs
 
 
 STEM_CHARS = 6

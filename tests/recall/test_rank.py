@@ -121,6 +121,13 @@ def test_content_tokens_handle_cjk_and_stopwords() -> None:
     assert content_tokens("编辑器") == ["编辑", "辑器"]
 
 
+def test_content_tokens_keep_the_ideographs_of_mixed_runs_only() -> None:
+    # kana and accented letters are not words here; ideographs beside them still are
+    assert content_tokens("日本語のテキスト") == ["日本", "本語"]
+    assert content_tokens("ü中文 カタカナ漢字") == ["中文", "漢字"]
+    assert content_tokens("部署abc到staging") == ["部署", "abc", "到", "stagin"]  # stems: 6 letters
+
+
 def test_build_query_puts_the_prompt_first_then_newest_turns() -> None:
     assert build_query("p", ["old", "new"]) == "p\nnew\nold"
     assert len(build_query("x" * 5000, [])) == 2000
