@@ -66,15 +66,22 @@ def test_each_console_example_prints_what_the_readme_shows(number: int, tmp_path
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
     env["PYTHONPATH"] = str(REPO)
     block = console_blocks(README.read_text(encoding="utf-8"))[number]
-    for command, expected in block:
-        done = subprocess.run(
-            ["bash", "-c", command],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
+    try:
+        for command, expected in block:
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0, f"$ {command}\n{done.stderr}"
+            assert done.stdout == expected, f"$ {command}"
+    finally:
+        # ``remember`` starts the embedding service, as on a user's first run; a user's exits
+        # after 30 idle minutes, the test's goes now.
+        subprocess.run(
+            [str(launcher), "semantic", "--stop"], env=env, capture_output=True, timeout=60
         )
-        assert done.returncode == 0, f"$ {command}\n{done.stderr}"
-        assert done.stdout == expected, f"$ {command}"
