@@ -499,6 +499,28 @@ def test_search_context_mode_returns_rendered_entries(client: httpx.Client, seed
     assert result["rendered"].lstrip().startswith("<memory ")
 
 
+def test_search_context_mode_takes_quotas_beside_the_purpose(
+    client: httpx.Client, seeded_memory: str
+):
+    """Recall with semantics on asks for a wider pool this way (``recall.retrieve``)."""
+    from ovhooks.recall.retrieve import WIDE_MAX_TOKENS, wide_quotas
+
+    result = ok_result(
+        client.post(
+            "/api/v1/search/search",
+            json={
+                "query": "indent with tabs or spaces",
+                "mode": "context",
+                "purpose": "coding",
+                "quotas": wide_quotas(False),
+                "max_tokens": WIDE_MAX_TOKENS,
+            },
+        ),
+        "POST search mode=context with quotas",
+    )
+    assert [e for e in result["entries"] if e["uri"] == seeded_memory], result["entries"]
+
+
 def test_search_context_mode_rejects_target_uri(client: httpx.Client, ov_user: str):
     response = client.post(
         "/api/v1/search/search",
