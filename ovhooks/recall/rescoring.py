@@ -54,7 +54,7 @@ def with_local_signal(
     from ovhooks.lexical.text import script_of
     from ovhooks.recall.calibrate import strength
     from ovhooks.semantic.fusion import CROSS_SCRIPT_SCALE
-    from ovhooks.semantic.rescore import added
+    from ovhooks.semantic.rescore import decide
 
     script = script_of(prompt)
     other_script = {c.uri for c in pool if script_of(c.text) != script}
@@ -71,10 +71,40 @@ def with_local_signal(
     ]
     by_uri = {c.uri: c for c in pool}
     out = list(chosen)
-    keys = added([c.uri for c in chosen], triples, max_items=max_items, eligible=other_script)
+    keys, why = decide([c.uri for c in chosen], triples, max_items=max_items, eligible=other_script)
     for uri in keys:
         item = by_uri[uri]
         if dedupe_key(item) not in taken:
             taken.add(dedupe_key(item))
             out.append(item)
+    _note_evidence(pool, triples, other_script, {c.uri for c in chosen}, set(keys), why)
     return out
+
+
+def _note_evidence(
+    pool: list[Candidate],
+    triples: list[tuple[str, float, float]],
+    other_script: set[str],
+    chosen: set[str],
+    added: set[str],
+    why: Mapping[str, str],
+) -> None:
+    """What the local signal said of each candidate, for "why this memory" (the viewer's
+    trace): its strength (before the cross-script weighing, as the local store reports it),
+    the server's, and who chose it. A server that sent evidence of its own keeps it."""
+    from ovhooks.semantic.fusion import CROSS_SCRIPT_SCALE
+
+    by_uri = {c.uri: c for c in pool}
+    for uri, server, weighed in triples:
+        item = by_uri[uri]
+        if item.evidence is not None:
+            continue
+        other = uri in other_script
+        decision = "server" if uri in chosen else "semantic" if uri in added else "dropped"
+        item.evidence = {
+            "semantic": round(weighed / CROSS_SCRIPT_SCALE if other else weighed, 3),
+            "server": round(server, 3),
+            "cross_script": other,
+            "decision": decision,
+            "reason": why.get(uri, "") if decision == "dropped" else "",
+        }

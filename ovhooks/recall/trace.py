@@ -113,6 +113,10 @@ def _fused(cand: Candidate) -> str:
 
 
 def _weak_reason(cand: Candidate, trace: Trace) -> str:
+    said = (cand.evidence or {}).get("reason")
+    if isinstance(said, str) and said:
+        # the local model's re-reading of an embedding server's candidates (recall.rescoring)
+        return f"the local model did not add it: {said.replace('_', ' ')}"
     if trace.kept and cand.score < max(c.score for c in trace.kept):
         return "too little evidence next to the memories kept"
     if not cand.supported:

@@ -50,15 +50,33 @@ def added(
     """Keys to add after ``chosen``: ``candidates`` are ``(key, server strength, local
     strength)`` for every candidate the server returned, chosen or not; only ``eligible``
     keys (all when None) may be added, the others still count as rivals."""
+    return decide(chosen, candidates, max_items=max_items, eligible=eligible)[0]
+
+
+def decide(
+    chosen: Sequence[str],
+    candidates: Sequence[tuple[str, float, float]],
+    *,
+    max_items: int,
+    eligible: Collection[str] | None = None,
+) -> tuple[list[str], dict[str, str]]:
+    """``(keys added, why each other candidate not chosen was not)``: the reasons are
+    ``other_script_only`` (the prompt's own script: the server's choice stands),
+    ``below_best`` (beyond ``fusion.MARGIN`` of the best local strength),
+    ``server_far_below`` (strong locally, but the server puts it under ``SERVER_FLOOR``),
+    ``weak`` and ``item_cap``."""
     room = max_items - len(chosen)
-    if room <= 0:
-        return []
     locals_ = sorted((c[2] for c in candidates), reverse=True)
     picked: list[tuple[float, str]] = []
+    why: dict[str, str] = {}
     for key, server, local in candidates:
-        if key in chosen or (eligible is not None and key not in eligible):
+        if key in chosen:
+            continue
+        if eligible is not None and key not in eligible:
+            why[key] = "other_script_only"
             continue
         if local < locals_[0] - fusion.MARGIN:
+            why[key] = "below_best"
             continue
         rival = locals_[1] if local == locals_[0] and len(locals_) > 1 else locals_[0]
         lead = local - rival if len(locals_) > 1 else None
@@ -69,5 +87,10 @@ def added(
             local >= fusion.AGREE and server >= SERVER_AGREE
         ):
             picked.append((local, key))
+        else:
+            why[key] = "server_far_below" if strong else "weak"
     picked.sort(key=lambda pair: (-pair[0], pair[1]))
-    return [key for _, key in picked[:room]]
+    keep = max(0, room)
+    for _, key in picked[keep:]:
+        why[key] = "item_cap"
+    return [key for _, key in picked[:keep]], why

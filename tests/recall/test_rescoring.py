@@ -97,3 +97,38 @@ def test_with_semantics_off_nothing_is_asked(tmp_path: Path) -> None:
     finally:
         service.close()
     assert service.requests == []
+
+
+def test_the_local_signals_evidence_reaches_why_this_memory(tmp_path: Path) -> None:
+    """Each re-read candidate carries what the local model said of it: the viewer's trace
+    shows the strength of an added one and why another was not added."""
+    from ovhooks.recall.trace import INJECTED, Trace, explain
+
+    settings = settings_for(tmp_path)
+    cross = fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + 0.2
+    local = [-2.0, 1.0, cross, 0.0]
+    pool = [Candidate(c.uri, c.category, c.score, c.text) for c in POOL]
+    service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": local})
+    try:
+        out = with_local_signal(
+            pool[:1], pool, PROMPT, settings, CALIBRATION, exclude=(), max_items=3
+        )
+    finally:
+        service.close()
+    by_uri = {c.uri: c for c in pool}
+    assert [c.uri for c in out] == [STRONG_PICK.uri, CROSS.uri]
+    assert by_uri[CROSS.uri].evidence == {
+        "semantic": round(cross, 3),
+        "server": -1.0,
+        "cross_script": True,
+        "decision": "semantic",
+        "reason": "",
+    }
+    assert (by_uri[STRONG_PICK.uri].evidence or {})["decision"] == "server"
+    assert (by_uri[NOISE.uri].evidence or {})["reason"] == "other_script_only"
+    trace = Trace()
+    trace.candidates, trace.kept, trace.shown = pool, out, (STRONG_PICK.uri, CROSS.uri)
+    rows = {r.candidate.uri: r for r in explain(trace)}
+    assert rows[CROSS.uri].decision == INJECTED
+    assert rows[CROSS.uri].reason.endswith(f"(semantic: lexical -, meaning {cross:.1f})")
+    assert rows[NOISE.uri].reason == "the local model did not add it: other script only"

@@ -67,3 +67,32 @@ def test_an_addition_stays_within_the_margin_of_the_best_local_strength() -> Non
         ("close", 1.0, best - fusion.MARGIN + 0.1),
     ]
     assert added(["server-pick"], candidates, max_items=3) == ["close"]
+
+
+def test_decide_says_why_each_candidate_was_not_added() -> None:
+    from ovhooks.semantic.rescore import decide
+
+    best = fusion.STRONG + 2.5
+    candidates = [
+        ("pick", 7.0, 1.0),
+        ("same-script", 1.0, best),
+        ("far-below-best", 1.0, best - fusion.MARGIN - 0.5),
+        ("server-far-below", SERVER_FLOOR - 1, best - 0.5),
+        ("added", 1.0, best - 0.2),
+        ("over-cap", 1.0, best - 0.3),
+    ]
+    eligible = {"far-below-best", "server-far-below", "added", "over-cap"}
+    keys, why = decide(["pick"], candidates, max_items=2, eligible=eligible)
+    assert keys == ["added"]
+    assert why == {
+        "same-script": "other_script_only",
+        "far-below-best": "below_best",
+        "server-far-below": "server_far_below",
+        "over-cap": "item_cap",
+    }
+    # close to the best, but neither strong nor distinct, and the server does not agree
+    crowded = [("a", 1.0, fusion.DISTINCT + 0.5), ("b", SERVER_AGREE - 1, fusion.DISTINCT + 0.4)]
+    assert decide([], crowded, max_items=3, eligible={"b"}) == (
+        [],
+        {"a": "other_script_only", "b": "weak"},
+    )
