@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ovhooks.semantic import MODEL_KEY, PROTOCOL, service_dir, socket_path
 from tests.support.hooks import logged_errors
-from tests.support.semantic import ping, start_service, stop_service, wait_until
+from tests.support.semantic import ping, read_line, start_service, stop_service, wait_until
 
 
 def _raw(state_dir: str, body: dict[str, object]) -> dict[str, object]:
@@ -19,12 +19,7 @@ def _raw(state_dir: str, body: dict[str, object]) -> dict[str, object]:
     sock.settimeout(10)
     sock.connect(socket_path(state_dir))
     sock.sendall(json.dumps(body).encode() + b"\n")
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        data += chunk
+    data = read_line(sock)
     sock.close()
     doc: dict[str, object] = json.loads(data)
     return doc

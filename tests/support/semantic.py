@@ -71,6 +71,17 @@ def stop_service(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(10)
 
 
+def read_line(sock: socket.socket) -> bytes:
+    """What the peer sent up to its newline (the service's protocol: one JSON line)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 class CannedService:
     """A stand-in for the embedding service on ``path``: every connection gets ``reply``
     (and the request it sent is kept in ``requests``), until ``close``."""
@@ -92,12 +103,7 @@ class CannedService:
             except OSError:
                 return
             with conn:
-                data = b""
-                while not data.endswith(b"\n"):
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
+                data = read_line(conn)
                 try:
                     self.requests.append(json.loads(data))
                 except ValueError:
