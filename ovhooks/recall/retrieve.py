@@ -7,7 +7,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ovhooks.backend.base import Backend
+    from ovhooks.backend.base import JSON, Backend
     from ovhooks.backend.errors import BackendError
     from ovhooks.backend.local import LocalBackend
     from ovhooks.backend.openviking import OpenVikingBackend
@@ -91,14 +91,12 @@ def retrieve(
             if prompt is not None and getattr(backend, "name", "") == "local":
                 local: LocalBackend = backend  # type: ignore[assignment]
                 result = local.search_context(query, score_threshold=threshold, prompt=prompt)
-            elif settings.semantic and getattr(backend, "name", "") == "openviking":
-                server_backend: OpenVikingBackend = backend  # type: ignore[assignment]
-                result = server_backend.search_context(
-                    query,
-                    score_threshold=threshold,
-                    quotas=wide_quotas(settings.recall_resources),
-                    max_tokens=WIDE_MAX_TOKENS,
-                )
+            elif (
+                settings.semantic
+                and getattr(backend, "name", "") == "openviking"
+                and not server.use_narrow(now)
+            ):
+                result = _wide_search(query, backend, settings, server, now, threshold)
             else:
                 result = backend.search_context(query, score_threshold=threshold)
         except BackendError as exc:
@@ -127,6 +125,34 @@ def retrieve(
         result, threshold=threshold, resources=settings.recall_resources
     )
     return found
+
+
+def _wide_search(
+    query: str,
+    backend: Backend,
+    settings: Settings,
+    server: ServerState,
+    now: float,
+    threshold: float,
+) -> JSON:
+    """The context search with the wider pool's quotas; a server that refuses them (one
+    with context search but without quotas) is asked again without, and not asked for them
+    for ``FIND_FALLBACK_S``. Its refusal must not read as "no context search at all"."""
+    from ovhooks.backend.errors import BackendError
+
+    server_backend: OpenVikingBackend = backend  # type: ignore[assignment]
+    try:
+        return server_backend.search_context(
+            query,
+            score_threshold=threshold,
+            quotas=wide_quotas(settings.recall_resources),
+            max_tokens=WIDE_MAX_TOKENS,
+        )
+    except BackendError as exc:
+        if not _search_unsupported(exc):
+            raise
+    server.remember_narrow(now, FIND_FALLBACK_S)
+    return backend.search_context(query, score_threshold=threshold)
 
 
 def retrieve_under(

@@ -132,6 +132,14 @@ class ServerState:
         self.entry["find_until"] = now + seconds
         self._changed = True
 
+    def use_narrow(self, now: float) -> bool:
+        """Whether this server refused the wider pool's quotas lately (``recall.retrieve``)."""
+        return self._num("narrow_until") > now
+
+    def remember_narrow(self, now: float, seconds: float) -> None:
+        self.entry["narrow_until"] = now + seconds
+        self._changed = True
+
     def calibration(self) -> object:
         return self.entry.get("calibration")
 

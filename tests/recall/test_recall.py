@@ -454,3 +454,53 @@ def test_with_semantics_on_an_embedding_server_is_asked_for_a_wider_pool(
             assert sum(wanted.values()) >= 25
         else:
             assert "quotas" not in body and "max_tokens" not in body
+
+
+def test_a_server_that_refuses_the_quotas_is_asked_without_them(
+    fake_ov: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server with context search but without quotas answers 400 to the wider pool: the
+    hook asks again without them (not the plain-find fallback), and later prompts do not
+    try the quotas again."""
+    from ovhooks.backend.openviking import OpenVikingBackend
+    from ovhooks.recall.state import ServerState
+    from ovhooks.semantic import MODEL_KEY, service_dir
+    from tests.support import fake_openviking_search
+
+    monkeypatch.setattr(
+        fake_openviking_search,
+        "FIND_FIELDS",
+        frozenset(fake_openviking_search.FIND_FIELDS) - {"quotas"},
+    )
+    settings = make_settings(
+        str(tmp_path / "state"), url=fake_ov.url, semantic=True, semantic_deadline_ms=1.0
+    )
+    folder = tmp_path / "state" / "semantic"
+    assert str(folder) == service_dir(settings.state_dir)
+    folder.mkdir(parents=True)
+    (folder / f"{MODEL_KEY}.started").touch()  # no embedding service is launched
+
+    def ask(prompt: str, now: float) -> RecallOutcome:
+        return recall_for_prompt(
+            prompt,
+            recent_user_texts=(),
+            session_key="cx-narrow",
+            ov_session_id="cx-narrow",
+            backend=OpenVikingBackend(settings),
+            settings=settings,
+            now=now,
+        )
+
+    fake_ov.requests.clear()
+    first = ask("which code editor does the user prefer?", NOW)
+    bodies = _search_bodies(fake_ov)
+    assert [("quotas" in b) for b in bodies[:2]] == [True, False]
+    assert all(b.get("mode") == "context" for b in bodies)
+    assert not [r for r in fake_ov.requests if r["path"] == "/api/v1/search/find"]
+    assert first.reason != "error:http"
+    key = f"openviking {settings.url}"
+    state = ServerState(settings.state_dir, key)
+    assert state.use_narrow(NOW + 60) and not state.use_find(NOW + 60)
+    fake_ov.requests.clear()
+    ask("where does the project deploy?", NOW + 60)
+    assert [("quotas" in b) for b in _search_bodies(fake_ov)] == [False]
