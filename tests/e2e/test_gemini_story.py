@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +26,22 @@ from tests.support.gemini_host import GeminiHost
 from tests.support.gemini_stub import GeminiStub
 from tests.support.host_stubs import ResponsesStub, codex_developer_texts
 from tests.support.ov_server import OvServer
+from tests.support.semantic import stop_running
 from tests.support.stores import LocalStore
 
 pytestmark = [pytest.mark.hosts_e2e]
 
 FOLLOW_UP = "Thanks, that is all for now. RUNSHELL BIGTOKENS"
 FORBIDDEN = (*st.FORBIDDEN_IN_CAPTURE, "hook_context", "session_context", "STUB-COMPRESS", "Got it")
+
+
+@contextmanager
+def _service_stopped(base: Path) -> Iterator[None]:
+    """The embedding service the hooks start (semantics are on, as for a user) ends here."""
+    try:
+        yield
+    finally:
+        stop_running(str(base / "ovhooks-state"))
 
 
 def _local_env(base: Path) -> dict[str, str]:
@@ -129,12 +140,16 @@ def _tell(
 @pytest.fixture(scope="module")
 def local_story(
     gemini_cli: str, ovhooks_bin: str, tmp_path_factory: pytest.TempPathFactory
-) -> GeminiStory:
+) -> Iterator[GeminiStory]:
     base = tmp_path_factory.mktemp("gemini-local")
-    story = _tell(gemini_cli, ovhooks_bin, base, _local_env(base), cross_minute=True)
-    for phase, seconds in story.seconds.items():
-        pytest_plugin.record_timing(f"gemini local story: {phase}", seconds)
-    return story
+    try:
+        story = _tell(gemini_cli, ovhooks_bin, base, _local_env(base), cross_minute=True)
+        for phase, seconds in story.seconds.items():
+            pytest_plugin.record_timing(f"gemini local story: {phase}", seconds)
+        yield story
+    finally:
+        # the hooks started the embedding service, as a user's would (semantics are on)
+        stop_running(str(base / "ovhooks-state"))
 
 
 @pytest.fixture(scope="module")
@@ -274,7 +289,7 @@ def test_a_fact_stated_in_one_host_is_recalled_in_the_other(
     tmp_path: Path,
 ) -> None:
     env = _local_env(tmp_path)
-    with ResponsesStub() as codex_stub, GeminiStub() as stub:
+    with ResponsesStub() as codex_stub, GeminiStub() as stub, _service_stopped(tmp_path):
         codex = hosts.CodexHost(
             codex_cli, str(tmp_path / "codex"), codex_stub, install_with=ovhooks_bin, base_env=env
         )

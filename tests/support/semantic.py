@@ -71,6 +71,12 @@ def stop_service(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(10)
 
 
+def stop_running(state_dir: str) -> None:
+    """Ask the service of ``state_dir`` to exit, if one runs: what a test's hooks started
+    (as a user's would) must not outlive the test."""
+    client.request(state_dir, {"op": "stop"}, 5.0)
+
+
 def read_line(sock: socket.socket) -> bytes:
     """What the peer sent up to its newline (the service's protocol: one JSON line)."""
     data = b""
