@@ -7,6 +7,7 @@ from the prompt alone, so the current turn decides what ranks first.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 PROMPT_QUERY_CHARS = 2000
@@ -22,15 +23,25 @@ _STOPWORD_TEXT = (
 )
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-# Word boundaries for English (``like`` must not fire on ``likely``); CJK has no spaces.
-_PREFERENCE_SRC = (
-    r"\b(?:prefer\w*|favou?rite|like|likes|usually|always|never|habit\w*|style|convention\w*)\b"
-    r"|偏好|喜欢|爱好|更倾向|习惯|常用"
+# What a prompt asking about a preference or a time says. Checked on its words, not by a
+# case-insensitive regex: compiling those two cost 0.7 ms in every hook process that ranks.
+# Whole words only (``like`` is not ``likely``); a stem matches the words it starts
+# (``prefer``: preferred, preferences); CJK has no spaces, so its terms are substrings.
+_PREFERENCE_WORDS = frozenset(
+    ("favorite", "favourite", "like", "likes", "usually", "always", "never", "style")
 )
-_TEMPORAL_SRC = (
-    r"\b(?:when|what time|date|day|week|month|year|yesterday|today|tomorrow|last|recent\w*|"
-    r"ago|earlier|previous\w*|before|since)\b"
-    r"|什么时候|何时|哪天|几月|几年|昨天|今天|明天|上次|之前|最近"
+_PREFERENCE_STEMS = ("prefer", "habit", "convention")
+_PREFERENCE_CJK = ("偏好", "喜欢", "爱好", "更倾向", "习惯", "常用")
+_TEMPORAL_WORDS = frozenset(
+    {"when", "date", "day", "week", "month", "year", "yesterday", "today", "tomorrow"}
+    | {"last", "ago", "earlier", "before", "since"}
+)
+_TEMPORAL_STEMS = ("recent", "previous")
+# Two words with one space between them.
+_TEMPORAL_PHRASES = (("what", "time"),)
+_TEMPORAL_CJK = (
+    *("什么时候", "何时", "哪天", "几月", "几年"),
+    *("昨天", "今天", "明天", "上次", "之前", "最近"),
 )
 
 # Compiled on first use: importing this module costs nothing on prompts that are skipped.
@@ -43,8 +54,7 @@ def _pattern(name: str) -> re.Pattern[str]:
         # of other letters, whose CJK parts ``_cjk_runs`` keeps. Not a ``[\u3400-\u9fff]``
         # class: compiling that range costs 1.1 ms in every hook process that ranks (0.14 ms).
         _compiled["word"] = re.compile(r"[a-z0-9]+(?:[._-][a-z0-9]+)*|[^\W\d_a-z]+")
-        _compiled["preference"] = re.compile(_PREFERENCE_SRC, re.IGNORECASE)
-        _compiled["temporal"] = re.compile(_TEMPORAL_SRC, re.IGNORECASE)
+        _compiled["words"] = re.compile(r"\w+")
     return _compiled[name]
 
 
@@ -119,12 +129,35 @@ class QueryProfile:
 
 
 def profile_query(prompt: str) -> QueryProfile:
+    lowered = prompt.lower()
+    spans = [(m.group(), m.start(), m.end()) for m in _pattern("words").finditer(lowered)]
+    words = [word for word, _start, _end in spans]
+    phrases = {
+        (first, second)
+        for (first, _s, end), (second, start, _e) in itertools.pairwise(spans)
+        if start == end + 1 and lowered[end] == " "
+    }
+    temporal = _asks(words, lowered, _TEMPORAL_WORDS, _TEMPORAL_STEMS, _TEMPORAL_CJK)
     return QueryProfile(
         tuple(content_tokens(prompt)),
-        bool(_pattern("preference").search(prompt)),
-        bool(_pattern("temporal").search(prompt)),
+        _asks(words, lowered, _PREFERENCE_WORDS, _PREFERENCE_STEMS, _PREFERENCE_CJK),
+        temporal or any(phrase in phrases for phrase in _TEMPORAL_PHRASES),
         prompt,
     )
+
+
+def _asks(
+    words: list[str],
+    lowered: str,
+    exact: frozenset[str],
+    stems: tuple[str, ...],
+    cjk: tuple[str, ...],
+) -> bool:
+    """Whether one of the words is one of ``exact`` or starts with one of ``stems``, or the
+    text holds one of the ``cjk`` terms."""
+    if any(word in exact or word.startswith(stems) for word in words):
+        return True
+    return not lowered.isascii() and any(term in lowered for term in cjk)
 
 
 def build_query(prompt: str, recent_turns: list[str]) -> str:

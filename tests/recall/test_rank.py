@@ -182,3 +182,28 @@ def test_words_of_a_uri_slug_are_no_evidence() -> None:
     ]
     ranked = rank(items, profile_query("redis cache eviction"), strong_score=0.80)
     assert [c.uri for c in ranked] == [f"{M}/entities/facts/b.md"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "preference", "temporal"),
+    [
+        ("which editor do I prefer?", True, False),
+        ("my PREFERENCES for logging", True, False),
+        ("is that likely to break?", False, False),  # a whole word only: not "like"
+        ("unpreferred options", False, False),  # a stem starts the word
+        ("our naming conventions", True, False),
+        ("when did we migrate the db", False, True),
+        ("What Time is the standup", False, True),
+        ("what-time and whattime", False, False),  # the phrase: two words, one space
+        ("show last_seen per user", False, False),  # part of an identifier is not a word
+        ("the most recently merged PR", False, True),
+        ("我更倾向于用哪个编辑器", True, False),
+        ("上次部署是什么时候", False, True),
+        ("deploy it", False, False),
+    ],
+)
+def test_the_profile_tells_preference_and_time_questions(
+    prompt: str, preference: bool, temporal: bool
+) -> None:
+    found = profile_query(prompt)
+    assert (found.wants_preference, found.wants_temporal) == (preference, temporal)
