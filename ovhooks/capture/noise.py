@@ -39,6 +39,11 @@ _ACK_WORDS = (
 # a split, not one expression: the alternation, three times over and case-blind, cost 4.2 ms
 # to compile in every hook process that met a short prompt.
 _ACK_SET = frozenset(_ACK_WORDS.split("|"))
+# The words an ack can start with, and the characters that end a word for ``_ACK_SEPARATORS``
+# and ``_ACK_TRAILING`` (besides whitespace): a text whose first word is none of these is no
+# ack, and the two patterns (0.3 ms to compile) are not needed to say so.
+_ACK_FIRST = frozenset(phrase.split(" ")[0] for phrase in _ACK_SET)
+_ACK_STOPS = frozenset(",，、.!！~～?。？:)]👍🙏✅😀😊🎉")
 _ACK_SEPARATORS = "[\\s,，、.!！~～]+"
 _ACK_TRAILING = "[\\s.!?。！？,，~～:)\\]👍🙏✅😀😊🎉]*\\Z"
 
@@ -78,20 +83,35 @@ SHORT_SIGNAL = 8.0  # Latin alphanumerics (CJK counts 2.5) a turn needs to be ke
 CJK_WEIGHT = 2.5
 
 
-def _compile() -> dict[str, re.Pattern[str]]:
-    if not _compiled:
-        # "/name" at the very start, followed by the end, whitespace or arguments; a path such
-        # as "/usr/bin/python is broken" is not a command (the name is followed by "/").
-        _compiled["slash"] = re.compile(r"/[A-Za-z0-9][\w:.-]{0,63}(?=\s|$)")
-        _compiled["ack_separators"] = re.compile(f"({_ACK_SEPARATORS})")
-        _compiled["ack_trailing"] = re.compile(_ACK_TRAILING)
-    return _compiled
+def _compile(name: str) -> re.Pattern[str]:
+    """One pattern, compiled on its first use (each costs 0.1-0.2 ms, in a fresh process)."""
+    found = _compiled.get(name)
+    if found is None:
+        if name == "slash":
+            # "/name" at the very start, followed by the end, whitespace or arguments; a
+            # path such as "/usr/bin/python is broken" is not a command (followed by "/").
+            found = re.compile(r"/[A-Za-z0-9][\w:.-]{0,63}(?=\s|$)")
+        elif name == "ack_separators":
+            found = re.compile(f"({_ACK_SEPARATORS})")
+        else:
+            found = re.compile(_ACK_TRAILING)
+        _compiled[name] = found
+    return found
+
+
+def _first_word(text: str) -> str:
+    for i, ch in enumerate(text):
+        if ch.isspace() or ch in _ACK_STOPS:
+            return text[:i]
+    return text
 
 
 def is_ack(text: str) -> bool:
     """One to three ack words (a word may be two or three joined by one space, "thank you"),
     separated by spaces, commas or the like, and closing punctuation or emoji."""
-    patterns = _compile()
+    if _first_word(text[:40].lower()) not in _ACK_FIRST:
+        return False
+    patterns = {name: _compile(name) for name in ("ack_trailing", "ack_separators")}
     trailing = patterns["ack_trailing"].search(text)
     body = text[: trailing.start() if trailing else len(text)].lower()
     if not body:
@@ -137,11 +157,10 @@ def is_noise(text: str, role: str) -> str | None:
     stripped = text.strip()
     if not stripped:
         return "empty"
-    patterns = _compile()
     head = stripped[:200].lower()
     if head.startswith(_SUMMARY_PREFIXES):
         return "summary"
-    if role == "user" and patterns["slash"].match(stripped):
+    if role == "user" and stripped.startswith("/") and _compile("slash").match(stripped):
         return "slash"
     if len(stripped) <= 80:
         if is_ack(stripped):
