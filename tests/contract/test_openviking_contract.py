@@ -474,19 +474,15 @@ def test_find_returns_memory_hits_ranked_by_overlap(
     assert 0.5 < leaves[0]["score"] <= 1.0
 
 
-def test_search_context_mode_returns_rendered_entries(client: httpx.Client, seeded_memory: str):
-    result = ok_result(
-        client.post(
-            "/api/v1/search/search",
-            json={
-                "query": "indent with tabs or spaces",
-                "mode": "context",
-                "purpose": "coding",
-                "max_tokens": 800,
-            },
-        ),
-        "POST search mode=context",
+def _context_search(client: httpx.Client, **extra: Any) -> Any:
+    body = {"query": "indent with tabs or spaces", "mode": "context", "purpose": "coding"}
+    return ok_result(
+        client.post("/api/v1/search/search", json={**body, **extra}), "POST search mode=context"
     )
+
+
+def test_search_context_mode_returns_rendered_entries(client: httpx.Client, seeded_memory: str):
+    result = _context_search(client, max_tokens=800)
     assert_has_keys(result, {"entries", "rendered", "stats"}, "search context result")
     entries = result["entries"]
     for entry in entries:
@@ -505,19 +501,7 @@ def test_search_context_mode_takes_quotas_beside_the_purpose(
     """Recall with semantics on asks for a wider pool this way (``recall.retrieve``)."""
     from ovhooks.recall.retrieve import WIDE_MAX_TOKENS, wide_quotas
 
-    result = ok_result(
-        client.post(
-            "/api/v1/search/search",
-            json={
-                "query": "indent with tabs or spaces",
-                "mode": "context",
-                "purpose": "coding",
-                "quotas": wide_quotas(False),
-                "max_tokens": WIDE_MAX_TOKENS,
-            },
-        ),
-        "POST search mode=context with quotas",
-    )
+    result = _context_search(client, quotas=wide_quotas(False), max_tokens=WIDE_MAX_TOKENS)
     assert [e for e in result["entries"] if e["uri"] == seeded_memory], result["entries"]
 
 

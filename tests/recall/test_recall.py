@@ -11,6 +11,7 @@ from ovhooks.capture.sanitize import strip_injected
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.recall import RecallOutcome, recall_for_prompt, recall_paused, reset_session
 from tests.support.fake_backend import MEMORIES, SEED, FakeBackend, make_settings
+from tests.support.semantic import hold_off_starts
 
 NOW = 1_800_000_000.0
 EDITOR = f"{MEMORIES}/preferences/default/editor.md"
@@ -401,6 +402,21 @@ def test_a_server_that_never_answers_costs_the_deadline_once(fake_ov: Any, tmp_p
     assert elapsed < settings.recall_deadline_s / 2, f"{elapsed:.3f}s with the breaker open"
 
 
+def _ov_recall(prompt: str, settings: Any, now: float) -> RecallOutcome:
+    """One prompt through the real OpenViking backend (``settings.url``), one session."""
+    from ovhooks.backend.openviking import OpenVikingBackend
+
+    return recall_for_prompt(
+        prompt,
+        recent_user_texts=(),
+        session_key="cx-ov",
+        ov_session_id="cx-ov",
+        backend=OpenVikingBackend(settings),
+        settings=settings,
+        now=now,
+    )
+
+
 def _search_bodies(fake_ov: Any) -> list[dict[str, Any]]:
     return [
         r["body"]
@@ -416,7 +432,6 @@ def test_with_semantics_on_an_embedding_server_is_asked_for_a_wider_pool(
     """The local signal re-reads the server's candidates: a Chinese question's English answer
     is often not among the coding preset's ten, so 25 are asked for (resources only when
     recall shows them)."""
-    from ovhooks.backend.openviking import OpenVikingBackend
     from ovhooks.recall.retrieve import WIDE_MAX_TOKENS, WIDE_QUOTAS
 
     for semantic in (True, False):
@@ -429,22 +444,8 @@ def test_with_semantics_on_an_embedding_server_is_asked_for_a_wider_pool(
             semantic_deadline_ms=1.0,
         )
         if semantic:
-            # No service is running; a fresh start stamp keeps the hook from launching one.
-            from ovhooks.semantic import MODEL_KEY, service_dir
-
-            folder = tmp_path / f"state-{semantic}" / "semantic"
-            assert str(folder) == service_dir(settings.state_dir)
-            folder.mkdir(parents=True)
-            (folder / f"{MODEL_KEY}.started").touch()
-        recall_for_prompt(
-            "which code editor does the user prefer?",
-            recent_user_texts=(),
-            session_key="cx-pool",
-            ov_session_id="cx-pool",
-            backend=OpenVikingBackend(settings),
-            settings=settings,
-            now=NOW,
-        )
+            hold_off_starts(settings.state_dir)  # no service runs, and none is launched
+        _ov_recall("which code editor does the user prefer?", settings, NOW)
         body = _search_bodies(fake_ov)[0]
         assert body["mode"] == "context"
         if semantic:
@@ -462,9 +463,7 @@ def test_a_server_that_refuses_the_quotas_is_asked_without_them(
     """A server with context search but without quotas answers 400 to the wider pool: the
     hook asks again without them (not the plain-find fallback), and later prompts do not
     try the quotas again."""
-    from ovhooks.backend.openviking import OpenVikingBackend
     from ovhooks.recall.state import ServerState
-    from ovhooks.semantic import MODEL_KEY, service_dir
     from tests.support import fake_openviking_search
 
     monkeypatch.setattr(
@@ -475,21 +474,10 @@ def test_a_server_that_refuses_the_quotas_is_asked_without_them(
     settings = make_settings(
         str(tmp_path / "state"), url=fake_ov.url, semantic=True, semantic_deadline_ms=1.0
     )
-    folder = tmp_path / "state" / "semantic"
-    assert str(folder) == service_dir(settings.state_dir)
-    folder.mkdir(parents=True)
-    (folder / f"{MODEL_KEY}.started").touch()  # no embedding service is launched
+    hold_off_starts(settings.state_dir)  # no embedding service is launched
 
     def ask(prompt: str, now: float) -> RecallOutcome:
-        return recall_for_prompt(
-            prompt,
-            recent_user_texts=(),
-            session_key="cx-narrow",
-            ov_session_id="cx-narrow",
-            backend=OpenVikingBackend(settings),
-            settings=settings,
-            now=now,
-        )
+        return _ov_recall(prompt, settings, now)
 
     fake_ov.requests.clear()
     first = ask("which code editor does the user prefer?", NOW)

@@ -13,7 +13,7 @@ from ovhooks.recall.rank import Candidate
 from ovhooks.recall.rescoring import with_local_signal
 from ovhooks.semantic import fusion, socket_path
 from tests.support.fake_backend import make_settings
-from tests.support.semantic import CannedService
+from tests.support.semantic import CannedService, hold_off_starts
 
 M = "viking://user/default/memories/entities/project"
 # Server strength = (score - loc) / scale: a score of 0.5 + s/100 has strength s.
@@ -83,9 +83,7 @@ def test_without_an_answer_the_server_choice_stands(tmp_path: Path) -> None:
         assert run(settings, [STRONG_PICK, WEAK_PICK]) == [STRONG_PICK.uri, WEAK_PICK.uri]
     finally:
         service.close()
-    from ovhooks.semantic import MODEL_KEY, service_dir
-
-    Path(service_dir(settings.state_dir), f"{MODEL_KEY}.started").touch()
+    hold_off_starts(settings.state_dir)
     assert run(settings, [STRONG_PICK, WEAK_PICK]) == [STRONG_PICK.uri, WEAK_PICK.uri]
 
 

@@ -71,6 +71,17 @@ def stop_service(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(10)
 
 
+def hold_off_starts(state_dir: str) -> None:
+    """A fresh start stamp: hooks in this state dir do not launch a service for a minute
+    (``client.START_BACKOFF_S``), so a test with semantics on and no service stays so."""
+    from ovhooks.semantic import MODEL_KEY, service_dir
+
+    folder = service_dir(state_dir)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    with open(os.path.join(folder, f"{MODEL_KEY}.started"), "w", encoding="utf-8"):
+        pass
+
+
 def stop_running(state_dir: str) -> None:
     """Ask the service of ``state_dir`` to exit, if one runs: what a test's hooks started
     (as a user's would) must not outlive the test."""
