@@ -113,9 +113,8 @@ def is_ack(text: str) -> bool:
         return False
     patterns = {name: _compile(name) for name in ("ack_trailing", "ack_separators")}
     trailing = patterns["ack_trailing"].search(text)
+    # Not empty: its first word (an ack word's, checked above) holds no closing character.
     body = text[: trailing.start() if trailing else len(text)].lower()
-    if not body:
-        return False
     # words and the separators between them: ["ok", ", ", "thank", " ", "you"]
     parts = patterns["ack_separators"].split(body)
     words, gaps = parts[0::2], parts[1::2]
