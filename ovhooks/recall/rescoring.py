@@ -58,16 +58,13 @@ def with_local_signal(
 
     script = script_of(prompt)
     other_script = {c.uri for c in pool if script_of(c.text) != script}
+    local = {c.uri: float(s) for c, s in zip(pool, strengths, strict=True) if _number(s)}
+    server = {c.uri: strength(c.score, calibration) for c in pool if c.uri in local}
     # Weighed as the local store's fusion weighs them: a translation reaches less above the
     # probes than a same-language paraphrase does.
     triples = [
-        (
-            c.uri,
-            strength(c.score, calibration),
-            float(s) * (CROSS_SCRIPT_SCALE if c.uri in other_script else 1.0),
-        )
-        for c, s in zip(pool, strengths, strict=True)
-        if isinstance(s, int | float)
+        (uri, server[uri], value * (CROSS_SCRIPT_SCALE if uri in other_script else 1.0))
+        for uri, value in local.items()
     ]
     by_uri = {c.uri: c for c in pool}
     out = list(chosen)
@@ -77,34 +74,24 @@ def with_local_signal(
         if dedupe_key(item) not in taken:
             taken.add(dedupe_key(item))
             out.append(item)
-    _note_evidence(pool, triples, other_script, {c.uri for c in chosen}, set(keys), why)
-    return out
-
-
-def _note_evidence(
-    pool: list[Candidate],
-    triples: list[tuple[str, float, float]],
-    other_script: set[str],
-    chosen: set[str],
-    added: set[str],
-    why: Mapping[str, str],
-) -> None:
-    """What the local signal said of each candidate, for "why this memory" (the viewer's
-    trace): its strength (before the cross-script weighing, as the local store reports it),
-    the server's, and who chose it. A server that sent evidence of its own keeps it."""
-    from ovhooks.semantic.fusion import CROSS_SCRIPT_SCALE
-
-    by_uri = {c.uri: c for c in pool}
-    for uri, server, weighed in triples:
+    picked = {c.uri for c in chosen}
+    for uri, value in local.items():
         item = by_uri[uri]
         if item.evidence is not None:
-            continue
-        other = uri in other_script
-        decision = "server" if uri in chosen else "semantic" if uri in added else "dropped"
+            continue  # a server's own evidence stays
+        # What the local signal said of it, for "why this memory" (the viewer's trace): its
+        # strength before the cross-script weighing (as the local store reports it), the
+        # server's, who chose it, and why it was not added.
+        decision = "server" if uri in picked else "semantic" if uri in keys else "dropped"
         item.evidence = {
-            "semantic": round(weighed / CROSS_SCRIPT_SCALE if other else weighed, 3),
-            "server": round(server, 3),
-            "cross_script": other,
+            "semantic": round(value, 3),
+            "server": round(server[uri], 3),
+            "cross_script": uri in other_script,
             "decision": decision,
             "reason": why.get(uri, "") if decision == "dropped" else "",
         }
+    return out
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
