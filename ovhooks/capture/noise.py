@@ -111,12 +111,11 @@ def is_ack(text: str) -> bool:
     separated by spaces, commas or the like, and closing punctuation or emoji."""
     if _first_word(text[:40].lower()) not in _ACK_FIRST:
         return False
-    patterns = {name: _compile(name) for name in ("ack_trailing", "ack_separators")}
-    trailing = patterns["ack_trailing"].search(text)
+    trailing = _compile("ack_trailing").search(text)
     # Not empty: its first word (an ack word's, checked above) holds no closing character.
     body = text[: trailing.start() if trailing else len(text)].lower()
     # words and the separators between them: ["ok", ", ", "thank", " ", "you"]
-    parts = patterns["ack_separators"].split(body)
+    parts = _compile("ack_separators").split(body)
     words, gaps = parts[0::2], parts[1::2]
     if not all(words):
         return False  # a separator at the start
