@@ -229,6 +229,7 @@ def run_prompts(
                 "lang": prompt["lang"],
                 "expected": expected,
                 "pair": pair,
+                "batch": str(prompt.get("batch") or ""),
                 "items": len(items),
                 "hints": len(items) - len(shown),
                 "shown_memories": found,
@@ -242,6 +243,25 @@ def run_prompts(
             }
         )
     return rows
+
+
+def supplement_problems(data: dict[str, Any], extra: list[dict[str, Any]]) -> list[str]:
+    """What is wrong with a supplement of prompts for a set's memories (empty when sound)."""
+    memories = {m["id"]: m for m in data["memories"]["memories"]}
+    seen = {p["id"] for p in data["prompts"]["prompts"]}
+    out: list[str] = []
+    for prompt in extra:
+        pid = str(prompt.get("id") or "?")
+        if pid in seen:
+            out.append(f"{pid}: duplicate prompt id")
+        seen.add(pid)
+        named = prompt.get("expected") or prompt.get("decoy_of") or []
+        if prompt.get("class") not in dataset.CLASSES or not named:
+            out.append(f"{pid}: no class, or names no memory")
+        out.extend(f"{pid}: unknown memory {m}" for m in named if m not in memories)
+        if prompt.get("split") not in ("dev", "heldout") or not str(prompt.get("text") or ""):
+            out.append(f"{pid}: no split or no text")
+    return out
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -286,6 +306,12 @@ def summary_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             ]
             if group:
                 table[f"{split}/{cls}"] = summarize(group)
+        # A supplement's prompts (``--extra``) also apart, so its figures read on their own.
+        for batch in sorted({r.get("batch", "") for r in in_split} - {""}):
+            for cls in dataset.CLASSES:
+                group = [r for r in in_split if r["class"] == cls and r.get("batch") == batch]
+                if group:
+                    table[f"{split}/{cls} [{batch}]"] = summarize(group)
         crossing = [r for r in in_split if r["class"] == "crosslingual"]
         for pair in sorted({r["pair"] for r in crossing}):
             table[f"{split}/crosslingual {pair}"] = summarize(
@@ -349,11 +375,24 @@ def main(argv: list[str] | None = None) -> int:
         help="recall by meaning (on: the embedding service is started and every row embedded "
         "before the prompts run)",
     )
+    parser.add_argument(
+        "--extra",
+        metavar="PATH",
+        help="a supplement: a JSON list of prompts for the same memories, added to the set's "
+        "(tests/fixtures/recall_eval_long2/); reported with the set and apart",
+    )
     add_server_options(parser)
     args = parser.parse_args(argv)
     chosen = importlib.import_module(SETS[args.set])
     data = chosen.load()
     problems = chosen.problems(data)
+    if args.extra:
+        # Checked by its own rules (supplement_problems), not the batch's: its unrelated
+        # prompts are long tasks near a memory's topic, not decoys sharing one of its words.
+        with open(args.extra, encoding="utf-8") as fh:
+            extra = json.load(fh)["prompts"]
+        problems += supplement_problems(data, extra)
+        data["prompts"]["prompts"] = [*data["prompts"]["prompts"], *extra]
     if problems:
         print("the labelled set is broken:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 2

@@ -228,3 +228,28 @@ def test_an_identifier_or_a_translation_is_evidence_a_word_count_missed() -> Non
     assert lexical.units("Our office cat is called Biscuit.") == 0.0
     zh = calibrate.LexicalEvidence("计费 API 部署到哪里了？用的什么数据库？")
     assert zh.units("The billing API deploys to Fly.io and uses the Postgres database.") > 1.0
+
+
+def test_a_long_task_prompt_needs_one_more_spread_to_be_admitted_on_strength_alone() -> None:
+    """A long prompt lifts every memory of its topic on the server; the one that clears the
+    bar for a short question does not clear it for a task of several parts, but one that
+    stands a spread higher still does, and words that agree are read as before."""
+    cal = calibrate.fit(COMPRESSED_PROBES)
+    assert cal is not None
+    short = "what sleeps on the server rack?"
+    long = (
+        "Tidy the office wiki page this week. Move the old photos into the archive folder. "
+        "Fix the broken links in the onboarding section. Add a short note about the plants, "
+        "and who waters them on Fridays."
+    )
+    assert not calibrate.is_long(short) and calibrate.is_long(long)
+    at_bar = cal["loc"] + (calibrate.STRENGTH_ALONE + 0.5) * cal["scale"]
+    above = (
+        cal["loc"] + (calibrate.STRENGTH_ALONE + calibrate.LONG_PROMPT_LIFT + 0.5) * cal["scale"]
+    )
+    assert decide(short, COMPRESSED_PROBES, {CAT: at_bar}) == [CAT]
+    assert decide(long, COMPRESSED_PROBES, {CAT: at_bar}) == []
+    assert decide(long, COMPRESSED_PROBES, {CAT: above}) == [CAT]
+    # agreement with words keeps its bar: the billing API named in a long task
+    words = long + " Then deploy the billing API to Fly.io as usual."
+    assert decide(words, COMPRESSED_PROBES, {DEPLOY: 0.905, CAT: 0.890}) == [DEPLOY]
