@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -253,3 +254,25 @@ def test_a_long_task_prompt_needs_one_more_spread_to_be_admitted_on_strength_alo
     # agreement with words keeps its bar: the billing API named in a long task
     words = long + " Then deploy the billing API to Fly.io as usual."
     assert decide(words, COMPRESSED_PROBES, {DEPLOY: 0.905, CAT: 0.890}) == [DEPLOY]
+
+
+def test_the_quick_length_check_agrees_with_the_clause_count() -> None:
+    """``is_long`` skips the clause patterns for prompts too short to have four clauses: on
+    every prompt of the labelled sets, and on prompts packed tight, it says what the clause
+    count says."""
+    from ovhooks.semantic.clauses import clauses
+
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    prompts = [
+        "a/b/c. d/e/f. g/h/i. j/k/l.",
+        "修一下。部署一下吧。再跑测试吧。最后发版本吧。",
+        "ab 部署。cd 测试。ef 发布。gh 回滚。",
+        "one two three. four five six. seven eight nine. ten eleven.",
+    ]
+    for path in sorted(root.glob("recall_eval*/*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        prompts += [p["text"] for p in doc.get("prompts", [])]
+    assert len(prompts) > 600
+    assert any(calibrate.is_long(p) for p in prompts)
+    for prompt in prompts:
+        assert calibrate.is_long(prompt) == (len(clauses(prompt)) >= 4), prompt
