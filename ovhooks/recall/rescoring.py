@@ -52,7 +52,7 @@ def with_local_signal(
     if not isinstance(strengths, list) or len(strengths) != len(pool):
         return chosen
     from ovhooks.lexical.text import script_of
-    from ovhooks.recall.calibrate import strength
+    from ovhooks.recall.calibrate import LONG_PROMPT_LIFT, is_long, strength
     from ovhooks.semantic.fusion import CROSS_SCRIPT_SCALE
     from ovhooks.semantic.rescore import decide
 
@@ -61,9 +61,12 @@ def with_local_signal(
     local = {c.uri: float(s) for c, s in zip(pool, strengths, strict=True) if _number(s)}
     server = {c.uri: strength(c.score, calibration) for c in pool if c.uri in local}
     # Weighed as the local store's fusion weighs them: a translation reaches less above the
-    # probes than a same-language paraphrase does.
+    # probes than a same-language paraphrase does. A long task prompt lifts its whole topic
+    # here as it does on the server, so an addition asks one more spread of it too
+    # (replayed on both sets' dev splits: one long unrelated prompt of 31 fewer, no hit lost).
+    lift = LONG_PROMPT_LIFT if is_long(prompt) else 0.0
     triples = [
-        (uri, server[uri], value * (CROSS_SCRIPT_SCALE if uri in other_script else 1.0))
+        (uri, server[uri], value * (CROSS_SCRIPT_SCALE if uri in other_script else 1.0) - lift)
         for uri, value in local.items()
     ]
     by_uri = {c.uri: c for c in pool}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ovhooks.recall.calibrate import STRENGTH_ALONE
+from ovhooks.recall.calibrate import LONG_PROMPT_LIFT, STRENGTH_ALONE
 from ovhooks.recall.rank import Candidate
 from ovhooks.recall.rescoring import with_local_signal
 from ovhooks.semantic import fusion, socket_path
@@ -130,3 +130,33 @@ def test_the_local_signals_evidence_reaches_why_this_memory(tmp_path: Path) -> N
     assert rows[CROSS.uri].decision == INJECTED
     assert rows[CROSS.uri].reason.endswith(f"(semantic: lexical -, meaning {cross:.1f})")
     assert rows[NOISE.uri].reason == "the local model did not add it: other script only"
+
+
+def test_a_long_task_prompt_asks_one_more_spread_of_an_addition(tmp_path: Path) -> None:
+    """The same local strength that adds the Chinese memory to a short question does not
+    add it to a task of several parts; one spread more does. (The server's weak pick stands
+    close enough that the memory is not a distinct best either.)"""
+    long_prompt = (
+        "Tidy the deploy scripts this week. Move the old configs into the archive folder. "
+        "Fix the broken links in the runbook. Check where the deploy goes, and what must run "
+        "before it."
+    )
+    just = fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + 0.2
+    more = (fusion.STRONG + LONG_PROMPT_LIFT) / fusion.CROSS_SCRIPT_SCALE + 0.2
+    got = []
+    for n, (prompt, cross) in enumerate(((PROMPT, just), (long_prompt, just), (long_prompt, more))):
+        settings = settings_for(tmp_path / str(n))  # a socket of its own for each answer
+        local = [-2.0, 4.0, cross, 0.0]
+        service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": local})
+        try:
+            out = with_local_signal(
+                [STRONG_PICK], POOL, prompt, settings, CALIBRATION, exclude=(), max_items=3
+            )
+        finally:
+            service.close()
+        got.append([c.uri for c in out])
+    assert got == [
+        [STRONG_PICK.uri, CROSS.uri],
+        [STRONG_PICK.uri],
+        [STRONG_PICK.uri, CROSS.uri],
+    ]
