@@ -21,15 +21,13 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     if not event.session_id or not ctx.settings.capture or ctx.bypassed(event):
         return Reply()
     message = outage_notice(ctx.settings.state_dir, ctx.session_key(event))
-    ctx.hand_off(
-        [
-            ctx.job(
-                event,
-                capture=True,
-                last_assistant=event.last_assistant_message if event.host == "claude" else "",
-            )
-        ]
-    )
+    reply = event.last_assistant_message if event.host == "claude" else ""
+    job = ctx.job(event, capture=True, last_assistant=reply)
+    if reply and ctx.settings.reply_wait_s:
+        # Claude may write the turn (prompt and reply) after Stop fires; waiting for it keeps
+        # the prompt before its reply (Claude Code 2.1.330: the file catches up within ~50 ms)
+        job["wait_for_reply_s"] = ctx.settings.reply_wait_s
+    ctx.hand_off([job])
     if ctx.settings.usage_view == "summary" and not ctx.dry_run:
         from ovhooks.recall.usage import take_summary
 

@@ -115,6 +115,7 @@ if TYPE_CHECKING:
         end: str
         last_assistant: str
         wait_for_transcript_s: float
+        wait_for_reply_s: float  # Claude's Stop: how long to wait for last_assistant in the file
         handed: NotRequired[int]
 
 

@@ -170,6 +170,8 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     "capture_tool_results": (("OVHOOKS_CAPTURE_TOOL_RESULTS",), _parse_bool, False),
     "capture_tool_result_chars": (("OVHOOKS_CAPTURE_TOOL_RESULT_CHARS",), _parse_int, 2000),
     "capture_max_chars": (("OVHOOKS_CAPTURE_MAX_CHARS",), _parse_int, 24000),
+    # Claude's Stop: how long the worker waits for the final reply to reach the transcript
+    "reply_wait_s": (("OVHOOKS_REPLY_WAIT_S",), _parse_nonneg_float, 1.5),
     "scrub": (("OVHOOKS_SCRUB",), _parse_bool, True),
     "scrub_emails": (("OVHOOKS_SCRUB_EMAILS",), _parse_bool, False),
     "scrub_phones": (("OVHOOKS_SCRUB_PHONES",), _parse_bool, False),
@@ -225,6 +227,7 @@ class Settings:
     capture_tool_results: bool
     capture_tool_result_chars: int
     capture_max_chars: int
+    reply_wait_s: float
     scrub: bool
     scrub_emails: bool
     scrub_phones: bool

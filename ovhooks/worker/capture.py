@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 # How many captured turn uids a state remembers, to recognise turns seen before when a
 # transcript is rewritten. Bounded so the state file stays small.
 RECENT_UIDS = 4000
+# How often the worker looks again for a final reply the host has not written yet.
+REPLY_POLL_S = 0.05
 
 
 def capture(
@@ -50,7 +52,14 @@ def capture(
         read = _read(path, cursor, float(job.get("wait_for_transcript_s") or 0), key, log)
     if read is None:
         return 0
-    turns = _turn_reader(host)(read.records)
+    to_turns = _turn_reader(host)
+    turns = to_turns(read.records)
+    reply = str(job.get("last_assistant") or "")
+    wait_s = float(job.get("wait_for_reply_s") or 0)
+    if reply and wait_s and host != "opencode" and _reply_missing(turns, reply, state):
+        late = _wait_for_reply(path, cursor, to_turns, reply, state, wait_s, key, log)
+        if late is not None:
+            read, turns = late
     fresh, synthetic_tail = _fresh_turns(turns, read, job, state, path)
     captured = build_messages(
         fresh, CaptureOptions.from_settings(settings), held=state.get("held") or []
@@ -89,6 +98,49 @@ def capture(
     # ONE atomic write: the queue entry and everything it advances.
     outbox.enqueue("append", str(state.get("ov_session_id") or key), messages, change=change)
     return len(messages)
+
+
+def _reply_missing(turns: Sequence[Turn], reply: str, state: State) -> bool:
+    """The host's final reply is neither in what was read nor captured before."""
+    tail = _fold(reply)
+    if not tail or tail == str(state.get("synthetic_tail") or ""):
+        return False
+    if str(state.get("last_assistant_text") or "").endswith(tail):
+        return False
+    return not any(t.role == "assistant" and _fold(t.text).endswith(tail) for t in turns)
+
+
+def _wait_for_reply(
+    path: str,
+    cursor: dict[str, Any],
+    to_turns: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]],
+    reply: str,
+    state: State,
+    wait_s: float,
+    key: str,
+    log: Log,
+) -> tuple[ReadResult, list[Turn]] | None:
+    """Read again until the host's final reply is in the transcript, for at most ``wait_s``.
+
+    Claude writes its transcript after Stop fires, sometimes the turn's prompt too: captured
+    then, the reply would be sent (as a synthetic turn) before the prompt it answers. The
+    worker is off the critical path, so a short wait buys the right order; past it the
+    synthetic turn still keeps the reply from being lost. None: still not there (the first
+    read stands).
+    """
+    started = time.monotonic()
+    deadline = started + wait_s
+    while time.monotonic() < deadline:
+        time.sleep(REPLY_POLL_S)
+        again = _read(path, cursor, 0, key, log)
+        if again is None:
+            break
+        turns = to_turns(again.records)
+        if not _reply_missing(turns, reply, state):
+            log.debug("reply_waited", session=key, ms=round((time.monotonic() - started) * 1e3))
+            return again, turns
+    log.info("reply_not_in_transcript", session=key, waited_s=wait_s)
+    return None
 
 
 def _read(

@@ -276,6 +276,55 @@ def test_stop_reply_not_yet_in_file_is_captured_once(
     )
 
 
+def test_a_turn_written_just_after_stop_is_captured_prompt_first(
+    fake_ov: FakeOpenViking, transcript: ClaudeTranscript
+) -> None:
+    """Claude 2.1.330 sometimes writes the turn's prompt and reply after Stop fires: the worker
+    waits for them (``OVHOOKS_REPLY_WAIT_S``) instead of sending the reply ahead of its prompt."""
+    import threading
+    import time
+
+    env = capture_only_env(fake_ov.url)
+    t = transcript
+    t.turn(1)
+    first = "Answer number 1: recurse into each nested list and flatten it."
+    hook("stop", t.payload("Stop", last_assistant_message=first), env)
+    last = "Answer two: walk their values the same way."
+
+    def host_writes_late() -> None:
+        time.sleep(0.3)
+        t.prompt("Question two: and for dictionaries inside lists?")
+        time.sleep(0.05)
+        t.reply(last)
+
+    writer = threading.Thread(target=host_writes_late)
+    started = time.monotonic()
+    writer.start()
+    hook("stop", t.payload("Stop", last_assistant_message=last), env)
+    waited = time.monotonic() - started
+    writer.join()
+    texts = fake_ov.texts(OV)
+    assert "Question two" in texts[-2] and "Answer two" in texts[-1], texts
+    assert sum("Answer two" in x for x in texts) == 1, texts
+    assert not any(u.startswith("synthetic-") for u in session_state(OV)["recent_uids"])
+    assert 0.3 < waited < 1.5, waited  # it waited for the file, not for the whole bound
+
+
+def test_a_reply_that_never_lands_is_sent_after_the_bounded_wait(
+    fake_ov: FakeOpenViking, transcript: ClaudeTranscript
+) -> None:
+    import time
+
+    env = capture_only_env(fake_ov.url, OVHOOKS_REPLY_WAIT_S="0.4")
+    t = transcript
+    t.prompt("Question one: how do I flatten nested lists?")
+    started = time.monotonic()
+    hook("stop", t.payload("Stop", last_assistant_message="Answer one: recurse."), env)
+    waited = time.monotonic() - started
+    _assert_in_order(fake_ov.texts(OV), ["Question one", "Answer one"])
+    assert 0.4 <= waited < 1.4, waited
+
+
 def test_stop_fired_twice_before_the_reply_lands_sends_it_once(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:

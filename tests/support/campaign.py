@@ -98,6 +98,9 @@ class Scenario:
             OVHOOKS_REQUEST_TIMEOUT_S=str(timeout_s),
             OVHOOKS_WORKER_LOCK_WAIT_S="20",
             OVHOOKS_COMMIT_TOKEN_THRESHOLD="0",
+            # a late reply here stays late: the synthetic turn is what these campaigns test
+            # (the wait for it: tests/events/test_claude_lifecycle.py)
+            OVHOOKS_REPLY_WAIT_S="0",
         )
         if backend == "local":
             self.env["OVHOOKS_BACKEND"] = "local"
