@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from ovhooks.backend.local.extraction import (
@@ -52,6 +55,19 @@ NOT_STATEMENTS = [
     "这个接口为什么返回 500？",
     "the lint job is failing again right now",
     "the checkout page crashes when the cart is empty, can you look",
+    # Chinese requests whose verb comes last, after a report, or as a yes-no question
+    "单元测试跑一下",
+    "顺便把 README 里的构建说明更新一下",
+    "登录服启动报错了，帮我看看",
+    "iOS 那边也有同样的列表，跑一下模拟器看看",
+    "能不能把日志级别调低一点",
+]
+
+# Chinese rules that use the same words as requests: still statements.
+ZH_RULES_WITH_REQUEST_WORDS = [
+    "部署前要先跑一下 make check",
+    "撮合一定要用下一根 K 线的开盘价成交，用当根收盘价就是未来函数",
+    "测试环境的数据库每晚 2 点会重置一下",
 ]
 
 
@@ -64,6 +80,11 @@ def test_a_statement_without_trigger_words_is_kept_whole(statement: str) -> None
 @pytest.mark.parametrize("text", NOT_STATEMENTS)
 def test_questions_requests_acknowledgements_and_work_state_are_not_promoted(text: str) -> None:
     assert memory_candidates([text]) == []
+
+
+@pytest.mark.parametrize("text", ZH_RULES_WITH_REQUEST_WORDS)
+def test_a_chinese_rule_that_says_yixia_or_xian_is_kept(text: str) -> None:
+    assert [c.text for c in memory_candidates([text])] == [text]
 
 
 def test_people_and_roles_are_entities_of_the_project() -> None:
@@ -100,3 +121,24 @@ def test_what_was_not_promoted_goes_to_history() -> None:
     assert history_statements(turns, promoted) == [
         "the daily_orders DAG failed again last night, check the logs"
     ]
+
+
+# Chinese turns written by helpers who had not read this module: turns.json was read to
+# change the request rules (dev); turns_b.json was written afterwards and only measured.
+# The bounds are what the rules scored, so a change that loses a fact or keeps more
+# requests as memories fails here.
+ZH_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extraction_zh"
+
+
+@pytest.mark.parametrize(("name", "max_requests_kept"), [("turns.json", 4), ("turns_b.json", 11)])
+def test_fresh_chinese_turns_keep_every_fact_and_few_requests(
+    name: str, max_requests_kept: int
+) -> None:
+    turns = json.loads((ZH_FIXTURES / name).read_text(encoding="utf-8"))["turns"]
+    facts = [t["text"] for t in turns if t["label"] == "fact"]
+    requests = [t["text"] for t in turns if t["label"] == "request"]
+    assert len(facts) >= 35 and len(requests) >= 35
+    missed = [t for t in facts if not memory_candidates([t])]
+    kept = [t for t in requests if memory_candidates([t])]
+    assert missed == []
+    assert len(kept) <= max_requests_kept, kept

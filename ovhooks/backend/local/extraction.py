@@ -42,6 +42,7 @@ _PATTERNS = {
     ),
     "question_zh": (
         r"[吗么][\s。！!]*$|什么|为什么|为啥|怎么|如何|哪[里个些儿种]|是否|能否|多少|有没有|是不是"
+        r"|能不能|可不可以|要不要|会不会|行不行|好不好|啥|咋|干嘛"
     ),
     "request_en": (
         _LEAD + r"(?:please|pls|can you|could you|would you|will you|can we|could we|"
@@ -53,9 +54,18 @@ _PATTERNS = {
         r"restart|compare|search|ship|finish|do it|go on|proceed)\b"
     ),
     "request_zh": (
-        r"^(?:好的?[，,]?|那|现在|然后|再)?(?:帮我|帮忙|请你?|麻烦|你[来去先帮把看]|给我|把|"
+        r"^(?:好的?[，,]?|那|现在|然后|再|顺便)?(?:帮我|帮忙|请你?|麻烦|你[来去先帮把看]|给我|把|"
         r"看一?下|看看|跑一?下|运行|执行|加一?个|添加|修改|修复|改一?下|删[掉除]|写一?个|生成|"
         r"重构|实现|检查|查一?下|试试|试一?下|继续|提交一?下)"
+        # "give X a Y": "给这个 PR 写个描述", "给 user 表加个字段"
+        r"|^给(?:我|这个|那个)?[^，,。；;]{0,16}?(?:加|写|补|配|建)个"
+        # a task after the report it is about: "列表滑起来很卡，帮我看看", "…，你看下"
+        r"|[，,。；;！!]\s*(?:那|就|再|顺便|先)?(?:你|请你?|麻烦你?)?(?:帮我|帮忙|看看|"
+        r"[看查改跑试]一?下)[^，,。；;]*$"
+        # a task whose verb comes last: "单元测试跑一下", "把构建说明更新一下"
+        r"|[\u4e00-\u9fff]一下[^，,。；;]{0,40}?[吧呢啊]?[\s。！!~]*$"
+        # a suggestion: "8080 被占用了，换一个吧"
+        r"|吧[\s。！!~]*$"
     ),
     # A rule, not a one-off task: it says when, how often or never.
     "rule_en": (
@@ -65,13 +75,18 @@ _PATTERNS = {
         r"|^(?:when|whenever|if|once|unless)\b"
     ),
     "rule_zh": (
-        r"一律|统一|总是|永远|每次|以后|今后|不要|别|必须|务必|只能|只用|遇到|如果|之前|之后|先.+再"
+        r"一律|统一|总是|永远|每次|以后|今后|不要|必须|务必|只能|只用|遇到|如果|先.+再"
+        # "don't" (别), not the 别 of 级别, 区别, 识别 ...
+        r"|(?:^|[，,。；;\s先就也都可万])别"
+        r"|之[前后](?:要|得|必须|一律|都|先|再)|一定要|一定得|千万|前(?:要|得)?先"
+        r"|每[天晚周月年]|每个?(?:星期|礼拜)"
     ),
     # Words that announce information: what follows is a statement whatever its form.
     "inform": (
         r"^(?:fyi|heads[ -]up|note|btw|by the way|just so you know|for the record|"
         r"for reference|for context|remember|keep in mind|important|warning|careful|"
-        r"gotcha|tip|pro tip)\b|顺便说一[下句]|提醒一下|注意|记住|记得|说明一下|补充一下"
+        r"gotcha|tip|pro tip)\b|顺便说一[下句]|提醒一下|注意|记住|记得|记一下|记下来|"
+        r"说明一下|补充一下"
     ),
     "ack": (
         r"^(?:ok(?:ay)?|thanks?|thank you|great|perfect|nice|cool|awesome|good|lgtm|sure|yes|"
