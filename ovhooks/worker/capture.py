@@ -102,10 +102,14 @@ def capture(
 
 def _reply_missing(turns: Sequence[Turn], reply: str, state: State) -> bool:
     """The host's final reply is neither in what was read nor captured before."""
-    tail = _fold(reply)
-    if not tail or tail == str(state.get("synthetic_tail") or ""):
-        return False
-    if str(state.get("last_assistant_text") or "").endswith(tail):
+    last_captured = str(state.get("last_assistant_text") or "")
+    return _pending(_fold(reply), turns, last_captured, str(state.get("synthetic_tail") or ""))
+
+
+def _pending(tail: str, turns: Sequence[Turn], last_captured: str, synthetic_tail: str) -> bool:
+    """Whether the folded reply ``tail`` still has to be captured: it is not in ``turns``,
+    an earlier run did not read it (``last_captured``) and it was not sent on its own."""
+    if not tail or tail == synthetic_tail or last_captured.endswith(tail):
         return False
     return not any(t.role == "assistant" and _fold(t.text).endswith(tail) for t in turns)
 
@@ -269,15 +273,12 @@ def _reconcile_last_assistant(
             synthetic_tail = ""
             break
     tail = _fold(tail_text)
-    if tail:
-        in_file = any(t.role == "assistant" and _fold(t.text).endswith(tail) for t in all_turns)
-        already = bool(last_captured) and last_captured.endswith(tail)
-        if not in_file and not already and tail != synthetic_tail:
-            import zlib
+    if _pending(tail, all_turns, last_captured, synthetic_tail):
+        import zlib
 
-            uid = f"synthetic-{zlib.crc32(tail.encode('utf-8')):08x}"
-            out.append(Turn("assistant", tail_text, uid=uid, synthetic=True))
-            synthetic_tail = tail
+        uid = f"synthetic-{zlib.crc32(tail.encode('utf-8')):08x}"
+        out.append(Turn("assistant", tail_text, uid=uid, synthetic=True))
+        synthetic_tail = tail
     return out, synthetic_tail
 
 
