@@ -192,7 +192,12 @@ def shows(item: dict[str, Any], memory: dict[str, Any], uris: dict[str, str]) ->
 
 
 def run_prompts(
-    runner: Runner, root: str, data: dict[str, Any], uris: dict[str, str], splits: tuple[str, ...]
+    runner: Runner,
+    root: str,
+    data: dict[str, Any],
+    uris: dict[str, str],
+    splits: tuple[str, ...],
+    trace: bool = False,
 ) -> list[dict[str, Any]]:
     from ovhooks.capture.tokens import estimate_tokens
 
@@ -242,6 +247,14 @@ def run_prompts(
                 "context": context,
             }
         )
+        if trace:
+            from recall_trace import trace_prompt
+
+            def named(uri: str, text: str) -> list[str]:
+                item = {"text": text, "uri": uri, "hint": False}
+                return sorted(m for m in memories if shows(item, memories[m], uris))
+
+            rows[-1]["trace"] = trace_prompt(runner.env, cwd, prompt["text"], named)
     return rows
 
 
@@ -381,6 +394,18 @@ def main(argv: list[str] | None = None) -> int:
         help="a supplement: a JSON list of prompts for the same memories, added to the set's "
         "(tests/fixtures/recall_eval_long2/); reported with the set and apart",
     )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="also record every candidate of every prompt with its evidence and decision "
+        "(scripts/recall_trace.py), in --json",
+    )
+    parser.add_argument(
+        "--probes",
+        metavar="PATH",
+        help="a JSON list of prompts: record each one's best candidate score per project "
+        "(to weigh calibration probes offline), in --json",
+    )
     add_server_options(parser)
     args = parser.parse_args(argv)
     chosen = importlib.import_module(SETS[args.set])
@@ -418,7 +443,16 @@ def main(argv: list[str] | None = None) -> int:
             print(runner.command("semantic", "--start", "--wait", "900").strip())
         load_s = time.perf_counter() - started
         started = time.perf_counter()
-        rows = run_prompts(runner, root, data, uris, splits)
+        rows = run_prompts(runner, root, data, uris, splits, args.trace)
+        probes: dict[str, dict[str, float | None]] = {}
+        if args.probes:
+            from recall_trace import probe_tops
+
+            with open(args.probes, encoding="utf-8") as fh:
+                texts = json.load(fh)
+            for cwd in sorted({s["cwd"] for s in data["memories"]["sessions"]}):
+                here = project_dir(root, cwd)
+                probes[os.path.basename(here)] = probe_tops(runner.env, here, texts)
         prompts_s = time.perf_counter() - started
         bare_ms = bare_python_ms()
     finally:
@@ -450,6 +484,7 @@ def main(argv: list[str] | None = None) -> int:
             "prompt_seconds": round(prompts_s, 1),
             "bare_python_ms_p50": round(bare_ms, 1),
             "summary": table,
+            **({"probes": probes} if probes else {}),
         }
         # One row per line: results stay diffable between runs.
         head = json.dumps(result, ensure_ascii=False, indent=1)[:-2]

@@ -276,3 +276,37 @@ def test_the_quick_length_check_agrees_with_the_clause_count() -> None:
     assert any(calibrate.is_long(p) for p in prompts)
     for prompt in prompts:
         assert calibrate.is_long(prompt) == (len(clauses(prompt)) >= 4), prompt
+
+
+def test_a_script_whose_few_probes_agree_by_chance_gets_the_pooled_spread() -> None:
+    # Six Chinese probes that happen to sit close together, eight English ones spread as
+    # e5-small spreads them: the Chinese strengths must not come out 2-3x inflated.
+    english = [0.877, 0.892, 0.898, 0.900, 0.902, 0.905, 0.908, 0.910]
+    chinese = [0.911, 0.915, 0.918, 0.919, 0.928, 0.936]
+    own = calibrate.fit(chinese)
+    assert own is not None
+    en_probes = [p for p in calibrate.PROBES if script_of(p) == "en"]
+    zh_probes = [p for p in calibrate.PROBES if script_of(p) == "zh"]
+    tops = {
+        **dict(zip(en_probes, english, strict=True)),
+        **dict(zip(zh_probes, chinese, strict=True)),
+    }
+    doc = calibrate.run_probes(
+        lambda probe: [Candidate(CAT, "entities", tops[probe], TEXTS[CAT])], NOW
+    )
+    pooled = calibrate.pooled_scale([english, chinese])
+    assert doc["zh"]["scale"] == pytest.approx(pooled, abs=1e-6)
+    assert doc["zh"]["scale"] > 1.5 * own["scale"]
+    assert doc["zh"]["loc"] == own["loc"]  # each script keeps its own level
+    # English, the wider of the two, keeps its own spread.
+    assert doc["en"] == calibrate.fit(english)
+    # A candidate 0.022 over the Chinese level was "strong alone" on the script's own spread;
+    # on the pooled one it is not.
+    assert calibrate.strength(own["loc"] + 0.022, own) >= calibrate.STRENGTH_ALONE
+    assert calibrate.strength(own["loc"] + 0.022, doc["zh"]) < calibrate.STRENGTH_ALONE
+
+
+def test_pooling_needs_at_least_two_probes_kept_somewhere() -> None:
+    assert calibrate.pooled_scale([]) == 0.0
+    assert calibrate.pooled_scale([[0.9], [0.8, float("nan")]]) == 0.0
+    assert calibrate.pooled_scale([[0.90, 0.91, 0.99]]) == pytest.approx(0.00707107, abs=1e-6)
