@@ -194,7 +194,13 @@ def _arm_deadline(
             seconds = override
     if not seconds or not hasattr(os, "fork"):  # SIGALRM: POSIX only
         return lambda: None
-    import signal
+    # The C module (built in, already loaded at start-up), not ``signal``: that one wraps the
+    # same functions to turn numbers into enums, building its IntEnum classes on import
+    # (~0.5 ms of every hook). Only numbers and a handler are passed here.
+    if TYPE_CHECKING:
+        import signal
+    else:
+        import _signal as signal
 
     budget = seconds - (time.monotonic() - started)
 

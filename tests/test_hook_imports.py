@@ -207,3 +207,51 @@ def test_the_mcp_server_answers_its_handshake_without_heavy_modules(tmp_path: Pa
     heavy = sorted(m for m in loaded if _forbidden(m) and not _forbidden_is_ours(m))
     assert heavy == [], f"ovhooks mcp loaded {heavy} before its first tool call"
     assert "ovhooks.mcp.server" in loaded
+
+
+# What recall on the local store leaves out (docs/ARCHITECTURE.md, "Start-up cost"): the store
+# opens through ``_sqlite3`` (the ``sqlite3`` package pulls in ``datetime`` for adapters the
+# store never uses), the deadline arms through ``_signal``, the scope token's CRC is computed
+# without ``zlib``, and ``fcntl`` (locks) and ``bisect`` (the scrubber's anchored rules) wait
+# for the paths that use them. About 3 ms of every local recall together.
+LOCAL_RECALL_SKIPS = frozenset({"sqlite3", "datetime", "signal", "zlib", "fcntl", "bisect"})
+
+
+def test_local_recall_loads_only_what_it_uses(tmp_path: Path) -> None:
+    from ovhooks.backend.local import LocalBackend
+
+    store = LocalBackend(str(tmp_path / "data"))
+    store.write(
+        "viking://user/default/memories/preferences/deploy.md",
+        "Before deploying the storefront, run make check and the integration suite.\n",
+    )
+    store.close()
+    listing = tmp_path / "modules.json"
+    payload = {
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "prompt": "what do I run before deploying the storefront?",
+    }
+    env = hook_env(
+        None,
+        OVHOOKS_BACKEND="local",
+        OVHOOKS_DATA_DIR=str(tmp_path / "data"),
+        OVHOOKS_SEMANTIC="off",
+        OVHOOKS_DETACH="1",
+        # no config file, as the benchmark runs it: tomllib imports datetime to parse one
+        OVHOOKS_CONFIG=str(tmp_path / "none.toml"),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(listing), "user-prompt-submit", "--host", "codex"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-500:]
+    reply = json.loads(proc.stdout)
+    assert "deploy.md" in reply["hookSpecificOutput"]["additionalContext"]  # the recall path
+    loaded = set(json.loads(listing.read_text()))
+    assert "ovhooks.backend.local.search" in loaded
+    assert sorted(loaded & LOCAL_RECALL_SKIPS) == []

@@ -6,12 +6,16 @@ import os
 import sqlite3
 import subprocess
 import sys
+import zlib
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ovhooks.backend.errors import BackendError
 from ovhooks.backend.local import LocalBackend
+from ovhooks.backend.local.schema import crc32, scope_token
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -431,6 +435,19 @@ def test_import_is_light() -> None:
         check=True,
     ).stdout.strip()
     assert out == "[]"
+
+
+@given(st.binary(max_size=300))
+def test_scope_tokens_crc_is_zlibs(data: bytes) -> None:
+    """Stores on disk hold scope tokens made with ``zlib.crc32``: the CRC computed without
+    zlib (schema.crc32) must give the same, or recall would miss every existing row."""
+    assert crc32(data) == zlib.crc32(data)
+
+
+def test_scope_token_is_the_stored_one() -> None:
+    for owner, peer in (("default", ""), ("default", "proj-a"), ("ünï", "项目-7f3a")):
+        digest = zlib.crc32(f"{owner}\0{peer}".encode()) & 0xFFFFFFFF
+        assert scope_token(owner, peer) == f"zscope{digest:08x}{'p' if peer else 'g'}"
 
 
 def test_satisfies_the_backend_protocol(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ class LocalBackend(LocalStore):
         return self.user
 
     def health(self) -> JSON:
-        import sqlite3
+        import _sqlite3 as sqlite3  # not the sqlite3 package: see schema.py
 
         from ovhooks.backend.local.schema import db_error
 

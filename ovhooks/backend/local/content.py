@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import _sqlite3 as sqlite3  # not the sqlite3 package: see schema.py
 import json
 import os
-import sqlite3
 
 from ovhooks.backend.errors import BackendError
 from ovhooks.backend.local.schema import (

@@ -3,8 +3,8 @@ merging), explicit writes and deletes, and the profile file."""
 
 from __future__ import annotations
 
+import _sqlite3 as sqlite3  # not the sqlite3 package: see schema.py
 import os
-import sqlite3
 import time
 
 from ovhooks.backend.errors import BackendError

@@ -10,7 +10,7 @@ size or prompt length. A history hit shows the statement itself under its archiv
 
 from __future__ import annotations
 
-import sqlite3
+import _sqlite3 as sqlite3  # not the sqlite3 package: see schema.py
 import time
 
 from ovhooks.backend.local.hits import Hit

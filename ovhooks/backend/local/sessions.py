@@ -3,9 +3,9 @@ extract memories from what the user said), and the session views hooks read back
 
 from __future__ import annotations
 
+import _sqlite3 as sqlite3  # not the sqlite3 package: see schema.py
 import json
 import os
-import sqlite3
 import time
 
 from ovhooks.backend.local.schema import (

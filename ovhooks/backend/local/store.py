@@ -10,7 +10,7 @@ from ovhooks.backend.local.schema import DB_NAME, PROFILE_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
+    import _sqlite3 as sqlite3  # as schema.py imports it
 
 
 class LocalStore:
