@@ -217,8 +217,15 @@ def test_the_mcp_server_answers_its_handshake_without_heavy_modules(tmp_path: Pa
 LOCAL_RECALL_SKIPS = frozenset({"sqlite3", "datetime", "signal", "zlib", "fcntl", "bisect"})
 
 
-def test_local_recall_loads_only_what_it_uses(tmp_path: Path) -> None:
+@pytest.mark.parametrize("config", ["none", "plain"])
+def test_local_recall_loads_only_what_it_uses(tmp_path: Path, config: str) -> None:
+    """With no config file (as the benchmark runs), and with a plain one (as users write it:
+    ``settings.toml_plain`` reads it without tomllib, which imports datetime and typing)."""
     from ovhooks.backend.local import LocalBackend
+
+    config_path = tmp_path / "config.toml"
+    if config == "plain":
+        config_path.write_text('# mine\nrecall_max_items = 3\nbackend = "local"\n')
 
     store = LocalBackend(str(tmp_path / "data"))
     store.write(
@@ -238,8 +245,7 @@ def test_local_recall_loads_only_what_it_uses(tmp_path: Path) -> None:
         OVHOOKS_DATA_DIR=str(tmp_path / "data"),
         OVHOOKS_SEMANTIC="off",
         OVHOOKS_DETACH="1",
-        # no config file, as the benchmark runs it: tomllib imports datetime to parse one
-        OVHOOKS_CONFIG=str(tmp_path / "none.toml"),
+        OVHOOKS_CONFIG=str(config_path),
     )
     proc = subprocess.run(
         [sys.executable, "-c", DRIVER, str(listing), "user-prompt-submit", "--host", "codex"],
@@ -255,3 +261,5 @@ def test_local_recall_loads_only_what_it_uses(tmp_path: Path) -> None:
     loaded = set(json.loads(listing.read_text()))
     assert "ovhooks.backend.local.search" in loaded
     assert sorted(loaded & LOCAL_RECALL_SKIPS) == []
+    assert "tomllib" not in loaded
+    assert ("ovhooks.settings.toml_plain" in loaded) == (config == "plain")

@@ -114,12 +114,16 @@ def _read_file(path: str) -> dict[str, object] | None:
     except OSError:
         return None
     if path.endswith(".toml"):
-        import tomllib
+        from ovhooks.settings.toml_plain import parse
 
-        try:
-            data: object = tomllib.loads(raw.decode("utf-8", errors="replace"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"not valid TOML ({exc})") from None
+        data: object = parse(raw)
+        if data is None:  # not plain TOML (settings.toml_plain): tomllib reads it
+            import tomllib
+
+            try:
+                data = tomllib.loads(raw.decode("utf-8", errors="replace"))
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"not valid TOML ({exc})") from None
     else:
         import json
 
