@@ -296,11 +296,21 @@ def _decide(
     if calibration is None:
         return rank(candidates, profile, exclude=seen, strong_score=2.0)
     cap = min(calibrate.MAX_ITEMS, settings.recall_max_items)
-    chosen = calibrate.select(candidates, profile, calibration, exclude=seen, max_items=cap)
+    long_prompt = calibrate.is_long(text)  # both steps ask; clauses are split once
+    chosen = calibrate.select(
+        candidates, profile, calibration, exclude=seen, max_items=cap, long_prompt=long_prompt
+    )
     from ovhooks.recall.rescoring import with_local_signal
 
     return with_local_signal(
-        chosen, candidates, text, settings, calibration, exclude=seen, max_items=cap
+        chosen,
+        candidates,
+        text,
+        settings,
+        calibration,
+        exclude=seen,
+        max_items=cap,
+        long_prompt=long_prompt,
     )
 
 

@@ -274,12 +274,16 @@ def select(
     *,
     exclude: Collection[str] = (),
     max_items: int = MAX_ITEMS,
+    long_prompt: bool | None = None,
 ) -> list[Candidate]:
-    """The candidates worth injecting, best first (pure; same inputs, same output)."""
+    """The candidates worth injecting, best first (pure; same inputs, same output).
+    ``long_prompt``: ``is_long(profile.text)``, when the caller has it already."""
     from ovhooks.recall.rank import dedupe_key, intent_nudge
 
     lexical = LexicalEvidence(profile.text)
-    alone = STRENGTH_ALONE + (LONG_PROMPT_LIFT if is_long(profile.text) else 0.0)
+    if long_prompt is None:
+        long_prompt = is_long(profile.text)
+    alone = STRENGTH_ALONE + (LONG_PROMPT_LIFT if long_prompt else 0.0)
     scored: list[tuple[float, Candidate]] = []
     for item in items:
         value = strength(item.score, calibration)

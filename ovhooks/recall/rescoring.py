@@ -26,6 +26,7 @@ def with_local_signal(
     *,
     exclude: Collection[str],
     max_items: int,
+    long_prompt: bool | None = None,
 ) -> list[Candidate]:
     """``chosen`` (the server's rule), plus what the local signal adds after it: only
     candidates in another script than the prompt (``semantic.rescore``)."""
@@ -64,7 +65,9 @@ def with_local_signal(
     # probes than a same-language paraphrase does. A long task prompt lifts its whole topic
     # here as it does on the server, so an addition asks one more spread of it too
     # (replayed on both sets' dev splits: one long unrelated prompt of 31 fewer, no hit lost).
-    lift = LONG_PROMPT_LIFT if is_long(prompt) else 0.0
+    if long_prompt is None:
+        long_prompt = is_long(prompt)
+    lift = LONG_PROMPT_LIFT if long_prompt else 0.0
     triples = [
         (uri, server[uri], value * (CROSS_SCRIPT_SCALE if uri in other_script else 1.0) - lift)
         for uri, value in local.items()
