@@ -41,6 +41,8 @@ FORBIDDEN = frozenset(
         "numpy",
         "tomlkit",  # install/uninstall edit Codex's config.toml with it; a hook never does
         "http",  # http.client: the transport speaks HTTP/1.1 itself
+        "hashlib",  # loads OpenSSL (~4 ms): the transcript reader's SHA-1 is the builtin one
+        "encodings.idna",  # with stringprep, ~2 ms: an ASCII host is resolved as bytes
         "jinja2",  # `ovhooks ui` only
         "markupsafe",
         "ovhooks.ui",  # the viewer: the hook only appends to the recall log it reads

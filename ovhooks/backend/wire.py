@@ -186,8 +186,14 @@ def open_connection(
 def _connect(
     target: tuple[str, int], deadline: float, connect_timeout_s: float, what: str
 ) -> _socket.socket:
+    host = target[0]
+    # An ASCII name goes to getaddrinfo as bytes: given a str, CPython first encodes it with
+    # the idna codec, whose import (with stringprep) costs every hook that talks to a server
+    # about 2 ms, and which leaves an ASCII name as it is (or raises a UnicodeError, not an
+    # OSError, for an empty or over-long label: the resolver now says no instead).
+    name: str | bytes = host.encode("ascii") if host.isascii() else host
     try:
-        infos = _socket.getaddrinfo(target[0], target[1], 0, _socket.SOCK_STREAM)
+        infos = _socket.getaddrinfo(name, target[1], 0, _socket.SOCK_STREAM)
     except OSError as exc:
         raise BackendError("unreachable", f"{what}: cannot resolve {target[0]} ({exc})") from None
     last: OSError | None = None

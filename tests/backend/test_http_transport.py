@@ -81,6 +81,30 @@ def test_plain_http_never_imports_ssl() -> None:
     assert out.stdout.split() == ["200", "False"]
 
 
+def test_a_host_name_is_resolved_without_the_idna_codec() -> None:
+    """``localhost`` (a name, not an address) is resolved and answered, and the idna codec
+    (with stringprep, ~2 ms of a hook's start-up) was never imported for it."""
+    with fake_server() as server:
+        url = server.url.replace("127.0.0.1", "localhost")
+        code = (
+            "import sys\n"
+            "from ovhooks.backend.http import HttpClient, Request\n"
+            f"r = HttpClient(environ={{}})(Request('GET', '{url}/health', {{}}, None, 5))\n"
+            "print(r.status, 'encodings.idna' in sys.modules)\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+        )
+    assert out.stdout.split() == ["200", "False"]
+
+
+def test_a_malformed_host_name_is_unreachable_not_a_crash() -> None:
+    # An empty label: the idna codec raised UnicodeError here, which no caller expected.
+    with pytest.raises(BackendError) as err:
+        get(HttpClient(environ={}), "http://bad..example:9/health")
+    assert err.value.kind == "unreachable"
+
+
 # --- proxies --------------------------------------------------------------------------------------
 def test_https_goes_through_a_connect_tunnel(tmp_path: Path) -> None:
     ca = make_ca(tmp_path)

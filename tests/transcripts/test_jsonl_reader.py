@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ovhooks.commands.import_scan import identify
 from ovhooks.log import Log, read_recent
@@ -82,3 +84,14 @@ def test_the_tail_reader_parses_what_read_whole_does(tmp_path: Path) -> None:
     path.write_bytes(b'{"n": 1}\n' + TOO_DEEP + LONE_SURROGATE + b'{"n": 3}')
     assert read_tail(str(path)) == read_whole(str(path), 1 << 20)
     assert [r.get("n", r.get("uuid")) for r in read_tail(str(path))] == [1, "u-2", 3]
+
+
+@given(st.binary(max_size=300))
+def test_the_tail_hash_is_sha1_whichever_module_computes_it(line: bytes) -> None:
+    # Cursors on disk hold this hash: the builtin SHA-1 the reader uses (to spare a hook
+    # hashlib's OpenSSL load) must give what hashlib gave when they were written.
+    import hashlib
+
+    from ovhooks.transcripts.reader import _tail_hash
+
+    assert _tail_hash(line) == hashlib.sha1(line, usedforsecurity=False).hexdigest()[:16]
