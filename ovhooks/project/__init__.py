@@ -114,16 +114,12 @@ def _read_file(path: str) -> dict[str, object] | None:
     except OSError:
         return None
     if path.endswith(".toml"):
-        from ovhooks.settings.toml_plain import parse
+        from ovhooks.settings.toml_plain import loads
 
-        data: object = parse(raw)
-        if data is None:  # not plain TOML (settings.toml_plain): tomllib reads it
-            import tomllib
-
-            try:
-                data = tomllib.loads(raw.decode("utf-8", errors="replace"))
-            except tomllib.TOMLDecodeError as exc:
-                raise ValueError(f"not valid TOML ({exc})") from None
+        try:
+            data: object = loads(raw, errors="replace")
+        except ValueError as exc:  # tomllib's TOMLDecodeError
+            raise ValueError(f"not valid TOML ({exc})") from None
     else:
         import json
 

@@ -15,16 +15,11 @@ def config_toml(path: str, *, known: tuple[str, ...], warnings: list[str]) -> di
     """The settings in ovhooks' config file at ``path`` (flat, or under an ``[ovhooks]``
     table). A file that does not parse, and each key not in ``known``, add a warning; the
     values that can be used are still returned."""
-    from ovhooks.settings.toml_plain import parse
+    from ovhooks.settings.toml_plain import loads
 
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
-        data = parse(raw)
-        if data is None:  # not plain: tomllib reads it, or says what is wrong with it
-            import tomllib
-
-            data = tomllib.loads(raw.decode("utf-8"))
+            data = loads(fh.read())
     except (OSError, ValueError) as exc:
         warnings.append(f"config file {path} ignored: {exc}")
         return {}

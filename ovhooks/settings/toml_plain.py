@@ -5,7 +5,7 @@ Importing ``tomllib`` costs a hook about 7 ms (it pulls in ``typing``, ``datetim
 of a user with a ``config.toml`` or a project file would pay it. What those files hold is a
 few keys, optionally under one table, with strings, numbers, booleans and lists of strings.
 ``parse`` reads exactly that and answers None for anything else (escapes, dotted keys,
-inline tables, dates, multi-line values, a duplicate, a malformed line); the caller then uses
+inline tables, dates, multi-line values, a duplicate, a malformed line); ``loads`` then uses
 ``tomllib``, which also gives the error message. So a file reads the same either way: the
 property test holds ``parse`` to ``tomllib.loads`` on generated documents.
 """
@@ -75,3 +75,15 @@ def _value(text: str) -> object:
     if text in ("true", "false"):
         return text == "true"
     return float(text) if "." in text else int(text)
+
+
+def loads(raw: bytes, *, errors: str = "strict") -> dict[str, object]:
+    """The TOML document in ``raw``: read here when plain, else by ``tomllib`` (imported
+    only then), which raises its ValueError for a file that does not parse. ``errors``: how
+    ``tomllib``'s path decodes bytes that are not UTF-8."""
+    data = parse(raw)
+    if data is not None:
+        return data
+    import tomllib
+
+    return tomllib.loads(raw.decode("utf-8", errors))

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ovhooks.settings.toml_plain import parse
+from ovhooks.settings.toml_plain import loads, parse
 
 KEYS = st.sampled_from(["url", "api_key", "backend", "recall_max_items", "a-b", "x_1", "7"])
 TEXT = st.text(
@@ -91,3 +92,15 @@ def test_what_it_does_not_read_is_left_to_tomllib() -> None:
     ):
         assert parse(text.encode()) is None, text
     assert parse(b"a = '\xff'") is None  # not UTF-8
+
+
+def test_loads_gives_what_parse_declines_to_tomllib() -> None:
+    assert loads(b'a = "tab\\there"') == {"a": "tab\there"}  # an escape: tomllib's reading
+    assert loads(b"a = 1") == {"a": 1}
+    assert loads(b"a = '\xff'", errors="replace") == {"a": "\ufffd"}
+
+
+@pytest.mark.parametrize("broken", [b"a = ", b"a = 1\na = 2", b"a = '\xff'"])
+def test_loads_raises_a_value_error_for_a_file_that_does_not_parse(broken: bytes) -> None:
+    with pytest.raises(ValueError):
+        loads(broken)
