@@ -255,6 +255,13 @@ def main() -> None:
             "user-prompt-submit",
             {"prompt": "which parsing tool do I prefer for nested lists?"},
         ),
+        # names glossary entries (deploy, log): a second, bridged search goes out alongside
+        # the plain one, on its own thread and connection (recall.retrieve.gather)
+        (
+            "UserPromptSubmit (bridged search)",
+            "user-prompt-submit",
+            {"prompt": "where do the nightly deploy logs go?"},
+        ),
         # a pasted 64 kB text: the hook scrubs only what its query can hold (issue 14)
         ("UserPromptSubmit (64 kB prompt)", "user-prompt-submit", {"prompt": _pasted_prompt()}),
         ("SessionStart (startup)", "session-start", {"source": "startup"}),

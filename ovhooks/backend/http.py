@@ -124,6 +124,16 @@ class HttpClient:
         self._conn: Connection | None = None
         self.connections_opened = 0
 
+    def fresh(self) -> HttpClient:
+        """A client with the same settings and no connection: one per thread."""
+        return HttpClient(
+            ca_bundle=self.ca_bundle,
+            connect_timeout_s=self.connect_timeout_s,
+            keep_alive=self.keep_alive,
+            max_body=self.max_body,
+            environ=self.environ,
+        )
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()

@@ -120,6 +120,19 @@ class OpenVikingBackend:
         self.peer = peer
         self.requests_made = 0
 
+    def twin(self) -> OpenVikingBackend:
+        """The same server, identity and deadline on a connection of its own, for a request
+        sent alongside this backend's (the HTTP client keeps one connection, not a pool). A
+        transport given from outside is shared: it is a test's or a caller's to make safe."""
+        from ovhooks.backend.http import HttpClient
+
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)  # a shallow copy without ``copy`` (~1 ms)
+        if isinstance(self._transport, HttpClient):
+            other._transport = self._transport.fresh()
+        other.requests_made = 0
+        return other
+
     # --- plumbing ---------------------------------------------------------------------------
     def _call(
         self,

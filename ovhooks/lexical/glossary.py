@@ -148,3 +148,21 @@ def expand(text: str, found: list[str]) -> list[str]:
             extra.extend((at, n, t) for n, t in enumerate([*english, *chinese_terms]))
     ordered = [t for _at, _n, t in sorted(extra)]
     return [t for t in dict.fromkeys(ordered) if t not in have]
+
+
+def other_language_words(text: str, found: list[str]) -> list[str]:
+    """The other language's words of every entry ``text`` names (``found``: its terms), as
+    written in the list: whole words, not the bigram terms ``expand`` gives, for a query an
+    embedding model reads. A Chinese prompt gets the English side ("production cluster" for
+    生产集群), any other prompt the Chinese side."""
+    from ovhooks.lexical.text import script_of
+
+    chinese_prompt = script_of(text) == "zh"
+    have = set(found)
+    words: list[str] = []
+    for english, chinese in _pairs():
+        if chinese_prompt and any(w in text for w in chinese):
+            words.extend(english)
+        elif not chinese_prompt and any(t in have for t in english):
+            words.extend(chinese)
+    return list(dict.fromkeys(words))

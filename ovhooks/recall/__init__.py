@@ -165,7 +165,7 @@ def recall_for_prompt(
     from ovhooks.recall.retrieve import gather
 
     try:
-        candidates = gather(query, text, backend, settings, server, now, also_search, trace)
+        candidates, failed = gather(query, text, backend, settings, server, now, also_search, trace)
     except BackendError as exc:
         if trace is not None:
             trace.error = str(exc)
@@ -181,9 +181,29 @@ def recall_for_prompt(
     candidates = [c for c in candidates if c.category != "profile" or not settings.session_context]
     if trace is not None:
         trace.candidates = list(candidates)
+    outcome = _outcome(candidates, text, head, backend, settings, server, seen, now, trace)
+    if failed:
+        # The plain search answered; only the bridged one did not (``retrieve.gather``).
+        outcome.reason = f"{outcome.reason} (bridged search: {failed})"
+    if trace is None and outcome.injected_uris:
+        add_injected(settings.state_dir, session_key, seen, outcome.injected_uris, now)
+    return outcome
+
+
+def _outcome(
+    candidates: list[Candidate],
+    text: str,
+    head: str,
+    backend: Backend,
+    settings: Settings,
+    server: ServerState,
+    seen: Collection[str],
+    now: float,
+    trace: Trace | None,
+) -> RecallOutcome:
+    """The block for the ``candidates`` found, or why there is none."""
     if not candidates:
         return RecallOutcome(reason="no_results", prompt_head=head)
-
     ranked = _decide(candidates, text, backend, settings, server, seen, now)
     if trace is not None:
         trace.kept = list(ranked)
@@ -191,10 +211,7 @@ def recall_for_prompt(
         # Nothing new (all shown this session), or nothing with enough evidence.
         fresh = [c for c in candidates if c.uri not in seen]
         return RecallOutcome(reason="abstained" if fresh else "all_seen", prompt_head=head)
-    outcome = _block(ranked, settings, head, trace)
-    if trace is None and outcome.injected_uris:
-        add_injected(settings.state_dir, session_key, seen, outcome.injected_uris, now)
-    return outcome
+    return _block(ranked, settings, head, trace)
 
 
 def _block(
@@ -281,7 +298,9 @@ def _decide(
     from ovhooks.lexical.text import script_of
     from ovhooks.recall import calibrate
 
-    best = max(c.score for c in candidates)
+    # The server's rule reads the plain search's scores only (``retrieve.gather``).
+    plain = [c for c in candidates if not c.bridged]
+    best = max((c.score for c in plain), default=None)
     script = script_of(text)
     stored = server.calibration()
     calibration = calibrate.usable(stored, now, script, best)
@@ -294,11 +313,11 @@ def _decide(
         stored = refresh_calibration(backend, settings, server.key, now, retrieve)
         calibration = calibrate.usable(stored, now, script, best)
     if calibration is None:
-        return rank(candidates, profile, exclude=seen, strong_score=2.0)
+        return rank(plain, profile, exclude=seen, strong_score=2.0)
     cap = min(calibrate.MAX_ITEMS, settings.recall_max_items)
     long_prompt = calibrate.is_long(text)  # both steps ask; clauses are split once
     chosen = calibrate.select(
-        candidates, profile, calibration, exclude=seen, max_items=cap, long_prompt=long_prompt
+        plain, profile, calibration, exclude=seen, max_items=cap, long_prompt=long_prompt
     )
     from ovhooks.recall.rescoring import with_local_signal
 

@@ -168,3 +168,18 @@ def build_query(prompt: str, recent_turns: list[str]) -> str:
         if text and text not in parts:
             parts.append(text)
     return "\n".join(parts)
+
+
+def bridged_query(query: str, prompt: str) -> str | None:
+    """The search text with the glossary's words for ``prompt`` in the other language
+    appended, or None when the glossary names nothing in it.
+
+    For a second search on an embedding server (``recall.retrieve.gather``): a small
+    multilingual model puts a Chinese question near the store's Chinese memories of any
+    topic, and the English memory that answers it outside the candidates it returns.
+    """
+    from ovhooks.lexical.glossary import other_language_words
+    from ovhooks.lexical.text import query_terms
+
+    words = other_language_words(prompt, query_terms(prompt))
+    return f"{query}\n{' '.join(words)}" if words else None

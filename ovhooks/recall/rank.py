@@ -58,7 +58,17 @@ _LABELS = {
 class Candidate:
     """One recallable memory."""
 
-    __slots__ = ("category", "evidence", "label", "rank", "score", "supported", "text", "uri")
+    __slots__ = (
+        "bridged",
+        "category",
+        "evidence",
+        "label",
+        "rank",
+        "score",
+        "supported",
+        "text",
+        "uri",
+    )
 
     def __init__(self, uri: str, category: str, score: float, text: str) -> None:
         self.uri = uri
@@ -71,6 +81,9 @@ class Candidate:
         self.text = text
         self.rank = score
         self.supported = True
+        # Found only by the bridged search (``recall.retrieve.gather``): its score answers
+        # the bridged query, not the prompt, so the server's rule does not read it.
+        self.bridged = False
 
     def __repr__(self) -> str:
         return f"Candidate({self.uri!r}, {self.category!r}, {self.score:.3f}, rank={self.rank:.3f})"

@@ -60,6 +60,9 @@ def with_local_signal(
     script = script_of(prompt)
     other_script = {c.uri for c in pool if script_of(c.text) != script}
     local = {c.uri: float(s) for c, s in zip(pool, strengths, strict=True) if _number(s)}
+    # A candidate only the bridged search found has no server strength for the prompt
+    # itself (``retrieve.gather``): ``decide`` does not read one for it.
+    bridged = {c.uri for c in pool if c.bridged}
     server = {c.uri: strength(c.score, calibration) for c in pool if c.uri in local}
     # Weighed as the local store's fusion weighs them: a translation reaches less above the
     # probes than a same-language paraphrase does. A long task prompt lifts its whole topic
@@ -74,29 +77,50 @@ def with_local_signal(
     ]
     by_uri = {c.uri: c for c in pool}
     out = list(chosen)
-    keys, why = decide([c.uri for c in chosen], triples, max_items=max_items, eligible=other_script)
+    keys, why = decide(
+        [c.uri for c in chosen],
+        triples,
+        max_items=max_items,
+        eligible=other_script,
+        bridged=bridged,
+    )
     for uri in keys:
         item = by_uri[uri]
         if dedupe_key(item) not in taken:
             taken.add(dedupe_key(item))
             out.append(item)
+    _annotate(pool, chosen, local, server, keys, why, other_script)
+    return out
+
+
+def _annotate(
+    pool: list[Candidate],
+    chosen: list[Candidate],
+    local: Mapping[str, float],
+    server: Mapping[str, float],
+    added: Collection[str],
+    why: Mapping[str, str],
+    other_script: Collection[str],
+) -> None:
+    """What the local signal said of each candidate, for "why this memory" (the viewer's
+    trace): its strength before the cross-script weighing (as the local store reports it),
+    the server's, who chose it, and why it was not added. A server's own evidence stays."""
+    by_uri = {c.uri: c for c in pool}
     picked = {c.uri for c in chosen}
     for uri, value in local.items():
         item = by_uri[uri]
         if item.evidence is not None:
-            continue  # a server's own evidence stays
-        # What the local signal said of it, for "why this memory" (the viewer's trace): its
-        # strength before the cross-script weighing (as the local store reports it), the
-        # server's, who chose it, and why it was not added.
-        decision = "server" if uri in picked else "semantic" if uri in keys else "dropped"
+            continue
+        decision = "server" if uri in picked else "semantic" if uri in added else "dropped"
         item.evidence = {
             "semantic": round(value, 3),
-            "server": round(server[uri], 3),
+            # a bridged candidate's score answers the bridged query: no server strength
+            "server": None if item.bridged else round(server[uri], 3),
             "cross_script": uri in other_script,
+            "bridged": item.bridged,
             "decision": decision,
             "reason": why.get(uri, "") if decision == "dropped" else "",
         }
-    return out
 
 
 def _number(value: object) -> bool:

@@ -1,5 +1,6 @@
 """Candidates for a recall query: the store's context search (plain find on servers without
-it), the old peer's folders, and what the local store's fusion dropped (for the trace)."""
+it), a bridged second search on an embedding server, the old peer's folders, and what the
+local store's fusion dropped (for the trace)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ FIND_FALLBACK_S = 6 * 3600.0
 WIDE_QUOTAS = {"events": 4, "entities": 8, "preferences": 6, "experiences": 4, "skills": 3}
 WIDE_RESOURCES = 3
 WIDE_MAX_TOKENS = 4000
+# At most this many candidates only the bridged search found are kept (``gather``).
+BRIDGED_EXTRA_MAX = 10
 
 
 def _search_unsupported(exc: BackendError) -> bool:
@@ -55,14 +58,122 @@ def gather(
     now: float,
     also_search: Sequence[tuple[Backend, str]],
     trace: Trace | None,
-) -> list[Candidate]:
-    """Every candidate for the query: the store's, and the old peer's folders' ones."""
+) -> tuple[list[Candidate], str]:
+    """Every candidate for the query: the store's, and the old peer's folders' ones; and
+    why the bridged search (below) failed, "" when it did not.
+
+    On an embedding server whose candidates the local signal re-reads, a prompt that names a
+    glossary entry is searched a second time with the entry's words in the other language
+    appended (``query.bridged_query``); what only that search finds is marked ``bridged``.
+    Its scores answer another query, so only the local signal's strong rule may add such a
+    candidate (``recall.rescoring``). The plain search alone gives every score the server's
+    rule reads: appended to the one query, the bridge found more cross-lingual memories but
+    made unrelated prompts score like related ones (docs/SEMANTIC.md).
+    """
+    bridged = _BridgedSearch.start(query, text, backend, settings, server, now)
     candidates = retrieve(
         query, backend=backend, settings=settings, server=server, now=now, prompt=text, trace=trace
     )
+    failed = ""
+    if bridged is not None:
+        extra, failed = bridged.result({c.uri for c in candidates})
+        candidates += extra
     for other, target in also_search:
         candidates += retrieve_under(query, target, backend=other, settings=settings)
-    return candidates
+    return candidates, failed
+
+
+class _BridgedSearch:
+    """The bridged search, sent on a thread and connection of its own while the plain one
+    runs, so the prompt waits for the slower of the two, not their sum. It only reads: no
+    server state is touched off the main thread."""
+
+    def __init__(self, query: str, backend: OpenVikingBackend, settings: Settings) -> None:
+        import threading
+
+        self.query = query
+        self.backend = backend.twin()
+        self.settings = settings
+        self.found: list[Candidate] = []
+        self.failed = ""
+        self.thread = threading.Thread(target=self._run, name="ovhooks-bridged", daemon=True)
+
+    @classmethod
+    def start(
+        cls,
+        query: str,
+        text: str,
+        backend: Backend,
+        settings: Settings,
+        server: ServerState,
+        now: float,
+    ) -> _BridgedSearch | None:
+        """The search under way, or None when it cannot pay: the local signal must re-read
+        the candidates, the server must take the wide quotas (not plain find, not the narrow
+        fallback), and the glossary must name something in the prompt."""
+        if not (
+            settings.semantic
+            and getattr(backend, "name", "") == "openviking"
+            and not server.use_find(now)
+            and not server.use_narrow(now)
+        ):
+            return None
+        from ovhooks.recall.query import bridged_query
+
+        bridged = bridged_query(query, text)
+        if bridged is None:
+            return None
+        job = cls(bridged, backend, settings)  # type: ignore[arg-type]
+        job.thread.start()
+        return job
+
+    def _run(self) -> None:
+        from ovhooks.backend.errors import BackendError
+        from ovhooks.recall.rank import from_context_entries
+
+        threshold = self.settings.recall_score_threshold
+        try:
+            result = self.backend.search_context(
+                self.query,
+                score_threshold=threshold,
+                quotas=wide_quotas(self.settings.recall_resources),
+                max_tokens=WIDE_MAX_TOKENS,
+            )
+        except BackendError as exc:
+            self.failed = exc.kind or "error"
+            return
+        except Exception as exc:  # a thread's error reaches the hook as data, not a traceback
+            self.failed = type(exc).__name__
+            return
+        entries = result.get("entries")
+        self.found, _scaffolds = from_context_entries(
+            entries if isinstance(entries, list) else [],
+            threshold=threshold,
+            resources=self.settings.recall_resources,
+        )
+
+    def result(self, known: set[str]) -> tuple[list[Candidate], str]:
+        """What only the bridged search found, marked, and why it failed ("" if it did not).
+        The request keeps the backend's deadline, so the wait is bounded by it."""
+        self.thread.join(self._wait_s())
+        if self.thread.is_alive():
+            return [], "timeout"
+        # The best few by the bridged search's score: the local model re-reads every
+        # candidate, so this bounds its work (the additions measured were all in the top 4).
+        fresh = [c for c in self.found if c.uri not in known]
+        extra = sorted(fresh, key=lambda c: (-c.score, c.uri))[:BRIDGED_EXTRA_MAX]
+        for cand in extra:
+            cand.bridged = True
+        return extra, self.failed
+
+    def _wait_s(self) -> float:
+        import time
+
+        deadline = self.backend.deadline
+        limit = self.settings.request_timeout_s
+        if deadline is not None:
+            limit = min(limit, deadline - time.monotonic())
+        return max(0.0, limit) + 0.05
 
 
 def retrieve(

@@ -109,7 +109,8 @@ def _fused(cand: Candidate) -> str:
     told = f", meaning {meaning:.1f}" if isinstance(meaning, int | float) else ""
     lexical = ev.get("lexical")
     words = f"lexical {lexical:.2f}" if isinstance(lexical, int | float) else "lexical -"
-    return f" ({ev.get('decision')}: {words}{told})"
+    found = "; found by the search in both languages" if ev.get("bridged") else ""
+    return f" ({ev.get('decision')}: {words}{told}{found})"
 
 
 def _weak_reason(cand: Candidate, trace: Trace) -> str:

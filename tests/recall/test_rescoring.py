@@ -119,6 +119,7 @@ def test_the_local_signals_evidence_reaches_why_this_memory(tmp_path: Path) -> N
         "semantic": round(cross, 3),
         "server": -1.0,
         "cross_script": True,
+        "bridged": False,
         "decision": "semantic",
         "reason": "",
     }

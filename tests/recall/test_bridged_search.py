@@ -1,0 +1,295 @@
+"""The bridged second search on an embedding server (``recall.retrieve.gather``): when it is
+sent, what it adds, and that the server's own rule never reads its scores.
+
+HTTP is faked at the transport (``OpenVikingBackend(transport=…)``); the embedding service
+answers through its real socket protocol (a canned answerer stands in for the model).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ovhooks.backend.errors import BackendError
+from ovhooks.backend.http import Request, Response
+from ovhooks.backend.openviking import OpenVikingBackend
+from ovhooks.recall import recall_for_prompt
+from ovhooks.recall.query import bridged_query
+from ovhooks.recall.state import ServerState
+from ovhooks.recall.trace import Trace
+from ovhooks.semantic import fusion, socket_path
+from ovhooks.semantic.rescore import BRIDGED_STRONG
+from tests.support.fake_backend import make_settings
+from tests.support.semantic import CannedService, hold_off_starts
+
+NOW = 1_800_000_000.0
+M = "viking://user/default/memories/entities/project"
+# Server strength = (score - loc) / scale, for both scripts (the scores stay over the
+# recall threshold, 0.55, as a real server's do).
+CALIBRATION = {"at": NOW - 60, "en": {"loc": 0.7, "scale": 0.01}, "zh": {"loc": 0.7, "scale": 0.01}}
+QUESTION = "部署之前必须先跑哪些测试？"  # names 部署 and 测试 (deploy, test)
+ANSWER = {"uri": f"{M}/gate.md", "text": "Integration tests must pass before any deploy."}
+NEIGHBOUR = {"uri": f"{M}/lunch.md", "text": "午饭在十二点。"}
+
+
+class Server:
+    """Answers each search from ``answers`` (query -> entries); records every query. A
+    query that ends with one of ``fail_on``'s words is answered with an error."""
+
+    def __init__(self, plain: list[dict[str, Any]], bridged: list[dict[str, Any]]) -> None:
+        self.plain, self.bridged = plain, bridged
+        self.queries: list[str] = []
+        self.fail_bridged: BackendError | None = None
+
+    def __call__(self, request: Request) -> Response:
+        body = json.loads(request.body or b"{}")
+        query = str(body.get("query", ""))
+        self.queries.append(query)
+        is_bridged = "\n" in query
+        if is_bridged and self.fail_bridged is not None:
+            raise self.fail_bridged
+        entries = self.bridged if is_bridged else self.plain
+        result = {"entries": [_entry(e) for e in entries], "rendered": "", "stats": {}}
+        payload = json.dumps({"status": "ok", "result": result}).encode()
+        return Response(200, {"content-type": "application/json"}, payload)
+
+
+def _entry(item: dict[str, Any]) -> dict[str, Any]:
+    return {"category": "entities", "detail": "abstract", "origin": "memory", **item}
+
+
+def settings_for(tmp_path: Path, **changes: Any) -> Any:
+    wanted: dict[str, Any] = {
+        "url": "http://127.0.0.1:9",
+        "semantic": True,
+        "semantic_deadline_ms": 3000.0,
+        **changes,
+    }
+    settings = make_settings(str(tmp_path / "state"), **wanted)
+    state = ServerState(settings.state_dir, f"openviking {settings.url}")
+    state.set_calibration(CALIBRATION)
+    state.save()
+    return settings
+
+
+def recall(settings: Any, server: Server, prompt: str = QUESTION) -> Any:
+    return recall_for_prompt(
+        prompt,
+        recent_user_texts=(),
+        session_key="cx-bridge",
+        ov_session_id=None,
+        backend=OpenVikingBackend(settings, transport=server),
+        settings=settings,
+        now=NOW,
+    )
+
+
+def test_the_bridged_query_carries_the_other_languages_words() -> None:
+    zh = bridged_query(QUESTION, QUESTION)
+    assert zh is not None and zh.startswith(QUESTION + "\n")
+    assert {"deploy", "test"} <= set(zh.split("\n")[1].split())
+    en = bridged_query("where do the nightly logs go?", "where do the nightly logs go?")
+    assert en is not None and "日志" in en.split("\n")[1]
+    # nothing the glossary names: no second search
+    assert bridged_query("who wrote this poem?", "who wrote this poem?") is None
+
+
+def test_a_memory_only_the_bridged_search_finds_is_added_on_the_local_strong_rule(
+    tmp_path: Path,
+) -> None:
+    settings = settings_for(tmp_path)
+    server = Server(plain=[{**NEIGHBOUR, "score": 0.71}], bridged=[{**ANSWER, "score": 0.72}])
+    strong = BRIDGED_STRONG / fusion.CROSS_SCRIPT_SCALE + 0.1
+    # pool order: the plain search's candidate, then the bridged one
+    service = CannedService(
+        socket_path(settings.state_dir), {"ok": True, "strengths": [0.0, strong]}
+    )
+    try:
+        out = recall(settings, server)
+    finally:
+        service.close()
+    assert sorted(server.queries) == [QUESTION, QUESTION + "\ndeploy deployment release test"]
+    assert out.injected_uris == (ANSWER["uri"],)
+    assert out.context is not None and ANSWER["text"] in out.context
+
+
+def test_a_bridged_candidate_cannot_be_added_by_agreement_with_its_own_score(
+    tmp_path: Path,
+) -> None:
+    """Its score answers the bridged query: however high, it is no server opinion of the
+    prompt, so a local strength that would pass with agreement does not add it."""
+    settings = settings_for(tmp_path)
+    server = Server(plain=[{**NEIGHBOUR, "score": 0.71}], bridged=[{**ANSWER, "score": 0.99}])
+    agreeing = (fusion.AGREE + 0.2) / fusion.CROSS_SCRIPT_SCALE  # under STRONG, over AGREE
+    assert agreeing * fusion.CROSS_SCRIPT_SCALE < fusion.DISTINCT + fusion.GAP
+    service = CannedService(
+        socket_path(settings.state_dir), {"ok": True, "strengths": [agreeing, agreeing]}
+    )
+    try:
+        out = recall(settings, server)
+    finally:
+        service.close()
+    # 0.99 is 29 spreads above the probes: the server's rule would take it at once, were it
+    # the plain search's; as a bridged candidate nothing is injected
+    assert out.injected_uris == ()
+    assert out.reason == "abstained"
+
+
+def test_the_server_rule_reads_only_the_plain_search(tmp_path: Path) -> None:
+    """Without the local model's answer, a bridged candidate is never injected, whatever it
+    scored; the plain search's strong candidate is."""
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)  # no service answers, and none is launched
+    plain_hit = {"uri": f"{M}/suite.md", "text": "部署前跑冒烟测试和集成测试。", "score": 0.8}
+    server = Server(plain=[plain_hit], bridged=[{**ANSWER, "score": 0.99}])
+    out = recall(settings, server)
+    assert len(server.queries) == 2
+    assert out.injected_uris == (plain_hit["uri"],)
+
+
+def test_no_second_search_without_glossary_words_or_semantics(tmp_path: Path) -> None:
+    server = Server(plain=[{**NEIGHBOUR, "score": 0.71}], bridged=[])
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    recall(settings, server, "who wrote the poem about the raven?")
+    assert len(server.queries) == 1
+    off = settings_for(tmp_path / "off", semantic=False)
+    server.queries.clear()
+    recall(off, server)
+    assert len(server.queries) == 1 and "\n" not in server.queries[0]
+
+
+def test_a_failed_bridged_search_leaves_the_plain_answer_and_says_so(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    plain_hit = {"uri": f"{M}/suite.md", "text": "部署前跑冒烟测试和集成测试。", "score": 0.8}
+    server = Server(plain=[plain_hit], bridged=[])
+    server.fail_bridged = BackendError("timeout", "search timed out")
+    out = recall(settings, server)
+    assert out.injected_uris == (plain_hit["uri"],)
+    assert out.reason == "ok (bridged search: timeout)"
+    assert out.system_message is None  # the server answers: no outage note
+    state = ServerState(settings.state_dir, f"openviking {settings.url}")
+    assert not state.breaker_open(NOW + 1)
+
+
+def test_the_two_searches_are_in_flight_together(tmp_path: Path) -> None:
+    """The prompt waits for the slower search, not for both in turn: each request waits
+    for the other at a barrier, which only two concurrent requests pass."""
+    import threading
+
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    barrier = threading.Barrier(2, timeout=5.0)
+    inner = Server(plain=[{**NEIGHBOUR, "score": 0.71}], bridged=[{**ANSWER, "score": 0.72}])
+
+    def together(request: Request) -> Response:
+        barrier.wait()  # BrokenBarrierError (a failed recall) when the two run in turn
+        return inner(request)
+
+    out = recall_for_prompt(
+        QUESTION,
+        recent_user_texts=(),
+        session_key="cx-bridge",
+        ov_session_id=None,
+        backend=OpenVikingBackend(settings, transport=together),
+        settings=settings,
+        now=NOW,
+    )
+    assert len(inner.queries) == 2
+    assert out.reason in ("abstained", "ok"), out.reason
+
+
+def test_over_real_http_the_bridged_search_asks_the_wide_pool(fake_ov: Any, tmp_path: Path) -> None:
+    """Through the real HTTP client and a real socket server: the second search goes out
+    with the same quotas as the plain one, on a connection of its own."""
+    from ovhooks.recall.retrieve import WIDE_QUOTAS
+
+    settings = settings_for(tmp_path, url=fake_ov.url, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    fake_ov.requests.clear()
+    recall_for_prompt(
+        "where do the nightly logs go?",
+        recent_user_texts=(),
+        session_key="cx-bridge",
+        ov_session_id=None,
+        backend=OpenVikingBackend(settings),
+        settings=settings,
+        now=NOW,
+    )
+    bodies = [
+        r["body"]
+        for r in fake_ov.requests
+        if r["path"] == "/api/v1/search/search"
+        and r["body"]["query"].startswith("where do the nightly")  # not a calibration probe
+    ]
+    queries = sorted(b["query"] for b in bodies)
+    assert len(queries) == 2
+    assert queries[0] == "where do the nightly logs go?"
+    assert queries[1].startswith("where do the nightly logs go?\n") and "日志" in queries[1]
+    assert all(b["quotas"] == WIDE_QUOTAS for b in bodies)
+
+
+@pytest.mark.parametrize("case", ["under_the_bar", "not_the_best"])
+def test_a_bridged_candidate_needs_the_bar_and_the_best_local_strength(
+    tmp_path: Path, case: str
+) -> None:
+    """Strong by the plain candidates' rule is not enough: under ``BRIDGED_STRONG``, or
+    with another candidate the local model finds more related, it is not added."""
+    settings = settings_for(tmp_path)
+    english = {"uri": f"{M}/other.md", "text": "Deploys need a second approval.", "score": 0.71}
+    server = Server(plain=[english], bridged=[{**ANSWER, "score": 0.72}])
+    bar = BRIDGED_STRONG / fusion.CROSS_SCRIPT_SCALE
+    # pool order: the plain search's English candidate, then the bridged one
+    strengths = [0.0, bar - 0.2] if case == "under_the_bar" else [bar + 0.6, bar + 0.3]
+    assert (bar - 0.2) * fusion.CROSS_SCRIPT_SCALE >= fusion.STRONG  # the plain rule's bar
+    service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": strengths})
+    trace = Trace()
+    try:
+        out = recall_for_prompt(
+            QUESTION,
+            recent_user_texts=(),
+            session_key="cx-bridge",
+            ov_session_id=None,
+            backend=OpenVikingBackend(settings, transport=server),
+            settings=settings,
+            now=NOW,
+            trace=trace,
+        )
+    finally:
+        service.close()
+    assert ANSWER["uri"] not in out.injected_uris
+    bridged = next(c for c in trace.candidates if c.uri == ANSWER["uri"])
+    assert bridged.bridged and (bridged.evidence or {})["reason"] == "bridged_not_best"
+    assert (bridged.evidence or {})["server"] is None
+
+
+def test_the_bridged_search_adds_at_most_its_best_few(tmp_path: Path) -> None:
+    """The local model re-reads every candidate: the bridged search's own additions are
+    capped, its best scores kept."""
+    from ovhooks.recall.retrieve import BRIDGED_EXTRA_MAX
+
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    many = [
+        {"uri": f"{M}/extra{i:02d}.md", "text": f"Memory number {i}.", "score": 0.60 + i / 1000}
+        for i in range(BRIDGED_EXTRA_MAX + 5)
+    ]
+    server = Server(plain=[{**NEIGHBOUR, "score": 0.71}], bridged=many)
+    trace = Trace()
+    recall_for_prompt(
+        QUESTION,
+        recent_user_texts=(),
+        session_key="cx-bridge",
+        ov_session_id=None,
+        backend=OpenVikingBackend(settings, transport=server),
+        settings=settings,
+        now=NOW,
+        trace=trace,
+    )
+    bridged = sorted(c.uri for c in trace.candidates if c.bridged)
+    best = sorted(str(e["uri"]) for e in many[-BRIDGED_EXTRA_MAX:])
+    assert bridged == best
