@@ -36,8 +36,9 @@ NEIGHBOUR = {"uri": f"{M}/lunch.md", "text": "午饭在十二点。"}
 
 
 class Server:
-    """Answers each search from ``answers`` (query -> entries); records every query. A
-    query that ends with one of ``fail_on``'s words is answered with an error."""
+    """A transport answering a search with ``plain``'s entries, or ``bridged``'s when its
+    query carries the bridged line; it records every query, and raises ``fail_bridged``
+    for the bridged one when set."""
 
     def __init__(self, plain: list[dict[str, Any]], bridged: list[dict[str, Any]]) -> None:
         self.plain, self.bridged = plain, bridged
@@ -75,7 +76,15 @@ def settings_for(tmp_path: Path, **changes: Any) -> Any:
     return settings
 
 
-def recall(settings: Any, server: Server, prompt: str = QUESTION) -> Any:
+def recall(
+    settings: Any,
+    server: Any,
+    prompt: str = QUESTION,
+    *,
+    trace: Trace | None = None,
+) -> Any:
+    """One prompt through the OpenViking backend; ``server`` is its transport (None: the
+    real HTTP client, to ``settings.url``)."""
     return recall_for_prompt(
         prompt,
         recent_user_texts=(),
@@ -84,6 +93,7 @@ def recall(settings: Any, server: Server, prompt: str = QUESTION) -> Any:
         backend=OpenVikingBackend(settings, transport=server),
         settings=settings,
         now=NOW,
+        trace=trace,
     )
 
 
@@ -190,15 +200,7 @@ def test_the_two_searches_are_in_flight_together(tmp_path: Path) -> None:
         barrier.wait()  # BrokenBarrierError (a failed recall) when the two run in turn
         return inner(request)
 
-    out = recall_for_prompt(
-        QUESTION,
-        recent_user_texts=(),
-        session_key="cx-bridge",
-        ov_session_id=None,
-        backend=OpenVikingBackend(settings, transport=together),
-        settings=settings,
-        now=NOW,
-    )
+    out = recall(settings, together)
     assert len(inner.queries) == 2
     assert out.reason in ("abstained", "ok"), out.reason
 
@@ -211,15 +213,7 @@ def test_over_real_http_the_bridged_search_asks_the_wide_pool(fake_ov: Any, tmp_
     settings = settings_for(tmp_path, url=fake_ov.url, semantic_deadline_ms=50.0)
     hold_off_starts(settings.state_dir)
     fake_ov.requests.clear()
-    recall_for_prompt(
-        "where do the nightly logs go?",
-        recent_user_texts=(),
-        session_key="cx-bridge",
-        ov_session_id=None,
-        backend=OpenVikingBackend(settings),
-        settings=settings,
-        now=NOW,
-    )
+    recall(settings, None, "where do the nightly logs go?")
     bodies = [
         r["body"]
         for r in fake_ov.requests
@@ -249,16 +243,7 @@ def test_a_bridged_candidate_needs_the_bar_and_the_best_local_strength(
     service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": strengths})
     trace = Trace()
     try:
-        out = recall_for_prompt(
-            QUESTION,
-            recent_user_texts=(),
-            session_key="cx-bridge",
-            ov_session_id=None,
-            backend=OpenVikingBackend(settings, transport=server),
-            settings=settings,
-            now=NOW,
-            trace=trace,
-        )
+        out = recall(settings, server, trace=trace)
     finally:
         service.close()
     assert ANSWER["uri"] not in out.injected_uris
@@ -280,16 +265,7 @@ def test_the_bridged_search_adds_at_most_its_best_few(tmp_path: Path) -> None:
     ]
     server = Server(plain=[{**NEIGHBOUR, "score": 0.71}], bridged=many)
     trace = Trace()
-    recall_for_prompt(
-        QUESTION,
-        recent_user_texts=(),
-        session_key="cx-bridge",
-        ov_session_id=None,
-        backend=OpenVikingBackend(settings, transport=server),
-        settings=settings,
-        now=NOW,
-        trace=trace,
-    )
+    recall(settings, server, trace=trace)
     bridged = sorted(c.uri for c in trace.candidates if c.bridged)
     best = sorted(str(e["uri"]) for e in many[-BRIDGED_EXTRA_MAX:])
     assert bridged == best
