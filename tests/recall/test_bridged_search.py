@@ -17,7 +17,6 @@ from ovhooks.backend.errors import BackendError
 from ovhooks.backend.http import Request, Response
 from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.recall import recall_for_prompt
-from ovhooks.recall.query import bridged_query
 from ovhooks.recall.state import ServerState
 from ovhooks.recall.trace import Trace
 from ovhooks.semantic import fusion, socket_path
@@ -95,16 +94,6 @@ def recall(
         now=NOW,
         trace=trace,
     )
-
-
-def test_the_bridged_query_carries_the_other_languages_words() -> None:
-    zh = bridged_query(QUESTION, QUESTION)
-    assert zh is not None and zh.startswith(QUESTION + "\n")
-    assert {"deploy", "test"} <= set(zh.split("\n")[1].split())
-    en = bridged_query("where do the nightly logs go?", "where do the nightly logs go?")
-    assert en is not None and "日志" in en.split("\n")[1]
-    # nothing the glossary names: no second search
-    assert bridged_query("who wrote this poem?", "who wrote this poem?") is None
 
 
 def test_a_memory_only_the_bridged_search_finds_is_added_on_the_local_strong_rule(

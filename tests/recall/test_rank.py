@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ovhooks.capture.tokens import estimate_tokens
-from ovhooks.recall.query import build_query, content_tokens, profile_query
+from ovhooks.recall.query import bridged_query, build_query, content_tokens, profile_query
 from ovhooks.recall.rank import Candidate, from_context_entries, is_scaffold, rank
 from ovhooks.recall.render import render
 from ovhooks.recall.text import cut, neutralize_tags
@@ -207,3 +207,16 @@ def test_the_profile_tells_preference_and_time_questions(
 ) -> None:
     found = profile_query(prompt)
     assert (found.wants_preference, found.wants_temporal) == (preference, temporal)
+
+
+ZH_QUESTION = "部署之前必须先跑哪些测试？"  # names 部署 and 测试 (deploy, test)
+
+
+def test_the_bridged_query_carries_the_other_languages_words() -> None:
+    zh = bridged_query(ZH_QUESTION, ZH_QUESTION)
+    assert zh is not None and zh.startswith(ZH_QUESTION + "\n")
+    assert {"deploy", "test"} <= set(zh.split("\n")[1].split())
+    en = bridged_query("where do the nightly logs go?", "where do the nightly logs go?")
+    assert en is not None and "日志" in en.split("\n")[1]
+    # nothing the glossary names: no second search
+    assert bridged_query("who wrote this poem?", "who wrote this poem?") is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ovhooks.semantic import fusion
-from ovhooks.semantic.rescore import SERVER_AGREE, SERVER_FLOOR, added
+from ovhooks.semantic.rescore import BRIDGED_STRONG, SERVER_AGREE, SERVER_FLOOR, added, decide
 
 
 def test_the_server_choice_stays_and_a_strong_local_match_is_added_after_it() -> None:
@@ -96,3 +96,21 @@ def test_decide_says_why_each_candidate_was_not_added() -> None:
         [],
         {"a": "other_script_only", "b": "weak"},
     )
+
+
+def test_a_bridged_candidate_is_added_only_as_the_best_local_strength_over_its_bar() -> None:
+    """Found only by the bridged search: its server value is not read (here far below the
+    floor, and far above agreement, to no effect); it needs ``BRIDGED_STRONG`` and the best
+    local strength of all the candidates."""
+    over = BRIDGED_STRONG + 0.1
+    best = [("bridged", SERVER_FLOOR - 5, over), ("plain", 0.0, over - 1)]
+    assert added([], best, max_items=3, bridged={"bridged"}) == ["bridged"]
+    # another candidate stands higher locally: not added, whatever the server said
+    beaten = [("bridged", SERVER_AGREE + 5, over), ("plain", SERVER_FLOOR - 5, over + 0.5)]
+    keys, why = decide([], beaten, max_items=3, bridged={"bridged"})
+    assert "bridged" not in keys and why["bridged"] == "bridged_not_best"
+    # the best, but under the bar (though over the plain candidates' strong rule)
+    under = [("bridged", SERVER_AGREE + 5, BRIDGED_STRONG - 0.1)]
+    assert BRIDGED_STRONG - 0.1 >= fusion.STRONG
+    keys, why = decide([], under, max_items=3, bridged={"bridged"})
+    assert keys == [] and why["bridged"] == "bridged_not_best"
