@@ -181,6 +181,14 @@ def usable(
     return cal
 
 
+def has_script(doc: object, script: str) -> bool:
+    """Whether the store may hold memories written in ``script``: its calibration saw one,
+    or there is no record to say otherwise (no calibration yet, or one from before
+    ``scripts`` was recorded)."""
+    scripts = doc.get("scripts") if isinstance(doc, dict) else None
+    return not isinstance(scripts, list) or script in scripts
+
+
 def needs_refresh(doc: object, now: float, script: str, found: Mapping[str, float] | None) -> bool:
     """Refit when the stored fit is stale, or when it is fresh but no longer fits (``found``
     is None although the document has a fit for this script: the model changed)."""
@@ -193,17 +201,23 @@ def needs_refresh(doc: object, now: float, script: str, found: Mapping[str, floa
 def run_probes(
     search: Callable[[str], Sequence[Candidate]], now: float, probes: Sequence[str] = PROBES
 ) -> dict[str, Any]:
-    """Search every probe; return the calibration document (``at`` plus one fit per script).
+    """Search every probe; return the calibration document (``at``, one fit per script, and
+    ``scripts``: the scripts the store's memories that came back are written in).
 
     A probe that finds nothing adds no score (an empty store has nothing to calibrate). A
     search that fails raises through: the caller keeps the old calibration, or none.
     """
     tops: dict[str, list[float]] = {}
+    written: set[str] = set()
     for probe in probes:
         found = search(probe)
         if found:
             tops.setdefault(script_of(probe), []).append(max(c.score for c in found))
-    doc: dict[str, Any] = {"at": now}
+            written.update(script_of(c.text) for c in found)
+    # Probes in both languages bring back the store's memories of both, if it has them
+    # (a small model puts a Chinese probe near the Chinese memories): a store that returned
+    # none in a script does not need the bridged search into it (``has_script``).
+    doc: dict[str, Any] = {"at": now, "scripts": sorted(written)}
     fits = {script: fit(values) for script, values in sorted(tops.items())}
     floor = pooled_scale([tops[script] for script, fitted in fits.items() if fitted is not None])
     for script, fitted in fits.items():

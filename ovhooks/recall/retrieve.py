@@ -110,7 +110,9 @@ class _BridgedSearch:
     ) -> _BridgedSearch | None:
         """The search under way, or None when it cannot pay: the local signal must re-read
         the candidates, the server must take the wide quotas (not plain find, not the narrow
-        fallback), and the glossary must name something in the prompt."""
+        fallback), the store must hold memories in the other language (as far as its
+        calibration saw: ``calibrate.has_script``), and the glossary must name something in
+        the prompt."""
         if not (
             settings.semantic
             and getattr(backend, "name", "") == "openviking"
@@ -118,6 +120,11 @@ class _BridgedSearch:
             and not server.use_narrow(now)
         ):
             return None
+        from ovhooks.lexical.text import script_of
+        from ovhooks.recall.calibrate import has_script
+
+        if not has_script(server.calibration(), "en" if script_of(text) == "zh" else "zh"):
+            return None  # a store without memories in the other language: nothing to bridge to
         from ovhooks.recall.query import bridged_query
 
         bridged = bridged_query(query, text)

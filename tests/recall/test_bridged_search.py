@@ -258,3 +258,19 @@ def test_the_bridged_search_adds_at_most_its_best_few(tmp_path: Path) -> None:
     bridged = sorted(c.uri for c in trace.candidates if c.bridged)
     best = sorted(str(e["uri"]) for e in many[-BRIDGED_EXTRA_MAX:])
     assert bridged == best
+
+
+def test_no_bridged_search_into_a_language_the_store_never_returned(tmp_path: Path) -> None:
+    """The calibration's probes saw only English memories: an English prompt's bridged
+    search (into Chinese) is not sent; a Chinese prompt's (into English) still is."""
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    state = ServerState(settings.state_dir, f"openviking {settings.url}")
+    state.set_calibration({**CALIBRATION, "scripts": ["en"]})
+    state.save()
+    server = Server(plain=[{**ANSWER, "score": 0.71}], bridged=[])
+    recall(settings, server, "where do the nightly deploy logs go?")
+    assert server.queries == ["where do the nightly deploy logs go?"]
+    server.queries.clear()
+    recall(settings, server)
+    assert len(server.queries) == 2

@@ -310,3 +310,27 @@ def test_pooling_needs_at_least_two_probes_kept_somewhere() -> None:
     assert calibrate.pooled_scale([]) == 0.0
     assert calibrate.pooled_scale([[0.9], [0.8, float("nan")]]) == 0.0
     assert calibrate.pooled_scale([[0.90, 0.91, 0.99]]) == pytest.approx(0.00707107, abs=1e-6)
+
+
+def test_the_calibration_records_the_scripts_the_store_is_written_in() -> None:
+    """Probes in both languages bring back what the store holds; a store that returned no
+    Chinese memory needs no bridged search into Chinese (``has_script``)."""
+    english_only = calibrate.run_probes(
+        lambda probe: [Candidate(CAT, "entities", 0.9, "The deploy goes to Fly.io.")], NOW
+    )
+    assert english_only["scripts"] == ["en"]
+    assert calibrate.has_script(english_only, "en")
+    assert not calibrate.has_script(english_only, "zh")
+    both = calibrate.run_probes(
+        lambda probe: [
+            Candidate(CAT, "entities", 0.9, "The deploy goes to Fly.io."),
+            Candidate(f"{CAT}x", "entities", 0.8, "部署之前必须先跑集成测试。"),
+        ],
+        NOW,
+    )
+    assert both["scripts"] == ["en", "zh"] and calibrate.has_script(both, "zh")
+    # nothing came back: no script is known to be there
+    assert calibrate.run_probes(lambda probe: [], NOW)["scripts"] == []
+    # no record says otherwise: no calibration yet, or one written before ``scripts``
+    assert calibrate.has_script(None, "zh")
+    assert calibrate.has_script({"at": NOW, "en": {"loc": 0.9, "scale": 0.01}}, "zh")

@@ -156,7 +156,7 @@ def test_probes_that_find_nothing_add_no_score_and_too_few_give_no_fit() -> None
     doc = calibrate.run_probes(search, NOW)
     assert doc["at"] == NOW and "en" in doc and "zh" in doc
     few = calibrate.run_probes(search, NOW, probes=("spider?", "tomatoes", "chickpeas"))
-    assert few == {"at": NOW}, "three probes are too few to fit"
+    assert few == {"at": NOW, "scripts": ["en"]}, "three probes are too few to fit"
     assert calibrate.fit([0.5, math.inf, 0.6, 0.55]) is None, "a non-finite top is ignored"
 
 
