@@ -113,11 +113,18 @@ def _fused(cand: Candidate) -> str:
     return f" ({ev.get('decision')}: {words}{told}{found})"
 
 
+# The local model's reasons (``semantic.rescore.decide``) that read badly as words alone.
+_SAID = {
+    "bridged_not_best": "found only by the search in both languages, and not the most "
+    "related of all the candidates by enough",
+}
+
+
 def _weak_reason(cand: Candidate, trace: Trace) -> str:
     said = (cand.evidence or {}).get("reason")
     if isinstance(said, str) and said:
         # the local model's re-reading of an embedding server's candidates (recall.rescoring)
-        return f"the local model did not add it: {said.replace('_', ' ')}"
+        return f"the local model did not add it: {_SAID.get(said, said.replace('_', ' '))}"
     if trace.kept and cand.score < max(c.score for c in trace.kept):
         return "too little evidence next to the memories kept"
     if not cand.supported:

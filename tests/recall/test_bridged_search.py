@@ -18,7 +18,7 @@ from ovhooks.backend.http import Request, Response
 from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.recall import recall_for_prompt
 from ovhooks.recall.state import ServerState
-from ovhooks.recall.trace import Trace
+from ovhooks.recall.trace import Trace, explain
 from ovhooks.semantic import fusion, socket_path
 from ovhooks.semantic.rescore import BRIDGED_STRONG
 from tests.support.fake_backend import make_settings
@@ -106,13 +106,17 @@ def test_a_memory_only_the_bridged_search_finds_is_added_on_the_local_strong_rul
     service = CannedService(
         socket_path(settings.state_dir), {"ok": True, "strengths": [0.0, strong]}
     )
+    trace = Trace()
     try:
-        out = recall(settings, server)
+        out = recall(settings, server, trace=trace)
     finally:
         service.close()
     assert sorted(server.queries) == [QUESTION, QUESTION + "\ndeploy deployment release test"]
     assert out.injected_uris == (ANSWER["uri"],)
     assert out.context is not None and ANSWER["text"] in out.context
+    # the viewer's "why this memory" says where it came from
+    row = next(r for r in explain(trace) if r.candidate.uri == ANSWER["uri"])
+    assert row.reason.endswith("; found by the search in both languages)"), row.reason
 
 
 def test_a_bridged_candidate_cannot_be_added_by_agreement_with_its_own_score(
@@ -239,6 +243,9 @@ def test_a_bridged_candidate_needs_the_bar_and_the_best_local_strength(
     bridged = next(c for c in trace.candidates if c.uri == ANSWER["uri"])
     assert bridged.bridged and (bridged.evidence or {})["reason"] == "bridged_not_best"
     assert (bridged.evidence or {})["server"] is None
+    # what the viewer's "why this memory" says of it
+    row = next(r for r in explain(trace) if r.candidate.uri == ANSWER["uri"])
+    assert row.reason.startswith("the local model did not add it: found only by the search")
 
 
 def test_the_bridged_search_adds_at_most_its_best_few(tmp_path: Path) -> None:
