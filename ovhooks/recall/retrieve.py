@@ -146,18 +146,16 @@ class _BridgedSearch:
                 quotas=wide_quotas(self.settings.recall_resources),
                 max_tokens=WIDE_MAX_TOKENS,
             )
+            entries = result.get("entries")
+            self.found, _scaffolds = from_context_entries(
+                entries if isinstance(entries, list) else [],
+                threshold=threshold,
+                resources=self.settings.recall_resources,
+            )
         except BackendError as exc:
             self.failed = exc.kind or "error"
-            return
         except Exception as exc:  # a thread's error reaches the hook as data, not a traceback
             self.failed = type(exc).__name__
-            return
-        entries = result.get("entries")
-        self.found, _scaffolds = from_context_entries(
-            entries if isinstance(entries, list) else [],
-            threshold=threshold,
-            resources=self.settings.recall_resources,
-        )
 
     def result(self, known: set[str]) -> tuple[list[Candidate], str]:
         """What only the bridged search found, marked, and why it failed ("" if it did not).

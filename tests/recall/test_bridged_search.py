@@ -281,3 +281,19 @@ def test_no_bridged_search_into_a_language_the_store_never_returned(tmp_path: Pa
     server.queries.clear()
     recall(settings, server)
     assert len(server.queries) == 2
+
+
+def test_a_bridged_answer_that_is_not_json_costs_only_its_candidates(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    plain_hit = {"uri": f"{M}/suite.md", "text": "部署前跑冒烟测试和集成测试。", "score": 0.8}
+    inner = Server(plain=[plain_hit], bridged=[])
+
+    def garbled(request: Request) -> Response:
+        if "\n" in json.loads(request.body or b"{}").get("query", ""):
+            return Response(200, {"content-type": "application/json"}, b"<html>oops")
+        return inner(request)
+
+    out = recall(settings, garbled)
+    assert out.injected_uris == (plain_hit["uri"],)
+    assert out.reason.startswith("ok (bridged search: ") and "oops" not in out.reason
