@@ -32,6 +32,8 @@ WIDE_RESOURCES = 3
 WIDE_MAX_TOKENS = 4000
 # At most this many candidates only the bridged search found are kept (``gather``).
 BRIDGED_EXTRA_MAX = 10
+# How much longer than the plain search the bridged one is waited for (``gather``).
+BRIDGED_GRACE_S = 0.1
 
 
 def _search_unsupported(exc: BackendError) -> bool:
@@ -96,6 +98,7 @@ class _BridgedSearch:
         self.settings = settings
         self.found: list[Candidate] = []
         self.failed = ""
+        self.started = 0.0
         self.thread = threading.Thread(target=self._run, name="ovhooks-bridged", daemon=True)
 
     @classmethod
@@ -131,6 +134,9 @@ class _BridgedSearch:
         if bridged is None:
             return None
         job = cls(bridged, backend, settings)  # type: ignore[arg-type]
+        import time
+
+        job.started = time.monotonic()
         job.thread.start()
         return job
 
@@ -159,8 +165,16 @@ class _BridgedSearch:
 
     def result(self, known: set[str]) -> tuple[list[Candidate], str]:
         """What only the bridged search found, marked, and why it failed ("" if it did not).
-        The request keeps the backend's deadline, so the wait is bounded by it."""
-        self.thread.join(self._wait_s())
+
+        Called when the plain search has answered. The two cost the server about the same,
+        so the bridged one is waited for at most as long again as the plain one took (plus
+        ``BRIDGED_GRACE_S``), never past the backend's deadline: a server slow to answer the
+        second costs the prompt that much, not the whole recall deadline.
+        """
+        import time
+
+        plain_s = time.monotonic() - self.started
+        self.thread.join(min(self._wait_s(), plain_s + BRIDGED_GRACE_S))
         if self.thread.is_alive():
             return [], "timeout"
         # The best few by the bridged search's score: the local model re-reads every

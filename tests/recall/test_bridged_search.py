@@ -297,3 +297,35 @@ def test_a_bridged_answer_that_is_not_json_costs_only_its_candidates(tmp_path: P
     out = recall(settings, garbled)
     assert out.injected_uris == (plain_hit["uri"],)
     assert out.reason.startswith("ok (bridged search: ") and "oops" not in out.reason
+
+
+def test_a_slow_bridged_search_costs_the_prompt_little(tmp_path: Path) -> None:
+    """The bridged search is waited for about as long again as the plain one took, not
+    until the recall deadline: a server slow to answer it leaves the plain answer, on time."""
+    import threading
+    import time
+
+    from ovhooks.recall.retrieve import BRIDGED_GRACE_S
+
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    plain_hit = {"uri": f"{M}/suite.md", "text": "部署前跑冒烟测试和集成测试。", "score": 0.8}
+    inner = Server(plain=[plain_hit], bridged=[{**ANSWER, "score": 0.9}])
+    release = threading.Event()
+
+    def slow_bridge(request: Request) -> Response:
+        if "\n" in json.loads(request.body or b"{}").get("query", ""):
+            release.wait(10.0)  # far past the grace, well inside the request's own timeout
+        return inner(request)
+
+    started = time.monotonic()
+    try:
+        out = recall(settings, slow_bridge)
+        elapsed = time.monotonic() - started
+    finally:
+        release.set()
+    assert out.injected_uris == (plain_hit["uri"],)
+    assert out.reason == "ok (bridged search: timeout)"
+    # the plain search is near-instant here: the wait is about the grace (a loaded machine
+    # gets a generous margin, still far below the 10 s the bridged answer would have taken)
+    assert elapsed < BRIDGED_GRACE_S + 2.0, f"{elapsed:.2f} s"
