@@ -183,8 +183,7 @@ def usable(
 
 def has_script(doc: object, script: str) -> bool:
     """Whether the store may hold memories written in ``script``: its calibration saw one,
-    or there is no record to say otherwise (no calibration yet, or one from before
-    ``scripts`` was recorded)."""
+    or there is no record to say otherwise (one written before ``scripts`` was recorded)."""
     scripts = doc.get("scripts") if isinstance(doc, dict) else None
     return not isinstance(scripts, list) or script in scripts
 

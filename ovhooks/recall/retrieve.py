@@ -113,9 +113,10 @@ class _BridgedSearch:
     ) -> _BridgedSearch | None:
         """The search under way, or None when it cannot pay: the local signal must re-read
         the candidates, the server must take the wide quotas (not plain find, not the narrow
-        fallback), the store must hold memories in the other language (as far as its
-        calibration saw: ``calibrate.has_script``), and the glossary must name something in
-        the prompt."""
+        fallback), a fresh calibration must exist (without one the candidates are decided
+        on shared words alone), the store must hold memories in the other language (as far
+        as that calibration saw: ``calibrate.has_script``), and the glossary must name
+        something in the prompt."""
         if not (
             settings.semantic
             and getattr(backend, "name", "") == "openviking"
@@ -124,9 +125,12 @@ class _BridgedSearch:
         ):
             return None
         from ovhooks.lexical.text import script_of
-        from ovhooks.recall.calibrate import has_script
+        from ovhooks.recall.calibrate import fresh, has_script
 
-        if not has_script(server.calibration(), "en" if script_of(text) == "zh" else "zh"):
+        doc = server.calibration()
+        if not fresh(doc, now):
+            return None  # without a calibration only words decide: its candidates would idle
+        if not has_script(doc, "en" if script_of(text) == "zh" else "zh"):
             return None  # a store without memories in the other language: nothing to bridge to
         from ovhooks.recall.query import bridged_query
 

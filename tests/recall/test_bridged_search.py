@@ -329,3 +329,16 @@ def test_a_slow_bridged_search_costs_the_prompt_little(tmp_path: Path) -> None:
     # the plain search is near-instant here: the wait is about the grace (a loaded machine
     # gets a generous margin, still far below the 10 s the bridged answer would have taken)
     assert elapsed < BRIDGED_GRACE_S + 2.0, f"{elapsed:.2f} s"
+
+
+def test_no_bridged_search_before_a_calibration(tmp_path: Path) -> None:
+    """Without a calibration only shared words decide (its candidates would idle), and the
+    first prompt on a cold server should not pay for a second query."""
+    settings = settings_for(tmp_path, semantic_deadline_ms=50.0)
+    hold_off_starts(settings.state_dir)
+    state = ServerState(settings.state_dir, f"openviking {settings.url}")
+    state.set_calibration({**CALIBRATION, "at": NOW - 30 * 86400.0})  # stale
+    state.save()
+    server = Server(plain=[{**ANSWER, "score": 0.71}], bridged=[])
+    recall(settings, server)
+    assert [q for q in server.queries if "\n" in q] == []
