@@ -67,10 +67,11 @@ def gather(
     On an embedding server whose candidates the local signal re-reads, a prompt that names a
     glossary entry is searched a second time with the entry's words in the other language
     appended (``query.bridged_query``); what only that search finds is marked ``bridged``.
-    Its scores answer another query, so only the local signal's strong rule may add such a
-    candidate (``recall.rescoring``). The plain search alone gives every score the server's
-    rule reads: appended to the one query, the bridge found more cross-lingual memories but
-    made unrelated prompts score like related ones (docs/SEMANTIC.md).
+    Its scores answer another query, so only the local signal may add such a candidate, as
+    the strongest of all (``semantic.rescore.BRIDGED_STRONG``, via ``recall.rescoring``).
+    The plain search alone gives every score the server's rule reads: appended to the one
+    query, the bridge found more cross-lingual memories but made unrelated prompts score
+    like related ones (docs/SEMANTIC.md).
     """
     bridged = _BridgedSearch.start(query, text, backend, settings, server, now)
     candidates = retrieve(

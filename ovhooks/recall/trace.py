@@ -115,8 +115,8 @@ def _fused(cand: Candidate) -> str:
 
 # The local model's reasons (``semantic.rescore.decide``) that read badly as words alone.
 _SAID = {
-    "bridged_not_best": "found only by the search in both languages, and not the most "
-    "related of all the candidates by enough",
+    "bridged_not_best": "found only by the search in both languages, and not both the "
+    "most related candidate and strongly enough",
 }
 
 

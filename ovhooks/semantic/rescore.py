@@ -47,7 +47,7 @@ SERVER_AGREE = 2.0
 # the prompt itself: it is added on the local signal alone, when it is the best local
 # strength among all the candidates and reaches ``BRIDGED_STRONG``. Chosen on the dev splits
 # of both sets (OpenViking capture path, replayed from traces; docs/SEMANTIC.md): at 6.0
-# one unrelated prompt in 74 more took a memory, from 6.5 none; "the best" kept precision.
+# two unrelated prompts in 74 more took a memory, from 6.5 none; "the best" kept precision.
 BRIDGED_STRONG = 6.5
 
 
