@@ -482,14 +482,10 @@ def test_a_server_that_refuses_the_quotas_is_asked_without_them(
     fake_ov.requests.clear()
     first = ask("which code editor does the user prefer?", NOW)
     bodies = _search_bodies(fake_ov)
-    # the plain search (the bridged one, sent alongside with the same quotas, is refused too
-    # and costs only its own candidates)
-    plain = [b for b in bodies if "\n" not in b["query"]]
-    assert [("quotas" in b) for b in plain[:2]] == [True, False]
+    assert [("quotas" in b) for b in bodies[:2]] == [True, False]
     assert all(b.get("mode") == "context" for b in bodies)
     assert not [r for r in fake_ov.requests if r["path"] == "/api/v1/search/find"]
-    assert not first.reason.startswith("error")  # the plain search's answer stands
-    assert first.reason.endswith("(bridged search: http)")  # and the log says what failed
+    assert first.reason != "error:http"
     key = f"openviking {settings.url}"
     state = ServerState(settings.state_dir, key)
     assert state.use_narrow(NOW + 60) and not state.use_find(NOW + 60)
