@@ -118,12 +118,7 @@ class _BridgedSearch:
         on shared words alone), the store must hold memories in the other language (as far
         as that calibration saw: ``calibrate.has_script``), and the glossary must name
         something in the prompt."""
-        if not (
-            settings.semantic
-            and getattr(backend, "name", "") == "openviking"
-            and not server.use_find(now)
-            and not server.use_narrow(now)
-        ):
+        if server.use_find(now) or not _asks_wide(backend, settings, server, now):
             return None
         from ovhooks.lexical.text import script_of
         from ovhooks.recall.calibrate import fresh, has_script
@@ -226,11 +221,7 @@ def retrieve(
             if prompt is not None and getattr(backend, "name", "") == "local":
                 local: LocalBackend = backend  # type: ignore[assignment]
                 result = local.search_context(query, score_threshold=threshold, prompt=prompt)
-            elif (
-                settings.semantic
-                and getattr(backend, "name", "") == "openviking"
-                and not server.use_narrow(now)
-            ):
+            elif _asks_wide(backend, settings, server, now):
                 result = _wide_search(query, backend, settings, server, now, threshold)
             else:
                 result = backend.search_context(query, score_threshold=threshold)
@@ -260,6 +251,17 @@ def retrieve(
         result, threshold=threshold, resources=settings.recall_resources
     )
     return found
+
+
+def _asks_wide(backend: Backend, settings: Settings, server: ServerState, now: float) -> bool:
+    """Whether the context search asks for the wider pool: the local signal re-reads an
+    embedding server's candidates, and this server has not refused the quotas lately. The
+    bridged search goes out only where the plain one is wide (``_BridgedSearch.start``)."""
+    return (
+        settings.semantic
+        and getattr(backend, "name", "") == "openviking"
+        and not server.use_narrow(now)
+    )
 
 
 def _wide_search(
