@@ -110,6 +110,8 @@ def _fused(cand: Candidate) -> str:
     lexical = ev.get("lexical")
     words = f"lexical {lexical:.2f}" if isinstance(lexical, int | float) else "lexical -"
     found = "; found by the search in both languages" if ev.get("bridged") else ""
+    if ev.get("shared") is False:
+        found += "; no word in common, by meaning alone"
     return f" ({ev.get('decision')}: {words}{told}{found})"
 
 

@@ -72,3 +72,33 @@ def test_a_row_only_the_service_found_is_rated_from_the_floor_up(tmp_path: Path)
         assert rid in [h.rid for h in admitted + dropped]
     finally:
         store.close()
+
+
+def test_a_row_sharing_no_word_is_weighed_by_meaning_alone(tmp_path: Path) -> None:
+    store, rid = _store(tmp_path)
+    try:
+        # Over the bar for meaning alone, under every other semantic bar (a rival 0.5 behind).
+        strength = fusion.UNSHARED + 0.2
+        assert strength < fusion.STRONG and fusion.GAP > 0.5
+        paraphrase = _merge(store, rid, "who gets told when the books do not balance?", strength)
+        assert paraphrase.shared is False
+        assert paraphrase.admitted and paraphrase.decision == fusion.SEMANTIC
+        # A decoy shares a word ("nightly"): its similarity may come from that word alone.
+        decoy = _merge(store, rid, "what time does the nightly bus leave?", strength)
+        assert decoy.shared is True
+        assert not decoy.admitted and decoy.reason == "weak"
+    finally:
+        store.close()
+
+
+def test_search_says_whether_a_row_shares_any_term(tmp_path: Path) -> None:
+    store, rid = _store(tmp_path)
+    try:
+        both = build_query("who gets told about the ledger?", [])
+        (hit,) = search(store, both, store.peer, archives=False, only={"memory": [rid]})
+        assert hit.shared is True
+        neither = build_query("who gets told when the books do not balance?", [])
+        (hit,) = search(store, neither, store.peer, archives=False, only={"memory": [rid]})
+        assert hit.shared is False and hit.score < 0.55
+    finally:
+        store.close()

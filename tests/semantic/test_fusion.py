@@ -104,6 +104,7 @@ def test_evidence_reads_as_a_plain_document_for_logs_and_the_viewer() -> None:
         "semantic": 5.5,
         "via": "clause",
         "cross_script": False,
+        "shared": True,
         "decision": "semantic",
         "reason": "",
     }
@@ -131,3 +132,40 @@ def test_cross_script_weighing_ranks_and_bounds_semantic_admissions() -> None:
     assert out["zh"].order(BAR) > out["en"].order(BAR)
     no_strength = Evidence("x", 0.0, None, cross_script=True)
     assert no_strength.weighed is None
+
+
+def test_meaning_without_a_shared_word_is_injected_when_it_is_the_strongest() -> None:
+    # A paraphrase shares no word; a decoy's similarity comes from the word it shares.
+    strength = fusion.UNSHARED + 0.2
+    crowded = strength - 0.5  # no distinct best, under the strong bar
+    assert strength < fusion.STRONG and strength - crowded < fusion.GAP
+    unshared = judge(Evidence("a", 0.29, strength, shared=False), BAR, rival=crowded)
+    assert (unshared.decision, unshared.reason) == ("semantic", "")
+    assert unshared.as_dict()["shared"] is False
+    decoy = judge(Evidence("b", 0.29, strength), BAR, rival=crowded)
+    assert (decoy.decision, decoy.reason) == ("dropped", "weak")
+
+
+def test_meaning_without_a_shared_word_needs_the_bar_the_lead_and_the_same_script() -> None:
+    low = fusion.UNSHARED - 0.1
+    under = judge(Evidence("a", 0.29, low, shared=False), BAR, rival=low - 0.5)
+    assert (under.decision, under.reason) == ("dropped", "weak")
+    at = fusion.UNSHARED + 0.2
+    second = judge(Evidence("b", 0.29, at, shared=False), BAR, rival=at + 0.1)
+    assert (second.decision, second.reason) == ("dropped", "weak")
+    alone = judge(Evidence("c", 0.29, at, shared=False), BAR, rival=None)
+    assert alone.decision == "semantic"
+    # Another script: weighed up already, and scaled rules of its own; not this one.
+    raw = fusion.UNSHARED / fusion.CROSS_SCRIPT_SCALE + 0.05
+    across = Evidence("d", 0.29, raw, shared=False, cross_script=True)
+    judge(across, BAR, rival=(across.weighed or 0.0) - 0.5)
+    assert (across.decision, across.reason) == ("dropped", "weak")
+
+
+def test_unshared_admissions_are_bounded_like_every_semantic_one() -> None:
+    at = fusion.UNSHARED + 0.5
+    items = [Evidence(k, 0.29, at, shared=False) for k in ("a", "b", "c")]
+    out = fuse(items, BAR)
+    admitted = [i.key for i in out if i.admitted]
+    assert admitted == ["a", "b"]
+    assert [i.reason for i in out if not i.admitted] == ["semantic_cap"]

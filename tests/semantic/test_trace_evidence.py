@@ -26,6 +26,11 @@ def test_a_candidate_keeps_the_stores_evidence_and_the_trace_says_it() -> None:
     (row,) = explain(trace)
     assert row.decision == INJECTED
     assert row.reason.endswith("(semantic: lexical 0.12, meaning 6.4)")
+    # Admitted with no word in common: the viewer says it was meaning alone.
+    found[0].evidence = {**evidence, "semantic": 4.7, "shared": False}
+    assert explain(trace)[0].reason.endswith(
+        "(semantic: lexical 0.12, meaning 4.7; no word in common, by meaning alone)"
+    )
 
 
 def test_without_evidence_nothing_is_added() -> None:

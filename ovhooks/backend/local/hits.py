@@ -9,7 +9,18 @@ if TYPE_CHECKING:
 
 
 class Hit:
-    __slots__ = ("abstract", "category", "evidence", "kind", "rid", "score", "tags", "text", "uri")
+    __slots__ = (
+        "abstract",
+        "category",
+        "evidence",
+        "kind",
+        "rid",
+        "score",
+        "shared",
+        "tags",
+        "text",
+        "uri",
+    )
 
     def __init__(
         self,
@@ -22,6 +33,7 @@ class Hit:
         tags: str,
         score: float,
         rid: int = 0,
+        shared: bool = True,
     ) -> None:
         self.kind = kind
         self.rid = rid
@@ -32,3 +44,5 @@ class Hit:
         self.abstract = abstract
         self.tags = tags
         self.score = score
+        # Whether the text shares any term with the query (lexical evidence above nothing).
+        self.shared = shared

@@ -117,9 +117,12 @@ def search(
     chosen = sorted(present, key=lambda t: -weights[t])[:_MAX_QUERY_TERMS]
     hits: list[Hit] = []
 
-    def rate(doc: str, content: str, age_days: float, bonus: float, penalty: float) -> float:
+    def rate(
+        doc: str, content: str, age_days: float, bonus: float, penalty: float
+    ) -> tuple[float, bool]:
+        """The score, and whether the text shares any term with the query at all."""
         units, share = evidence(found, order, weights, doc.split(), content, translated, named)
-        return score(units - penalty, share, age_days=age_days, bonus=bonus)
+        return score(units - penalty, share, age_days=age_days, bonus=bonus), units > 0.0
 
     ids = _matches(store, con, "memory", chosen, peer, only)
     if ids:
@@ -132,7 +135,7 @@ def search(
             if peer_of not in ("", peer):
                 continue  # a scope-token collision; never show another project's memory
             bonus = 1.0 if peer and peer_of == peer else 0.5
-            value = rate(doc, content, (now - updated) / 86400.0, bonus, 0.0)
+            value, shared = rate(doc, content, (now - updated) / 86400.0, bonus, 0.0)
             hits.append(
                 Hit(
                     "memory",
@@ -143,6 +146,7 @@ def search(
                     tags=tags,
                     score=value,
                     rid=int(rid),
+                    shared=shared,
                 )
             )
     if archives:
@@ -157,7 +161,7 @@ def _history_hits(
     con: sqlite3.Connection,
     chosen: list[str],
     peer: str,
-    rate: Callable[[str, str, float, float, float], float],
+    rate: Callable[[str, str, float, float, float], tuple[float, bool]],
     now: float,
     only: dict[str, list[int]] | None = None,
 ) -> list[Hit]:
@@ -177,7 +181,7 @@ def _history_hits(
         " ORDER BY h.id",
         [*ids, store.user, peer],
     ):
-        value = rate(doc, text, (now - created) / 86400.0, 0.0, _HISTORY_PENALTY)
+        value, shared = rate(doc, text, (now - created) / 86400.0, 0.0, _HISTORY_PENALTY)
         uri = store.archive_uri(sid, number)
         kept = best.get(uri)
         # One statement per archive: the best, the earlier one on a tie.
@@ -191,6 +195,7 @@ def _history_hits(
                 tags="",
                 score=value,
                 rid=int(rid),
+                shared=shared,
             )
     return list(best.values())
 

@@ -106,7 +106,9 @@ def merge(
         strength = float(sem["strength"]) if sem else None
         via = str(sem.get("via") or "") if sem else ""
         other = bool(script) and script_of(hit.text) != script
-        hit.evidence = Evidence(hit.uri, hit.score, strength, via, cross_script=other)
+        hit.evidence = Evidence(
+            hit.uri, hit.score, strength, via, cross_script=other, shared=hit.shared
+        )
     fuse([h.evidence for h in everything if h.evidence is not None], threshold)
     best: dict[str, Hit] = {}
     dropped: list[Hit] = []
