@@ -23,6 +23,10 @@ memory) has its strength scaled by ``CROSS_SCRIPT_SCALE`` first: the model align
 languages, but a translation reaches a smaller cosine above the probes than a paraphrase in
 the same language does, and such a candidate can hardly share words to agree with.
 
+History rows (what the user said in past sessions that no memory holds) pass on their words
+only, alone or in agreement: one that merely resembles the prompt is mostly a past request
+like this one, which tells the agent nothing.
+
 Semantic-only admissions are kept within ``MARGIN`` of the best one and at most
 ``MAX_SEMANTIC_ONLY`` of them, so a prompt about one thing does not pull in its neighbours.
 Every candidate keeps its evidence and the reason it was dropped (``Evidence``), which
@@ -68,6 +72,7 @@ class Evidence:
     """Why one candidate is (not) injected: the viewer's "why this memory"."""
 
     __slots__ = (
+        "archive",
         "cross_script",
         "decision",
         "key",
@@ -87,6 +92,7 @@ class Evidence:
         *,
         cross_script: bool = False,
         shared: bool = True,
+        archive: bool = False,
     ) -> None:
         self.key = key
         self.lexical = lexical
@@ -95,6 +101,8 @@ class Evidence:
         self.cross_script = cross_script
         # Any term in common with the prompt (False: lexical evidence of nothing at all).
         self.shared = shared
+        # A history row, not a memory: never admitted on meaning alone.
+        self.archive = archive
         self.decision = DROPPED
         self.reason = ""
 
@@ -141,9 +149,18 @@ def judge(item: Evidence, threshold: float, rival: float | None = None) -> Evide
             item.decision, item.reason = DROPPED, "semantic_veto"
         else:
             item.decision, item.reason = LEXICAL, ""
-    elif strength is None:
+        return item
+    if strength is None:
         item.decision, item.reason = DROPPED, "lexical_below"
-    elif strength >= STRONG or (strength >= DISTINCT and (lead is None or lead >= GAP)):
+        return item
+    meaning = strength >= STRONG or (strength >= DISTINCT and (lead is None or lead >= GAP))
+    unshared = (
+        not item.shared
+        and not item.cross_script
+        and strength >= UNSHARED
+        and (lead is None or lead >= 0.0)
+    )
+    if meaning and not item.archive:
         item.decision, item.reason = SEMANTIC, ""
     elif (
         strength >= AGREE
@@ -151,13 +168,10 @@ def judge(item: Evidence, threshold: float, rival: float | None = None) -> Evide
         and (lead is None or lead >= -AGREE_MARGIN)
     ):
         item.decision, item.reason = AGREEMENT, ""
-    elif (
-        not item.shared
-        and not item.cross_script
-        and strength >= UNSHARED
-        and (lead is None or lead >= 0.0)
-    ):
+    elif unshared and not item.archive:
         item.decision, item.reason = SEMANTIC, ""
+    elif meaning or unshared:
+        item.decision, item.reason = DROPPED, "history_needs_words"
     else:
         item.decision, item.reason = DROPPED, "weak"
     return item

@@ -102,3 +102,22 @@ def test_search_says_whether_a_row_shares_any_term(tmp_path: Path) -> None:
         assert hit.shared is False and hit.score < 0.55
     finally:
         store.close()
+
+
+def test_a_history_row_is_weighed_as_history(tmp_path: Path) -> None:
+    store, _rid = _store(tmp_path)
+    try:
+        ask = {"role": "user", "content": "is the month-end ledger export broken again?"}
+        store.append_messages("s-hist", [ask])
+        store.commit("s-hist")
+        (hid,) = store.db().execute("SELECT id FROM history").fetchone()
+        strong = {"kind": "h", "id": int(hid), "strength": fusion.STRONG + 1, "via": "whole"}
+        found = {"hits": [strong]}
+        prompt = "did someone ask about the books before?"
+        query = build_query(prompt, [])
+        admitted, dropped = merge(store, query, [], found, 0.55, search, prompt)
+        (row,) = [h for h in admitted + dropped if h.kind == "archive"]
+        assert row.evidence is not None and row.evidence.archive
+        assert not row.evidence.admitted and row.evidence.reason == "history_needs_words"
+    finally:
+        store.close()

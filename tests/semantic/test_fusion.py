@@ -169,3 +169,21 @@ def test_unshared_admissions_are_bounded_like_every_semantic_one() -> None:
     admitted = [i.key for i in out if i.admitted]
     assert admitted == ["a", "b"]
     assert [i.reason for i in out if not i.admitted] == ["semantic_cap"]
+
+
+def test_a_history_row_passes_on_its_words_never_on_meaning_alone() -> None:
+    # What the user said in a past session: one that merely resembles the prompt is mostly
+    # an earlier request like this one.
+    strong = judge(Evidence("a", 0.10, fusion.STRONG + 1.0, archive=True), BAR)
+    assert (strong.decision, strong.reason) == ("dropped", "history_needs_words")
+    at = fusion.UNSHARED + 0.2
+    unshared = judge(Evidence("b", 0.29, at, shared=False, archive=True), BAR, rival=at - 0.5)
+    assert (unshared.decision, unshared.reason) == ("dropped", "history_needs_words")
+    words = judge(Evidence("c", 0.60, fusion.STRONG, archive=True), BAR)
+    assert words.decision == "lexical"
+    agreeing = judge(
+        Evidence("d", fusion.AGREE_LEXICAL, fusion.STRONG + 1.0, archive=True), BAR, rival=None
+    )
+    assert agreeing.decision == "agreement"
+    weak = judge(Evidence("e", 0.29, fusion.AGREE - 1.0, archive=True), BAR, rival=None)
+    assert (weak.decision, weak.reason) == ("dropped", "weak")

@@ -107,7 +107,13 @@ def merge(
         via = str(sem.get("via") or "") if sem else ""
         other = bool(script) and script_of(hit.text) != script
         hit.evidence = Evidence(
-            hit.uri, hit.score, strength, via, cross_script=other, shared=hit.shared
+            hit.uri,
+            hit.score,
+            strength,
+            via,
+            cross_script=other,
+            shared=hit.shared,
+            archive=hit.kind == "archive",
         )
     fuse([h.evidence for h in everything if h.evidence is not None], threshold)
     best: dict[str, Hit] = {}
