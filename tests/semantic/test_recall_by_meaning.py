@@ -1,5 +1,6 @@
 """Recall by meaning through the real hook process, the real embedding service and model:
-cross-lingual both ways, a long task prompt, and an unrelated prompt that gets nothing."""
+cross-lingual both ways, a long task prompt, a paraphrase that shares no word, and an
+unrelated prompt that gets nothing."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ MEMORIES = (
     "Feature flags live in config/flags.yaml and are read at startup.",
     "部署到生产环境之前必须先跑 make check。",
     "We pin Node to version 20 in .nvmrc for the storefront.",
+    # A neighbour of the reconciliation memory: no paraphrase of it stands out by a wide
+    # lead, so only meaning without a shared word admits one (``fusion.UNSHARED``).
+    "Month-end close: finance locks the ledger on the third working day.",
 )
 
 
@@ -112,6 +116,14 @@ def test_a_long_task_prompt_finds_the_one_fact_it_needs(store: dict[str, Any]) -
     context = recall(store["env"], prompt, "long")
     assert "5433" in context
     assert "Marta" not in context and "小李" not in context
+
+
+def test_a_paraphrase_sharing_no_word_finds_its_memory(store: dict[str, Any]) -> None:
+    # Under the strong bar and without a wide lead over the month-end memory: admitted
+    # because it shares no word with the prompt and is the strongest match.
+    prompt = "who gets told when the books do not balance overnight?"
+    assert "Marta" in recall(store["env"], prompt, "paraphrase")
+    assert "Marta" not in recall(lexical_only(store), prompt, "paraphrase-lexical")
 
 
 def test_a_prompt_sharing_no_word_and_meaning_something_else_gets_nothing(
