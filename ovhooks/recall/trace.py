@@ -94,10 +94,24 @@ def _store_dropped(trace: Trace, listed: set[str]) -> list[Row]:
         score = float(lexical) if isinstance(lexical, int | float) else 0.0
         cand = Candidate(uri, category_of(uri), score, "")
         cand.evidence = dict(item)
-        reason = str(item.get("reason") or "the store's fusion found too little evidence")
+        said = str(item.get("reason") or "")
+        reason = _FUSION_SAID.get(said, said) or "the store's fusion found too little evidence"
         rows.append(Row(cand, DROPPED, reason, 0))
         listed.add(uri)
     return rows
+
+
+# The local store's fusion reasons (``semantic.fusion``), in words.
+_FUSION_SAID = {
+    "lexical_below": "too few words in common, and no reading by meaning",
+    "weak": "neither the shared words nor the meaning are strong enough, alone or together",
+    "semantic_veto": "it shares words with the prompt, but the model finds it unrelated "
+    "(a word used in another sense)",
+    "below_best": "related by meaning, but clearly less than the best match",
+    "semantic_cap": "related by meaning, but two matches by meaning were already kept",
+    "history_needs_words": "something said in a past session: shown only on words it shares "
+    "with the prompt, never on resemblance alone",
+}
 
 
 def _fused(cand: Candidate) -> str:

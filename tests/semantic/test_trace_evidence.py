@@ -65,15 +65,19 @@ def test_what_the_stores_fusion_dropped_shows_with_its_evidence_and_reason() -> 
         {"uri": URI, "lexical": 0.9},  # already a candidate
         {"uri": 7},  # not a URI
         {"uri": "viking://user/default/memories/events/x.md", "lexical": None},
+        {"uri": "viking://user/default/memories/events/veto.md", "reason": "semantic_veto"},
     ]
     rows = explain(trace)
     assert [r.candidate.uri for r in rows] == [
         URI,
         other,
+        "viking://user/default/memories/events/veto.md",
         "viking://user/default/memories/events/x.md",
     ]
     dropped = rows[1]
     assert dropped.decision == "dropped" and dropped.reason == "meaning 2.1 under the agreement bar"
     assert dropped.candidate.evidence is not None and dropped.candidate.evidence["semantic"] == 2.1
-    assert rows[2].reason == "the store's fusion found too little evidence"
-    assert rows[2].candidate.score == 0.0
+    # The fusion's own reasons read as words.
+    assert rows[2].reason.startswith("it shares words with the prompt, but the model")
+    assert rows[3].reason == "the store's fusion found too little evidence"
+    assert rows[3].candidate.score == 0.0
