@@ -224,6 +224,18 @@ def main() -> None:
         }
         for i in range(8)
     ]
+    # One memory in Chinese: the calibration records that the store answers in both scripts,
+    # without which no prompt is bridged into the other language (recall.calibrate.has_script).
+    server.search_entries.append(
+        {
+            "uri": "viking://user/default/memories/preferences/default/pref-zh.md",
+            "category": "preferences",
+            "score": 0.7,
+            "detail": "abstract",
+            "text": "部署日志保存在 /var/log/deploy，保留三十天。",
+            "abstract": "部署日志保留三十天",
+        }
+    )
     server.files["viking://user/default/memories/profile.md"] = "# Profile\nA Python developer.\n"
     env = {
         "PATH": os.environ.get("PATH", ""),
