@@ -3,13 +3,17 @@ after the rules for ``make_fresh_families`` were tuned and measured once, never 
 Other placements and formats of the same families: compose files, CI workflows, Kubernetes
 Secrets, HTTP logs, Go/Ruby/JS code, INI and TOML, Markdown prose.
 
-    python scripts/make_fresh_families.py --blind
+    python scripts/fresh_families_blind.py    # rewrites tests/fixtures/secrets_blind
 """
 
 from __future__ import annotations
 
 import base64
 import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scripts.make_fresh_families import (
     _B62,
@@ -17,6 +21,7 @@ from scripts.make_fresh_families import (
     _HEX,
     _LOWNUM,
     _URLSAFE,
+    BLIND,
     Row,
     b64_of,
     chars,
@@ -27,6 +32,7 @@ from scripts.make_fresh_families import (
     push_id,
     ulid,
     uuid4,
+    write,
 )
 
 
@@ -311,3 +317,12 @@ BLIND_NEGATIVES: list[Row] = [
         ),
     ),
 ]
+
+
+def main() -> int:
+    write(BLIND, BLIND_SECRETS, BLIND_NEGATIVES, blind=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,8 +11,8 @@ Whole *formats* are held out (``split``): a third of each family's formats, draw
 draw before any rule was written for them, are never looked at while tuning, so their figures
 say how the fixes carry to shapes they were not written for.
 
-    python scripts/make_fresh_families.py            # rewrites the two files
-    python scripts/make_fresh_families.py --blind    # the blind set (fresh_families_blind.py)
+    python scripts/make_fresh_families.py     # rewrites the two files
+    python scripts/fresh_families_blind.py    # the blind set, through ``write`` below
 """
 
 from __future__ import annotations
@@ -794,22 +794,23 @@ def _rows(table: list[Row], tag: str, rng: random.Random) -> list[dict[str, obje
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+def write(out: Path, secrets: list[Row], negatives: list[Row], *, blind: bool = False) -> None:
+    """Write ``secrets.jsonl`` and ``negatives.jsonl`` under ``out`` from the two tables, from
+    the fixed seed; a ``blind`` set is held out whole."""
     rng = random.Random(SEED)
-    out, tables = OUT, ((SECRETS, NEGATIVES))
-    if "--blind" in (sys.argv[1:] if argv is None else argv):
-        from scripts.fresh_families_blind import BLIND_NEGATIVES, BLIND_SECRETS
-
-        out, tables = BLIND, (BLIND_SECRETS, BLIND_NEGATIVES)
     out.mkdir(parents=True, exist_ok=True)
-    for name, table, tag in (("secrets", tables[0], "s"), ("negatives", tables[1], "n")):
+    for name, table, tag in (("secrets", secrets, "s"), ("negatives", negatives, "n")):
         rows = _rows(table, tag, rng)
-        if out == BLIND:
+        if blind:
             for row in rows:
                 row["split"] = "heldout"
         lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         (out / f"{name}.jsonl").write_text(lines, "utf-8")
         print(f"{name}: {len(rows)} rows")
+
+
+def main() -> int:
+    write(OUT, SECRETS, NEGATIVES)
     return 0
 
 
