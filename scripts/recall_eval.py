@@ -45,7 +45,11 @@ import recall_eval_data as dataset  # noqa: E402
 
 RELEVANT = ("direct", "paraphrase", "long", "crosslingual")
 # The labelled sets: the data module of each (``load()``, ``problems()``, same file shapes).
-SETS = {"issue12": "recall_eval_data", "batch3": "recall_eval_batch3"}
+SETS = {
+    "issue12": "recall_eval_data",
+    "batch3": "recall_eval_batch3",
+    "batch4": "recall_eval_batch4",
+}
 REMEMBER_WORKERS = 4
 _URI = re.compile(r"\(?(viking://\S+?)\)?$")
 

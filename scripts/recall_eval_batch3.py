@@ -56,15 +56,17 @@ has_cjk = base.has_cjk
 word_count = base.word_count
 
 
-def split_key(prompt_id: str) -> str:
-    return hashlib.sha256(f"{SPLIT_SALT}:{prompt_id}".encode()).hexdigest()
+def split_key(prompt_id: str, salt: str = SPLIT_SALT) -> str:
+    return hashlib.sha256(f"{salt}:{prompt_id}".encode()).hexdigest()
 
 
-def hash_splits(prompts: list[dict[str, Any]]) -> dict[str, str]:
+def hash_splits(prompts: list[dict[str, Any]], salt: str = SPLIT_SALT) -> dict[str, str]:
     """The split every prompt must have: per class, the first half by hashed id is held out."""
     out: dict[str, str] = {}
     for cls in CLASSES:
-        ids = sorted((p["id"] for p in prompts if p["class"] == cls), key=split_key)
+        ids = sorted(
+            (p["id"] for p in prompts if p["class"] == cls), key=lambda i: split_key(i, salt)
+        )
         for rank, pid in enumerate(ids):
             out[pid] = "heldout" if rank < len(ids) // 2 else "dev"
     return out
@@ -87,8 +89,9 @@ def load(data_dir: str = DATA_DIR) -> dict[str, Any]:
     return {"memories": memories, "prompts": prompts}
 
 
-def problems(data: dict[str, Any]) -> list[str]:
-    """Everything wrong with the batch (empty when it is sound)."""
+def problems(data: dict[str, Any], salt: str = SPLIT_SALT) -> list[str]:
+    """Everything wrong with the batch (empty when it is sound); ``salt`` names the batch in
+    its split rule."""
     memories = data["memories"]["memories"]
     prompts = data["prompts"]["prompts"]
     by_id: dict[str, dict[str, Any]] = {}
@@ -110,7 +113,7 @@ def problems(data: dict[str, Any]) -> list[str]:
         texts.add(prompt["text"])
         out.extend(_prompt_problems(prompt, by_id))
     if not out:
-        out.extend(_shape_problems(memories, prompts))
+        out.extend(_shape_problems(memories, prompts, salt))
     return out
 
 
@@ -179,7 +182,9 @@ def _prompt_problems(prompt: dict[str, Any], by_id: dict[str, dict[str, Any]]) -
     return out
 
 
-def _shape_problems(memories: list[dict[str, Any]], prompts: list[dict[str, Any]]) -> list[str]:
+def _shape_problems(
+    memories: list[dict[str, Any]], prompts: list[dict[str, Any]], salt: str = SPLIT_SALT
+) -> list[str]:
     """Size, mix and split of the whole batch: what issue 23 asks of it."""
     out = []
     if len(memories) < MIN_MEMORIES or len(prompts) < MIN_PROMPTS:
@@ -202,7 +207,7 @@ def _shape_problems(memories: list[dict[str, Any]], prompts: list[dict[str, Any]
     pairs = Counter(pair(p, by_id) for p in prompts if p["class"] == "crosslingual")
     if any(pairs[name] < 5 for name in PAIRS):
         out.append(f"cross-lingual pairs {dict(pairs)}: each direction needs at least 5")
-    rule = hash_splits(prompts)
+    rule = hash_splits(prompts, salt)
     moved = sorted(p["id"] for p in prompts if p["split"] != rule[p["id"]])
     if moved:
         out.append(f"split differs from the hash rule for {moved}")
