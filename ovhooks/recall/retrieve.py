@@ -93,13 +93,16 @@ class _BridgedSearch:
 
     def __init__(self, query: str, backend: OpenVikingBackend, settings: Settings) -> None:
         import threading
+        import time
 
         self.query = query
         self.backend = backend.twin()
         self.settings = settings
         self.found: list[Candidate] = []
         self.failed = ""
-        self.started = 0.0
+        # When the search goes out: ``result`` waits for it about as long again as the
+        # plain search took from here.
+        self.started = time.monotonic()
         self.thread = threading.Thread(target=self._run, name="ovhooks-bridged", daemon=True)
 
     @classmethod
@@ -134,9 +137,6 @@ class _BridgedSearch:
         if bridged is None:
             return None
         job = cls(bridged, backend, settings)  # type: ignore[arg-type]
-        import time
-
-        job.started = time.monotonic()
         job.thread.start()
         return job
 
