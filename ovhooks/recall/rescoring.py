@@ -28,8 +28,9 @@ def with_local_signal(
     max_items: int,
     long_prompt: bool | None = None,
 ) -> list[Candidate]:
-    """``chosen`` (the server's rule), plus what the local signal adds after it: only
-    candidates in another script than the prompt (``semantic.rescore``)."""
+    """``chosen`` (the server's rule), plus what the local signal adds after it: candidates
+    in another script than the prompt on its own rules, in the prompt's script only where
+    both models together are strong (``semantic.rescore``)."""
     if not settings.semantic or len(chosen) >= max_items:
         return chosen
     from ovhooks.recall.rank import dedupe_key
@@ -83,6 +84,7 @@ def with_local_signal(
         max_items=max_items,
         eligible=other_script,
         bridged=bridged,
+        lift=lift,
     )
     for uri in keys:
         item = by_uri[uri]

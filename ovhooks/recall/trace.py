@@ -133,6 +133,8 @@ def _fused(cand: Candidate) -> str:
 _SAID = {
     "bridged_not_best": "found only by the search in both languages, and not both the "
     "most related candidate and strongly enough",
+    "both_models_weak": "in the prompt's own language, and the two models together not "
+    "strongly enough",
 }
 
 

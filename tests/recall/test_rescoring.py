@@ -124,13 +124,44 @@ def test_the_local_signals_evidence_reaches_why_this_memory(tmp_path: Path) -> N
         "reason": "",
     }
     assert (by_uri[STRONG_PICK.uri].evidence or {})["decision"] == "server"
-    assert (by_uri[NOISE.uri].evidence or {})["reason"] == "other_script_only"
+    assert (by_uri[NOISE.uri].evidence or {})["reason"] == "below_best"
     trace = Trace()
     trace.candidates, trace.kept, trace.shown = pool, out, (STRONG_PICK.uri, CROSS.uri)
     rows = {r.candidate.uri: r for r in explain(trace)}
     assert rows[CROSS.uri].decision == INJECTED
     assert rows[CROSS.uri].reason.endswith(f"(semantic: lexical -, meaning {cross:.1f})")
-    assert rows[NOISE.uri].reason == "the local model did not add it: other script only"
+    assert rows[NOISE.uri].reason == "the local model did not add it: below best"
+
+
+def test_a_same_script_candidate_both_models_find_strong_is_added(tmp_path: Path) -> None:
+    """In the prompt's own script the local signal adds a candidate only where the mean of
+    the two models' strengths reaches ``rescore.BOTH_MEAN``; the other one, as strong
+    locally but nothing to the server, is not added, and the trace says why."""
+    from ovhooks.recall.trace import Trace, explain
+    from ovhooks.semantic.rescore import BOTH_MEAN
+
+    settings = settings_for(tmp_path)
+    both = 2 * BOTH_MEAN - 2.0 + 0.1  # with the weak pick's server strength of 2.0
+    local = [-2.0, both, 0.0, both - 1.0]
+    pool = [Candidate(c.uri, c.category, c.score, c.text) for c in POOL]
+    service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": local})
+    try:
+        out = with_local_signal(
+            pool[:1], pool, PROMPT, settings, CALIBRATION, exclude=(), max_items=3
+        )
+    finally:
+        service.close()
+    by_uri = {c.uri: c for c in pool}
+    assert [c.uri for c in out] == [STRONG_PICK.uri, WEAK_PICK.uri]
+    assert (by_uri[WEAK_PICK.uri].evidence or {})["decision"] == "semantic"
+    assert (by_uri[NOISE.uri].evidence or {})["reason"] == "both_models_weak"
+    trace = Trace()
+    trace.candidates, trace.kept, trace.shown = pool, out, (STRONG_PICK.uri, WEAK_PICK.uri)
+    rows = {r.candidate.uri: r for r in explain(trace)}
+    assert rows[NOISE.uri].reason == (
+        "the local model did not add it: in the prompt's own language, and the two models "
+        "together not strongly enough"
+    )
 
 
 def test_a_long_task_prompt_asks_one_more_spread_of_an_addition(tmp_path: Path) -> None:

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from ovhooks.semantic import fusion
-from ovhooks.semantic.rescore import BRIDGED_STRONG, SERVER_AGREE, SERVER_FLOOR, added, decide
+from ovhooks.semantic.rescore import (
+    BOTH_MEAN,
+    BRIDGED_STRONG,
+    SERVER_AGREE,
+    SERVER_FLOOR,
+    added,
+    decide,
+)
 
 
 def test_the_server_choice_stays_and_a_strong_local_match_is_added_after_it() -> None:
@@ -46,12 +53,13 @@ def test_additions_come_strongest_first() -> None:
     assert added([], candidates, max_items=3) == ["high", "low"]
 
 
-def test_only_eligible_candidates_are_added_but_all_are_rivals() -> None:
-    candidates = [("same-script", 1.0, fusion.STRONG + 1), ("other-script", 1.0, fusion.STRONG)]
+def test_only_eligible_candidates_are_added_on_the_local_rules_but_all_are_rivals() -> None:
+    # the same-script candidate is strong locally, but the server puts it at nothing
+    candidates = [("same-script", 0.0, fusion.STRONG + 1), ("other-script", 1.0, fusion.STRONG)]
     assert added([], candidates, max_items=3, eligible={"other-script"}) == ["other-script"]
     # a rival far stronger (past the margin) keeps it out, eligible or not
     far = [
-        ("same-script", 1.0, fusion.STRONG + fusion.MARGIN + 1),
+        ("same-script", 0.0, fusion.STRONG + fusion.MARGIN + 1),
         ("other-script", 1.0, fusion.STRONG),
     ]
     assert added([], far, max_items=3, eligible={"other-script"}) == []
@@ -85,7 +93,7 @@ def test_decide_says_why_each_candidate_was_not_added() -> None:
     keys, why = decide(["pick"], candidates, max_items=2, eligible=eligible)
     assert keys == ["added"]
     assert why == {
-        "same-script": "other_script_only",
+        "same-script": "both_models_weak",
         "far-below-best": "below_best",
         "server-far-below": "server_far_below",
         "over-cap": "item_cap",
@@ -94,8 +102,52 @@ def test_decide_says_why_each_candidate_was_not_added() -> None:
     crowded = [("a", 1.0, fusion.DISTINCT + 0.5), ("b", SERVER_AGREE - 1, fusion.DISTINCT + 0.4)]
     assert decide([], crowded, max_items=3, eligible={"b"}) == (
         [],
-        {"a": "other_script_only", "b": "weak"},
+        {"a": "both_models_weak", "b": "weak"},
     )
+
+
+def test_a_same_script_candidate_is_added_when_both_models_together_are_strong() -> None:
+    """In the prompt's own script the server's rule stands, unless the mean of the two
+    models' strengths reaches ``BOTH_MEAN``: neither alone need pass its own bar."""
+    server, local = BOTH_MEAN - 1.0, BOTH_MEAN + 1.0
+    both = [("pick", 7.0, local), ("same", server, local)]
+    assert added(["pick"], both, max_items=3, eligible=set()) == ["same"]
+    # just under the mean: the server's choice stands, and the reason says why
+    under = [("pick", 7.0, local), ("same", server - 0.1, local)]
+    assert decide(["pick"], under, max_items=3, eligible=set()) == (
+        [],
+        {"same": "both_models_weak"},
+    )
+    # a strong local reading does not carry a server that finds nothing
+    assert added([], [("same", 0.0, 2 * BOTH_MEAN - 0.1)], max_items=3, eligible=set()) == []
+
+
+def test_a_long_prompt_asks_the_lift_of_the_servers_strength_too() -> None:
+    """The local strengths come lifted already; ``lift`` lowers the server's for the mean."""
+    candidates = [("same", BOTH_MEAN, BOTH_MEAN)]
+    assert added([], candidates, max_items=3, eligible=set()) == ["same"]
+    assert added([], candidates, max_items=3, eligible=set(), lift=1.0) == []
+    assert added([], [("same", BOTH_MEAN + 1.0, BOTH_MEAN)], max_items=3, eligible=set(),
+                 lift=1.0) == ["same"]  # fmt: skip
+
+
+def test_a_bridged_same_script_candidate_is_not_added_on_the_mean() -> None:
+    """Found only by the bridged search: no server strength for the prompt itself."""
+    candidates = [("bridged", BOTH_MEAN + 3, BOTH_MEAN + 3)]
+    keys, why = decide([], candidates, max_items=3, eligible=set(), bridged={"bridged"})
+    assert (keys, why) == ([], {"bridged": "other_script_only"})
+
+
+def test_a_same_script_addition_stays_within_the_margin_and_the_cap() -> None:
+    best = BOTH_MEAN + fusion.MARGIN + 3.0
+    candidates = [
+        ("best", BOTH_MEAN, best),
+        ("neighbour", 2 * BOTH_MEAN, best - fusion.MARGIN - 0.1),
+        ("second", BOTH_MEAN, best - 1.0),
+    ]
+    keys, why = decide([], candidates, max_items=1, eligible=set())
+    assert keys == ["best"]
+    assert why == {"neighbour": "below_best", "second": "item_cap"}
 
 
 def test_a_bridged_candidate_is_added_only_as_the_best_local_strength_over_its_bar() -> None:
