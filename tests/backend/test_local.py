@@ -256,6 +256,34 @@ def test_project_memories_stay_in_their_project(tmp_path: Path) -> None:
     assert recalled(b, "install frontend deps with pnpm") == []
 
 
+def test_a_fact_is_found_by_the_question_the_user_asked_before_it(
+    local_backend: LocalBackend,
+) -> None:
+    """The lead of a statement (what the user said just before it) is searchable with the
+    memory; the memory's text stays the statement alone, and no other memory merges on it."""
+    local_backend.append_messages(
+        "s1",
+        [
+            user(
+                "the lidar topic shows nothing in rviz? that's QoS. the driver publishes "
+                "best-effort, so subscribers have to use SensorDataQoS"
+            )
+        ],
+    )
+    local_backend.commit("s1")
+    fact = "the driver publishes best-effort, so subscribers have to use SensorDataQoS"
+    result = local_backend.search_context("why is rviz not showing the lidar topic?")
+    memories = [e for e in result["entries"] if e["origin"] == "memory"]
+    assert [e["text"] for e in memories] == [fact]
+    # without the lead, the question shares no word with the fact
+    bare = LocalBackend(os.path.join(local_backend.data_dir, "bare"), peer="proj-a")
+    try:
+        bare.write(f"{bare.memories_root}/entities/facts/qos.md", fact)
+        assert bare.search_context("why is rviz not showing the lidar topic?")["entries"] == []
+    finally:
+        bare.close()
+
+
 def test_project_memory_ranks_above_an_equal_user_memory(local_backend: LocalBackend) -> None:
     local_backend.write(f"{local_backend.memories_root}/entities/facts/db.md", "database port 5433")
     project_root = local_backend.memory_root_for("proj-a")

@@ -13,6 +13,7 @@ from ovhooks.backend.local.extraction import (
     history_statements,
     is_question,
     memory_candidates,
+    statements_with_lead,
 )
 
 # Statements people make while working, none with a "remember" / "I prefer" style trigger.
@@ -108,6 +109,44 @@ def test_a_rule_in_the_imperative_is_no_question_and_no_request() -> None:
 def test_a_statement_after_a_request_in_the_same_turn_is_kept() -> None:
     turn = "Can you fix the build? FYI CI pins Node 18.19 in .nvmrc."
     assert [c.text for c in memory_candidates([turn])] == ["FYI CI pins Node 18.19 in .nvmrc."]
+
+
+def test_a_statement_keeps_what_led_to_it_in_the_same_turn() -> None:
+    """The complaint or question said just before a fact is its lead (indexed with it, not
+    shown); what ends a statement (a request, a question after it) leads nowhere."""
+    turn = (
+        "the lidar topic shows nothing in rviz? that's QoS. the driver publishes best-effort, "
+        "so subscribers have to use SensorDataQoS"
+    )
+    assert statements_with_lead(turn) == [
+        (
+            "the driver publishes best-effort, so subscribers have to use SensorDataQoS",
+            "the lidar topic shows nothing in rviz? that's QoS.",
+        )
+    ]
+    # a question on its own line leads the fact on the next one
+    assert statements_with_lead("why is the export empty?\nthe exporter skips rows on Sundays") == [
+        ("the exporter skips rows on Sundays", "why is the export empty?")
+    ]
+    # the request after the first fact is the next task: it leads nowhere
+    two = "the cache lives in Redis 7. can you bump the client? the queue is on RabbitMQ"
+    assert statements_with_lead(two) == [
+        ("the cache lives in Redis 7.", ""),
+        ("the queue is on RabbitMQ", ""),
+    ]
+    [candidate] = memory_candidates(["Can you fix the build? FYI CI pins Node 18.19 in .nvmrc."])
+    assert (candidate.text, candidate.lead) == (
+        "FYI CI pins Node 18.19 in .nvmrc.",
+        "Can you fix the build?",
+    )
+
+
+def test_a_long_lead_keeps_the_part_nearest_the_statement() -> None:
+    from ovhooks.backend.local.extraction import LEAD_CHARS
+
+    rambling = "why does this keep happening? " * 20
+    [(_, lead)] = statements_with_lead(rambling + "the nightly job runs as the deploy user")
+    assert len(lead) == LEAD_CHARS and rambling.rstrip().endswith(lead.rstrip())
 
 
 def test_what_was_not_promoted_goes_to_history() -> None:

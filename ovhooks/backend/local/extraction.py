@@ -9,6 +9,9 @@ phrased as a rule ("When X fails, rerun it with --from-date", "建表一律用 u
 convention and is kept. The unit is the user's line, so a statement keeps its fix ("…breaks
 behind the VPN; export X first") instead of losing it at a ``;`` or a full stop.
 
+A statement's *lead* (the question or complaint said just before it, not kept) is searchable
+with it: a later prompt often asks that same question (``statements_with_lead``).
+
 What is not promoted is not lost: ``history_statements`` gives the rest of what the user said,
 which the store indexes sentence by sentence under the session's archive (the history layer:
 working state, durable memory, history), so recall can still find it there.
@@ -247,10 +250,12 @@ def form_of(sentence: str) -> str:
 class Candidate:
     """A statement worth keeping: ``category`` is preferences, entities or events."""
 
-    __slots__ = ("category", "project", "subject", "text")
+    __slots__ = ("category", "lead", "project", "subject", "text")
 
     def __init__(self, text: str, category: str, subject: str, project: bool) -> None:
         self.text = text
+        # What the user said just before it and did not keep (``statements_with_lead``).
+        self.lead = ""
         self.category = category
         # entities: "person" or "project" or "facts"; otherwise "".
         self.subject = subject
@@ -297,24 +302,47 @@ def statements(text: str) -> list[str]:
     usually the fix: "pnpm install breaks behind the VPN. Export X first."), a question or a
     polite request ends it.
     """
-    out: list[str] = []
+    return [statement for statement, _lead in statements_with_lead(text)]
+
+
+# What led to a statement is kept up to this many characters (the part nearest it).
+LEAD_CHARS = 240
+
+
+def statements_with_lead(text: str) -> list[tuple[str, str]]:
+    """``statements``, each with what the user said just before it in the same turn and did
+    not keep: the question or complaint the fact answers ("the lidar topic shows nothing in
+    rviz?" before "the driver publishes best-effort, so subscribers need SensorDataQoS").
+    A later prompt often asks that same question; the store indexes the lead's words with
+    the memory (never shown as its text)."""
+    out: list[tuple[str, str]] = []
+    lead: list[str] = []
     for line in lines(prose(text)):
-        parts = split_line(line)
         kept: list[str] = []
-        for part in parts:
+        for part in split_line(line):
             form = form_of(part)
             if not kept:
                 if form == "statement" and _substantive(part):
                     kept.append(part)
+                else:
+                    lead.append(part)
                 continue
             if form in ("question", "command") or (_is("request_en", part) and _polite(part)):
-                out.append(" ".join(kept))
-                kept = []
+                # what ended a statement (a question, a request) leads nowhere: it is
+                # mostly the next task, not what the next fact answers
+                out.append((" ".join(kept), _tail(lead)))
+                kept, lead = [], []
                 continue
             kept.append(part)
         if kept:
-            out.append(" ".join(kept))
+            out.append((" ".join(kept), _tail(lead)))
+            lead = []
     return out
+
+
+def _tail(parts: list[str]) -> str:
+    text = " ".join(parts)
+    return text if len(text) <= LEAD_CHARS else text[-LEAD_CHARS:]
 
 
 def _polite(text: str) -> bool:
@@ -328,10 +356,11 @@ def memory_candidates(user_texts: Iterable[str]) -> list[Candidate]:
     out: list[Candidate] = []
     seen: set[str] = set()
     for text in user_texts:
-        for statement in statements(text):
+        for statement, lead in statements_with_lead(text):
             candidate = classify(statement)
             if candidate is None:
                 continue
+            candidate.lead = lead
             key = " ".join(candidate.text.lower().split())
             if key not in seen:
                 seen.add(key)

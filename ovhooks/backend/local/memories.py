@@ -65,6 +65,7 @@ def promote(
         tags=f"memory_type={candidate.category},source=commit,session={session_id}",
         source=session_id,
         now=now,
+        lead=candidate.lead,
     )
     return "added"
 
@@ -140,8 +141,17 @@ def insert_memory(
     tags: str,
     source: str,
     now: float,
+    lead: str = "",
 ) -> None:
+    """``lead``: what the user said just before the statement (``extraction``); its words
+    are searchable with the memory's own, its text is not stored."""
     from ovhooks.lexical.text import normalise
+
+    terms = term_string(content)
+    if lead:
+        own = set(terms.split())
+        extra = [t for t in dict.fromkeys(term_string(lead).split()) if t not in own]
+        terms = " ".join([terms, *extra]) if extra else terms
 
     con.execute(
         "INSERT INTO memories (uri, owner, peer, category, title, content, abstract, tags,"
@@ -161,7 +171,7 @@ def insert_memory(
             now,
             now,
             scope_token(store.user, peer),
-            term_string(content),
+            terms,
         ),
     )
 
