@@ -97,14 +97,9 @@ def test_with_semantics_off_nothing_is_asked(tmp_path: Path) -> None:
     assert service.requests == []
 
 
-def test_the_local_signals_evidence_reaches_why_this_memory(tmp_path: Path) -> None:
-    """Each re-read candidate carries what the local model said of it: the viewer's trace
-    shows the strength of an added one and why another was not added."""
-    from ovhooks.recall.trace import INJECTED, Trace, explain
-
-    settings = settings_for(tmp_path)
-    cross = fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + 0.2
-    local = [-2.0, 1.0, cross, 0.0]
+def reread_fresh_pool(settings: Any, local: list[float]) -> tuple[list[Candidate], list[Candidate]]:
+    """``(pool, result)``: fresh copies of ``POOL`` (they gain evidence), the strong pick
+    chosen, re-read with the service answering ``local`` strengths."""
     pool = [Candidate(c.uri, c.category, c.score, c.text) for c in POOL]
     service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": local})
     try:
@@ -113,6 +108,18 @@ def test_the_local_signals_evidence_reaches_why_this_memory(tmp_path: Path) -> N
         )
     finally:
         service.close()
+    return pool, out
+
+
+def test_the_local_signals_evidence_reaches_why_this_memory(tmp_path: Path) -> None:
+    """Each re-read candidate carries what the local model said of it: the viewer's trace
+    shows the strength of an added one and why another was not added."""
+    from ovhooks.recall.trace import INJECTED, Trace, explain
+
+    settings = settings_for(tmp_path)
+    cross = fusion.STRONG / fusion.CROSS_SCRIPT_SCALE + 0.2
+    local = [-2.0, 1.0, cross, 0.0]
+    pool, out = reread_fresh_pool(settings, local)
     by_uri = {c.uri: c for c in pool}
     assert [c.uri for c in out] == [STRONG_PICK.uri, CROSS.uri]
     assert by_uri[CROSS.uri].evidence == {
@@ -143,14 +150,7 @@ def test_a_same_script_candidate_both_models_find_strong_is_added(tmp_path: Path
     settings = settings_for(tmp_path)
     both = 2 * BOTH_MEAN - 2.0 + 0.1  # with the weak pick's server strength of 2.0
     local = [-2.0, both, 0.0, both - 1.0]
-    pool = [Candidate(c.uri, c.category, c.score, c.text) for c in POOL]
-    service = CannedService(socket_path(settings.state_dir), {"ok": True, "strengths": local})
-    try:
-        out = with_local_signal(
-            pool[:1], pool, PROMPT, settings, CALIBRATION, exclude=(), max_items=3
-        )
-    finally:
-        service.close()
+    pool, out = reread_fresh_pool(settings, local)
     by_uri = {c.uri: c for c in pool}
     assert [c.uri for c in out] == [STRONG_PICK.uri, WEAK_PICK.uri]
     assert (by_uri[WEAK_PICK.uri].evidence or {})["decision"] == "semantic"
