@@ -284,6 +284,29 @@ def test_a_fact_is_found_by_the_question_the_user_asked_before_it(
         bare.close()
 
 
+def test_a_merged_statement_brings_its_lead(local_backend: LocalBackend) -> None:
+    """A near-duplicate statement replaces the memory's text; its lead's words become
+    searchable with it (any score: what counts here is that the words are indexed)."""
+    local_backend.append_messages("s1", [user("the nightly export runs as the etl user on db-7")])
+    local_backend.commit("s1")
+    question = "why do I get EACCES on the dump job?"
+    assert memory_texts(local_backend, question) == []
+    local_backend.append_messages(
+        "s2",
+        [user(f"{question} the nightly export runs as the etl user on db-7 now")],
+    )
+    local_backend.commit("s2")
+    assert local_backend.session_info("s2")["memories_extracted"]["total"] == 0  # merged
+    assert memory_texts(local_backend, question) == [
+        "the nightly export runs as the etl user on db-7 now"
+    ]
+
+
+def memory_texts(backend: LocalBackend, query: str) -> list[str]:
+    entries = backend.search_context(query, score_threshold=0.0)["entries"]
+    return [e["text"] for e in entries if e["origin"] == "memory"]
+
+
 def test_project_memory_ranks_above_an_equal_user_memory(local_backend: LocalBackend) -> None:
     local_backend.write(f"{local_backend.memories_root}/entities/facts/db.md", "database port 5433")
     project_root = local_backend.memory_root_for("proj-a")

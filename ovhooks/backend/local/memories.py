@@ -52,7 +52,7 @@ def promote(
     terms = term_string(candidate.text)
     near = near_duplicate(store, con, terms, peer)
     if near is not None:
-        update_memory(con, near, candidate.text, now)
+        update_memory(con, near, candidate.text, now, lead=candidate.lead)
         return "merged"
     uri = new_memory_uri(store, con, candidate, peer, norm, now)
     insert_memory(
@@ -147,11 +147,7 @@ def insert_memory(
     are searchable with the memory's own, its text is not stored."""
     from ovhooks.lexical.text import normalise
 
-    terms = term_string(content)
-    if lead:
-        own = set(terms.split())
-        extra = [t for t in dict.fromkeys(term_string(lead).split()) if t not in own]
-        terms = " ".join([terms, *extra]) if extra else terms
+    terms = searchable_terms(content, lead)
 
     con.execute(
         "INSERT INTO memories (uri, owner, peer, category, title, content, abstract, tags,"
@@ -176,7 +172,20 @@ def insert_memory(
     )
 
 
-def update_memory(con: sqlite3.Connection, memory_id: int, content: str, now: float) -> None:
+def searchable_terms(content: str, lead: str = "") -> str:
+    """The memory's FTS5 terms: its own, then its lead's that it lacks (``extraction``)."""
+    terms = term_string(content)
+    if not lead:
+        return terms
+    own = set(terms.split())
+    extra = [t for t in dict.fromkeys(term_string(lead).split()) if t not in own]
+    return " ".join([terms, *extra]) if extra else terms
+
+
+def update_memory(
+    con: sqlite3.Connection, memory_id: int, content: str, now: float, *, lead: str = ""
+) -> None:
+    """The memory's new text (a near-duplicate statement replaced it; its lead too)."""
     from ovhooks.lexical.text import normalise
 
     con.execute(
@@ -187,7 +196,7 @@ def update_memory(con: sqlite3.Connection, memory_id: int, content: str, now: fl
             first_line(content, 80),
             first_line(content),
             normalise(content),
-            term_string(content),
+            searchable_terms(content, lead),
             now,
             memory_id,
         ),
