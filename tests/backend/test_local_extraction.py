@@ -134,11 +134,13 @@ def test_a_statement_keeps_what_led_to_it_in_the_same_turn() -> None:
         ("the cache lives in Redis 7.", ""),
         ("the queue is on RabbitMQ", ""),
     ]
-    [candidate] = memory_candidates(["Can you fix the build? FYI CI pins Node 18.19 in .nvmrc."])
-    assert (candidate.text, candidate.lead) == (
-        "FYI CI pins Node 18.19 in .nvmrc.",
-        "Can you fix the build?",
-    )
+    # a complaint that reads like a request still leads; a polite request to the agent does not
+    [fix] = memory_candidates(["ugh the DataLoader hangs again. notebooks need num_workers=0"])
+    assert fix.lead == "ugh the DataLoader hangs again."
+    [kept] = memory_candidates(["Please keep the staging cluster in mind. MCPCALL @keep"])
+    assert (kept.text, kept.lead) == ("MCPCALL @keep", "")
+    [node] = memory_candidates(["Can you fix the build? FYI CI pins Node 18.19 in .nvmrc."])
+    assert (node.text, node.lead) == ("FYI CI pins Node 18.19 in .nvmrc.", "")
 
 
 def test_a_long_lead_keeps_the_part_nearest_the_statement() -> None:

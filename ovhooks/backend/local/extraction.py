@@ -311,8 +311,9 @@ LEAD_CHARS = 240
 
 def statements_with_lead(text: str) -> list[tuple[str, str]]:
     """``statements``, each with what the user said just before it in the same turn and did
-    not keep: the question or complaint the fact answers ("the lidar topic shows nothing in
-    rviz?" before "the driver publishes best-effort, so subscribers need SensorDataQoS").
+    not keep, polite requests and commands aside: the question or complaint the fact answers
+    ("the lidar topic shows nothing in rviz?" before "the driver publishes best-effort, so
+    subscribers need SensorDataQoS").
     A later prompt often asks that same question; the store indexes the lead's words with
     the memory (never shown as its text)."""
     out: list[tuple[str, str]] = []
@@ -324,7 +325,9 @@ def statements_with_lead(text: str) -> list[tuple[str, str]]:
             if not kept:
                 if form == "statement" and _substantive(part):
                     kept.append(part)
-                else:
+                elif form != "command" and not _polite(part):
+                    # a request to the agent ("please keep X in mind") is no context of the
+                    # fact, and its topic words would make every such memory match X
                     lead.append(part)
                 continue
             if form in ("question", "command") or (_is("request_en", part) and _polite(part)):
