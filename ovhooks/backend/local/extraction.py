@@ -294,28 +294,24 @@ def classify(statement: str) -> Candidate | None:
     return Candidate(text, "entities", "project" if about_project else "facts", not personal)
 
 
-def statements(text: str) -> list[str]:
-    """The statements of one user turn: each line, from its first statement sentence on.
-
-    Leading questions and requests are dropped ("Can you fix the build? FYI CI uses Node 18"
-    keeps the second sentence); after a statement, a bare imperative stays with it (it is
-    usually the fix: "pnpm install breaks behind the VPN. Export X first."), a question or a
-    polite request ends it.
-    """
-    return [statement for statement, _lead in statements_with_lead(text)]
-
-
 # What led to a statement is kept up to this many characters (the part nearest it).
 LEAD_CHARS = 240
 
 
 def statements_with_lead(text: str) -> list[tuple[str, str]]:
-    """``statements``, each with what the user said just before it in the same turn and did
-    not keep, polite requests and commands aside: the question or complaint the fact answers
+    """The statements of one user turn, each line from its first statement sentence on, and
+    each with its *lead*.
+
+    Leading questions and requests are not part of a statement ("Can you fix the build? FYI
+    CI uses Node 18" keeps the second sentence); after a statement, a bare imperative stays
+    with it (it is usually the fix: "pnpm install breaks behind the VPN. Export X first."), a
+    question or a polite request ends it.
+
+    The lead is what the user said just before the statement in the same turn and did not
+    keep, polite requests and commands aside: the question or complaint the fact answers
     ("the lidar topic shows nothing in rviz?" before "the driver publishes best-effort, so
-    subscribers need SensorDataQoS").
-    A later prompt often asks that same question; the store indexes the lead's words with
-    the memory (never shown as its text)."""
+    subscribers need SensorDataQoS"). A later prompt often asks that same question; the
+    store indexes the lead's words with the memory (never shown as its text)."""
     out: list[tuple[str, str]] = []
     lead: list[str] = []
     for line in lines(prose(text)):
