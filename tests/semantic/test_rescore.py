@@ -127,8 +127,8 @@ def test_a_long_prompt_asks_the_lift_of_the_servers_strength_too() -> None:
     candidates = [("same", BOTH_MEAN, BOTH_MEAN)]
     assert added([], candidates, max_items=3, eligible=set()) == ["same"]
     assert added([], candidates, max_items=3, eligible=set(), lift=1.0) == []
-    assert added([], [("same", BOTH_MEAN + 1.0, BOTH_MEAN)], max_items=3, eligible=set(),
-                 lift=1.0) == ["same"]  # fmt: skip
+    stronger_server = [("same", BOTH_MEAN + 1.0, BOTH_MEAN)]
+    assert added([], stronger_server, max_items=3, eligible=set(), lift=1.0) == ["same"]
 
 
 def test_a_bridged_same_script_candidate_is_not_added_on_the_mean() -> None:
