@@ -49,6 +49,7 @@ SETS = {
     "issue12": "recall_eval_data",
     "batch3": "recall_eval_batch3",
     "batch4": "recall_eval_batch4",
+    "batch5": "recall_eval_batch5",
 }
 REMEMBER_WORKERS = 4
 _URI = re.compile(r"\(?(viking://\S+?)\)?$")
@@ -387,10 +388,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="print every block")
     parser.add_argument(
         "--semantic",
-        choices=("on", "off"),
+        choices=("on", "off", "cold"),
         default="on",
         help="recall by meaning (on: the embedding service is started and every row embedded "
-        "before the prompts run)",
+        "before the prompts run; cold: the prompts run at once after the last session, as a "
+        "harness that knows nothing of the service would run them)",
     )
     parser.add_argument(
         "--extra",
@@ -435,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.backend == "openviking":
             server = start_server(args, root)
             backend_env = {"OVHOOKS_BACKEND": "openviking", "OPENVIKING_URL": server.url}
-        backend_env["OVHOOKS_SEMANTIC"] = args.semantic
+        backend_env["OVHOOKS_SEMANTIC"] = "on" if args.semantic == "cold" else args.semantic
         runner = Runner(isolated_env(root, backend_env))
         started = time.perf_counter()
         loader = load_by_capture if args.load == "capture" else load_by_remember
@@ -460,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
         prompts_s = time.perf_counter() - started
         bare_ms = bare_python_ms()
     finally:
-        if args.semantic == "on":
+        if args.semantic != "off":
             try:
                 runner.command("semantic", "--stop")
             except (RuntimeError, NameError):
