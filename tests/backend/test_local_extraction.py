@@ -9,12 +9,11 @@ import pytest
 
 from ovhooks.backend.local.extraction import (
     classify,
-    form_of,
     history_statements,
-    is_question,
     memory_candidates,
     statements_with_lead,
 )
+from ovhooks.backend.local.forms import form_of, is_question
 
 # Statements people make while working, none with a "remember" / "I prefer" style trigger.
 STATEMENTS = [
@@ -183,3 +182,53 @@ def test_fresh_chinese_turns_keep_every_fact_and_few_requests(
     kept = [t for t in requests if memory_candidates([t])]
     assert missed == []
     assert len(kept) <= max_requests_kept, kept
+
+
+def test_the_next_task_after_a_fact_is_not_part_of_it() -> None:
+    # An opener that moves on, or a polite ask, after the fact: the fact alone is kept.
+    for turn, fact in (
+        (
+            "the project is pinned to Godot 4.3, it rewrites every uid. anyway, can you also "
+            "check the platform in level 4",
+            "the project is pinned to Godot 4.3, it rewrites every uid.",
+        ),
+        (
+            "the demo build has to be on Steam by January 27. so let's make sure the export "
+            "preset works",
+            "the demo build has to be on Steam by January 27.",
+        ),
+        ("仓库要在 10 月 25 号封版。先把分仓规则表的迁移脚本写了", "仓库要在 10 月 25 号封版。"),
+        ("签章的问题直接找王海涛。帮我把附件上传的进度条加上", "签章的问题直接找王海涛。"),
+        ("压测 5 月 20 号开始。先给下单接口加个本地缓存", "压测 5 月 20 号开始。"),
+    ):
+        assert [text for text, _lead in statements_with_lead(turn)] == [fact]
+    # A bare imperative after the fact is mostly its fix, and a rule said politely is a rule:
+    # both stay with the fact.
+    for turn in (
+        "the e2e suite flakes on the login page. Bump the wait to 10 s in playwright.config.ts.",
+        "the db is on 5432. please never push to main.",
+        "先把旧表备份，再跑迁移",
+        "上线前先给测试同学发邮件确认",
+    ):
+        assert [text for text, _lead in statements_with_lead(turn)] == [turn]
+
+
+def test_history_keeps_what_was_said_not_what_was_asked() -> None:
+    turns = [
+        "can you add a management command to purge cancelled slots older than 90 days?",
+        "please fix the incomplete pattern warnings in Unify.hs",
+        "where does the gateway get its port from?",
+        "帮我加一个商品上架的自定义消息",
+        "把 DispatchService 里的日志整理一下",
+        # reports, even with a request after them, and the state of the work are kept
+        "the booking API returns 500 when a provider has no schedule set, can you look?",
+        "列表滑起来很卡，帮我看看",
+        "ugh the DataLoader hangs again in the notebook.",
+    ]
+    assert history_statements(turns, []) == turns[5:]
+
+
+def test_a_statement_under_a_label_is_no_request() -> None:
+    [kept] = memory_candidates(["commit messages: imperative mood, subject under 60 characters"])
+    assert kept.text.startswith("commit messages:")
+    assert memory_candidates(["run this: npm test --watch in the api folder"]) == []

@@ -107,7 +107,7 @@ def test_search_says_whether_a_row_shares_any_term(tmp_path: Path) -> None:
 def test_a_history_row_is_weighed_as_history(tmp_path: Path) -> None:
     store, _rid = _store(tmp_path)
     try:
-        ask = {"role": "user", "content": "is the month-end ledger export broken again?"}
+        ask = {"role": "user", "content": "the month-end ledger export is broken again"}
         store.append_messages("s-hist", [ask])
         store.commit("s-hist")
         (hid,) = store.db().execute("SELECT id FROM history").fetchone()

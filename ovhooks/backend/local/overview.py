@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ovhooks.backend.local.extraction import (
+from ovhooks.backend.local.forms import (
     is_command,
     is_question,
     states_decision,
