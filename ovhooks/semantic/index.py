@@ -53,6 +53,21 @@ def embed_pending(con: sqlite3.Connection, encode: object, limit: int = BATCH) -
     return 0
 
 
+# Probe cosines of the memories spread less than those of a store's every row (questions and
+# tasks in the history resembled the probes unevenly): scaled so that the decisions keep the
+# unit they were tuned in, on the stores they were tuned on (issue 12's and batch 3's: 1.10-1.15).
+SPREAD_SCALE = 1.13
+# Fewer memories than this: the spread is read on every row.
+SPREAD_MIN_MEMORIES = 8
+
+
+def spread_basis(kinds: np.ndarray) -> np.ndarray:
+    """Which rows the probes' spread is read on: the memories ('m'), or every row while
+    there are fewer than ``SPREAD_MIN_MEMORIES`` of them."""
+    memories = np.asarray(kinds == "m", dtype=bool)
+    return memories if int(memories.sum()) >= SPREAD_MIN_MEMORIES else np.ones_like(memories)
+
+
 class StoreIndex:
     """One store's vectors in memory, reloaded when another connection changed the file."""
 
@@ -197,10 +212,14 @@ class StoreIndex:
         return np.asarray(out, dtype=np.float32)
 
     def probe_levels(self, probes: np.ndarray) -> tuple[np.ndarray, float]:
-        """Each row's mean cosine with the probes, and the spread of all those cosines: what
+        """Each row's mean cosine with the probes, and the spread of those cosines: what
         "unrelated" looks like for that row (a row that resembles everything gains nothing,
-        and a prompt in another language than the row starts from that pair's own level)."""
+        and a prompt in another language than the row starts from that pair's own level).
+
+        The spread is read on the memories (``spread_basis``): history rows come and go with
+        how the user talks, and a unit that moved with them would move every decision."""
         if self.rows == 0:
             return np.zeros(0, dtype=np.float32), 1.0
         sims = self.similarities(probes)
-        return np.asarray(sims.mean(axis=0), dtype=np.float32), float(sims.std())
+        basis = sims[:, spread_basis(self.kinds)]
+        return np.asarray(sims.mean(axis=0), dtype=np.float32), SPREAD_SCALE * float(basis.std())
