@@ -13,9 +13,9 @@ nobody tunes on the held-out half. The file shapes, checks and split rule are ba
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
@@ -27,27 +27,12 @@ DATA_DIR = os.path.join(os.path.dirname(_HERE), "tests", "fixtures", "recall_eva
 SPLIT_SALT = "ovhooks-recall-eval-batch5"
 CLASSES = batch3.CLASSES
 pair = batch3.pair
-
-
-def load(data_dir: str = DATA_DIR) -> dict[str, Any]:
-    return batch3.load(data_dir)
-
-
-def hash_splits(prompts: list[dict[str, Any]]) -> dict[str, str]:
-    return batch3.hash_splits(prompts, SPLIT_SALT)
-
-
-def problems(data: dict[str, Any]) -> list[str]:
-    return batch3.problems(data, SPLIT_SALT)
-
-
-def main() -> int:
-    found = problems(load())
-    for line in found:
-        print(line)
-    print("sound" if not found else f"{len(found)} problems")
-    return 1 if found else 0
-
+# Batch 3's loader, split rule and checks, bound to this batch's folder and salt.
+load = functools.partial(batch3.load, DATA_DIR)
+hash_splits = functools.partial(batch3.hash_splits, salt=SPLIT_SALT)
+problems = functools.partial(batch3.problems, salt=SPLIT_SALT)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    found = problems(load())
+    print("\n".join([*found, "sound" if not found else f"{len(found)} problems"]))
+    sys.exit(1 if found else 0)
