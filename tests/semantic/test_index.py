@@ -20,7 +20,7 @@ from ovhooks.semantic.vectors import TABLE, ensure_table
 
 def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
     v = rng.normal(size=(n, DIM)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+    return np.asarray(v / np.linalg.norm(v, axis=1, keepdims=True), dtype=np.float32)
 
 
 def _index(path: Path, memories: np.ndarray, history: np.ndarray) -> StoreIndex:
