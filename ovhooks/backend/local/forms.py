@@ -20,12 +20,14 @@ _LEAD = (
     r"by the way|meanwhile|next|but|ugh|argh|oops|huh|uh|um|while you'?re (?:at it|in there))"
     r"\b[\s,.!:;-]*)*"
 )
+# A polite ask of the agent (alternatives, for the patterns below).
+_POLITE = r"please|pls|can you|could you|would you|will you"
 # What turns an imperative after a fact into the next task, not the fact's fix: a marker
 # that moves on ("anyway, run the tests", "now add …") or a polite ask of the agent.
 _NEXT_TASK_EN = (
     r"^\W*(?:(?:ok(?:ay)?|so|and|also|then|oh|but|right)\b[\s,.!:;-]*)*"
     r"(?:anyway|anyways|now|next|meanwhile|btw|by the way|while you'?re (?:at it|in there)"
-    r"|please|pls|can you|could you|would you|will you|let'?s|let us)\b"
+    rf"|{_POLITE}|let'?s|let us)\b"
 )
 # The same in Chinese: "先把 X 写了", "帮我…", "麻烦…", "顺便…" after the fact.
 _NEXT_TASK_ZH = (
@@ -43,7 +45,7 @@ _PATTERNS = {
         r"|能不能|可不可以|要不要|会不会|行不行|好不好|啥|咋|干嘛"
     ),
     "request_en": (
-        _LEAD + r"(?:please|pls|can you|could you|would you|will you|can we|could we|"
+        _LEAD + rf"(?:{_POLITE}|can we|could we|"
         r"i want you to|i need you to|i'?d like you to|let'?s|let us|go ahead|help me|"
         r"add|run|fix|make|create|write|update|change|rename|remove|delete|refactor|implement|"
         r"show|check|look|open|move|install|build|debug|explain|give|tell|find|list|print|"
@@ -255,10 +257,8 @@ def form_of(sentence: str) -> str:
 
 
 def polite(text: str) -> bool:
-    return (
-        re.match(_LEAD + r"(?:please|pls|can you|could you|would you|will you)\b", text, re.I)
-        is not None
-    )
+    """A polite ask of the agent, after any opener: "please …", "anyway, can you …"."""
+    return re.match(_LEAD + rf"(?:{_POLITE})\b", text, re.I) is not None
 
 
 def next_task(part: str, form: str) -> bool:
