@@ -177,10 +177,15 @@ def history_statements(user_texts: Iterable[str], promoted: Iterable[str]) -> li
             if key in seen or key in done:
                 continue
             seen.add(key)
-            form = form_of(sentence)
-            if form in ("command", "filler") or not _substantive(sentence):
-                continue
-            if form in ("request", "question") and not reports_then_asks(sentence):
-                continue
-            out.append(sentence)
+            if _substantive(sentence) and belongs_in_history(sentence):
+                out.append(sentence)
     return out
+
+
+def belongs_in_history(sentence: str) -> bool:
+    """What the history layer keeps of a sentence the user said (``history_statements``):
+    no slash command or filler, no request or question but a report that ends in one."""
+    form = form_of(sentence)
+    if form in ("command", "filler"):
+        return False
+    return form not in ("request", "question") or reports_then_asks(sentence)

@@ -214,6 +214,7 @@ def _extract(
             extracted[candidate.category] += 1
         elif outcome == "merged":
             extracted["merged"] += 1
+    caught_up = _prune_history(con)
     scope = scope_token(store.user, peer)
     con.executemany(
         "INSERT INTO history (session_id, archive_no, text, created_at, scope, terms)"
@@ -223,7 +224,41 @@ def _extract(
             for text in history_statements(user_texts, (c.text for c in candidates))
         ],
     )
+    if caught_up:
+        # this commit's rows were written by the rule: nothing to check again
+        con.execute(
+            "UPDATE counters SET value = (SELECT coalesce(max(id), 0) FROM history)"
+            " WHERE name = 'history_checked'"
+        )
     return extracted
+
+
+# History rows written before the layer left out requests and questions are checked this
+# many at a time, oldest first, in each commit's own transaction, until none is left.
+HISTORY_CHECK_BATCH = 500
+
+
+def _prune_history(con: sqlite3.Connection) -> bool:
+    """Delete the next batch of old history rows the layer would not keep now (their index
+    entries go with them; the embedding service drops their vectors); whether every row
+    is checked."""
+    from ovhooks.backend.local.extraction import belongs_in_history
+
+    con.execute("INSERT OR IGNORE INTO counters VALUES ('history_checked', 0)")
+    (checked,) = con.execute("SELECT value FROM counters WHERE name = 'history_checked'").fetchone()
+    rows = con.execute(
+        "SELECT id, text FROM history WHERE id > ? ORDER BY id LIMIT ?",
+        (int(checked), HISTORY_CHECK_BATCH),
+    ).fetchall()
+    con.executemany(
+        "DELETE FROM history WHERE id = ?",
+        [(rid,) for rid, text in rows if not belongs_in_history(str(text))],
+    )
+    if rows:
+        con.execute(
+            "UPDATE counters SET value = ? WHERE name = 'history_checked'", (int(rows[-1][0]),)
+        )
+    return len(rows) < HISTORY_CHECK_BATCH
 
 
 def session_info(store: LocalStore, session_id: str) -> JSON:
