@@ -1,7 +1,7 @@
 """The form of what a user says, sentence by sentence: a statement, a question, a request to
 the agent, the state of the work in hand, a command or filler (``form_of``), recognised by
 form and not by topic, in English and Chinese; and the few shapes built on it that extraction
-needs (a polite ask, the next task after a fact, a report that ends in a request).
+needs (a polite ask, the next task after a fact).
 
 Pure and deterministic; the patterns compile on first use (a commit is a cold path, recall
 never gets here).
@@ -73,6 +73,8 @@ _PATTERNS = {
         r"in (?:the )?future|by default|as a rule|must|should|have to|has to|needs? to|"
         r"don'?t|do not|avoid|instead of|rather than|only|unless|otherwise)\b"
         r"|^(?:when|whenever|if|once|unless)\b"
+        # a prohibition: "— no new ObservableObject classes please", "no force pushes"
+        r"|(?:^|[—–;:]\s*)no\s+(?!(?:problem|worries|idea|thanks|rush|luck|way)\b)[a-z]"
     ),
     "rule_zh": (
         r"一律|统一|总是|永远|每次|以后|今后|不要|必须|务必|只能|只用|遇到|如果|先.+再"
@@ -269,9 +271,3 @@ def next_task(part: str, form: str) -> bool:
         return False
     pattern = _NEXT_TASK_ZH if has_cjk(part) else _NEXT_TASK_EN
     return re.match(pattern, part.strip(), re.I) is not None
-
-
-def reports_then_asks(sentence: str) -> bool:
-    """A report with a request after its last comma: "X returns 500 when Y, can you look?"."""
-    head, comma, _ask = re.sub(r"[,，](?=[^,，]*$)", ",", sentence).rpartition(",")
-    return bool(comma) and form_of(head) in ("statement", "state") and content_size(head) >= 2
