@@ -164,7 +164,7 @@ def test_a_long_lead_keeps_the_part_nearest_the_statement() -> None:
 
 def test_what_was_not_promoted_goes_to_history() -> None:
     turns = [
-        "the daily_orders DAG failed again last night",
+        "the daily_orders DAG failed again last night, check the logs",
         "the staging database listens on port 6543, not the default one",
         "thanks",
     ]
@@ -230,14 +230,19 @@ def test_history_keeps_what_was_said_not_what_was_asked() -> None:
         "where does the gateway get its port from?",
         "帮我加一个商品上架的自定义消息",
         "把 DispatchService 里的日志整理一下",
-        # a report with an ask after it is a task too: shown again, it was never the answer
+        # a report and the state of the work are kept; a report before an ask, without it
         "the booking API returns 500 when a provider has no schedule set, can you look?",
         "列表滑起来很卡，帮我看看",
-        # a report and the state of the work are kept
         "ugh the DataLoader hangs again in the notebook.",
         "支付回调的签名校验已经改好了。",
     ]
-    assert history_statements(turns, []) == turns[7:]
+    assert history_statements(turns, []) == [
+        "the booking API returns 500 when a provider has no schedule set",
+        "列表滑起来很卡",
+        *turns[7:],
+    ]
+    # the same report before a full stop is the same row
+    assert history_statements(["列表滑起来很卡。帮我看看"], []) == ["列表滑起来很卡。"]
 
 
 def test_a_statement_under_a_label_is_no_request() -> None:

@@ -28,6 +28,7 @@ from ovhooks.backend.local.forms import (
     matches,
     next_task,
     polite,
+    report_before_ask,
 )
 from ovhooks.backend.local.messages import lines, prose, sentences, split_line
 from ovhooks.lexical.text import has_cjk
@@ -160,7 +161,8 @@ def history_statements(user_texts: Iterable[str], promoted: Iterable[str]) -> li
     What the user said about the work (reports, its state, statements not promoted), not
     what they asked of the agent: a past request or question found again is a task done or
     a question answered, noise beside the prompt at best. A report that ends in a request
-    ("the booking API returns 500 when …, can you look?") is kept for its report. Slash
+    ("the booking API returns 500 when …, can you look?") is kept for its report, without
+    the ask. Slash
     commands, filler and what was promoted (whole, or as one sentence of a promoted
     statement) are left out too.
     """
@@ -170,20 +172,38 @@ def history_statements(user_texts: Iterable[str], promoted: Iterable[str]) -> li
         done.update(" ".join(s.lower().split()) for s in split_line(text))
     out: list[str] = []
     seen: set[str] = set()
+    kept: set[str] = set()
     for text in user_texts:
         for sentence in sentences(prose(text)):
             key = " ".join(sentence.lower().split())
             if key in seen or key in done:
                 continue
             seen.add(key)
-            if _substantive(sentence) and belongs_in_history(sentence):
-                out.append(sentence)
+            part = history_part(sentence) if _substantive(sentence) else ""
+            said = " ".join(part.lower().split())
+            if part and said not in done and said not in kept:
+                kept.add(said)
+                out.append(part)
     return out
 
 
-def belongs_in_history(sentence: str) -> bool:
+def history_part(sentence: str) -> str:
     """What the history layer keeps of a sentence the user said (``history_statements``):
-    what they said about the work, not what they asked of the agent. A report with an ask
-    after it ("X returns 500 when Y, can you look?") goes too: across the four labelled
-    sets such rows were shown 6 times and never as the right answer (fifteenth session)."""
-    return form_of(sentence) not in ("command", "filler", "request", "question")
+    the sentence when it says something about the work, the report alone when an ask follows
+    it ("X returns 500 when Y, can you look?" keeps "X returns 500 when Y", as if a full stop
+    stood before the ask), else "" (a request, a question, a command, filler)."""
+    form = form_of(sentence)
+    if form in ("command", "filler"):
+        return ""
+    if form in ("request", "question"):
+        return report_before_ask(sentence)
+    return sentence
+
+
+def belongs_in_history(sentence: str) -> bool:
+    """Whether a row already in the history may stay (``sessions`` prunes old stores): a
+    row the layer keeps now, or one written whole, ask included, before the ask was cut."""
+    form = form_of(sentence)
+    if form in ("command", "filler"):
+        return False
+    return form not in ("request", "question") or bool(report_before_ask(sentence))

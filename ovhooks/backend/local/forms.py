@@ -1,7 +1,7 @@
 """The form of what a user says, sentence by sentence: a statement, a question, a request to
 the agent, the state of the work in hand, a command or filler (``form_of``), recognised by
 form and not by topic, in English and Chinese; and the few shapes built on it that extraction
-needs (a polite ask, the next task after a fact).
+needs (a polite ask, the next task after a fact, the report before an ask).
 
 Pure and deterministic; the patterns compile on first use (a commit is a cold path, recall
 never gets here).
@@ -271,3 +271,12 @@ def next_task(part: str, form: str) -> bool:
         return False
     pattern = _NEXT_TASK_ZH if has_cjk(part) else _NEXT_TASK_EN
     return re.match(pattern, part.strip(), re.I) is not None
+
+
+def report_before_ask(sentence: str) -> str:
+    """The report of "X returns 500 when Y, can you look?" (the part before its last comma,
+    when that part is a statement or the state of the work), else ""."""
+    head, comma, _ask = re.sub(r"[,，](?=[^,，]*$)", ",", sentence).rpartition(",")
+    if comma and form_of(head) in ("statement", "state") and content_size(head) >= 2:
+        return head.strip()
+    return ""

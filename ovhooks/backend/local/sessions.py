@@ -227,20 +227,15 @@ def _extract(
     if caught_up:
         # this commit's rows were written by the rule: nothing to check again
         con.execute(
-            "UPDATE counters SET value = (SELECT coalesce(max(id), 0) FROM history) WHERE name = ?",
-            (HISTORY_CHECKED,),
+            "UPDATE counters SET value = (SELECT coalesce(max(id), 0) FROM history)"
+            " WHERE name = 'history_checked'"
         )
     return extracted
 
 
-# History rows written under an older rule of what the layer keeps are checked this many
-# at a time, oldest first, in each commit's own transaction, until none is left.
+# History rows written before the layer left out requests and questions are checked this
+# many at a time, oldest first, in each commit's own transaction, until none is left.
 HISTORY_CHECK_BATCH = 500
-# The progress counter is named for the rule's version, so a store checked under an older
-# rule is checked again from its first row: 1 left out requests and questions (fourteenth
-# session), 2 also reports with an ask after them (fifteenth).
-HISTORY_RULE = 2
-HISTORY_CHECKED = f"history_checked.{HISTORY_RULE}"
 
 
 def _prune_history(con: sqlite3.Connection) -> bool:
@@ -249,15 +244,11 @@ def _prune_history(con: sqlite3.Connection) -> bool:
     is checked."""
     from ovhooks.backend.local.extraction import belongs_in_history
 
-    row = con.execute("SELECT value FROM counters WHERE name = ?", (HISTORY_CHECKED,)).fetchone()
-    if row is None:
-        # an older rule's progress says nothing about this one
-        con.execute("DELETE FROM counters WHERE name GLOB 'history_checked*'")
-        con.execute("INSERT INTO counters VALUES (?, 0)", (HISTORY_CHECKED,))
-        row = (0,)
+    con.execute("INSERT OR IGNORE INTO counters VALUES ('history_checked', 0)")
+    (checked,) = con.execute("SELECT value FROM counters WHERE name = 'history_checked'").fetchone()
     rows = con.execute(
         "SELECT id, text FROM history WHERE id > ? ORDER BY id LIMIT ?",
-        (int(row[0]), HISTORY_CHECK_BATCH),
+        (int(checked), HISTORY_CHECK_BATCH),
     ).fetchall()
     con.executemany(
         "DELETE FROM history WHERE id = ?",
@@ -265,7 +256,7 @@ def _prune_history(con: sqlite3.Connection) -> bool:
     )
     if rows:
         con.execute(
-            "UPDATE counters SET value = ? WHERE name = ?", (int(rows[-1][0]), HISTORY_CHECKED)
+            "UPDATE counters SET value = ? WHERE name = 'history_checked'", (int(rows[-1][0]),)
         )
     return len(rows) < HISTORY_CHECK_BATCH
 
