@@ -126,6 +126,8 @@ def _fused(cand: Candidate) -> str:
     found = "; found by the search in both languages" if ev.get("bridged") else ""
     if ev.get("shared") is False:
         found += "; no word in common, by meaning alone"
+    if ev.get("reason") == "answers_who":
+        found += "; the prompt asks who, and this person stands out from the others"
     return f" ({ev.get('decision')}: {words}{told}{found})"
 
 

@@ -27,6 +27,10 @@ History rows (what the user said in past sessions that no memory holds) pass on 
 only, alone or in agreement: one that merely resembles the prompt is mostly a past request
 like this one, which tells the agent nothing.
 
+A question that asks *who* also takes the memory naming a person that stands out from the
+other person memories (``WHO_STRENGTH``, ``WHO_GAP``; ``semantic.answer_type``), when
+nothing else answers it that way.
+
 Semantic-only admissions are kept within ``MARGIN`` of the best one and at most
 ``MAX_SEMANTIC_ONLY`` of them, so a prompt about one thing does not pull in its neighbours.
 Every candidate keeps its evidence and the reason it was dropped (``Evidence``), which
@@ -59,6 +63,10 @@ CROSS_SCRIPT_SCALE = 1.4
 # paraphrase hits for at most 0.01 of unrelated-clean (paraphrase 0.10 -> 0.15, clean
 # 0.92 -> 0.91). At 4.0: 0.21, clean 0.88.
 UNSHARED = 4.5
+# A who-question's person memory: this strong, and this far above every other person
+# memory among the candidates (chosen on the dev splits; docs/SEMANTIC.md).
+WHO_STRENGTH = 2.5
+WHO_GAP = 1.0
 # Where a semantic admission sorts among lexical ones: at the bar, plus this per spread.
 SLOPE = 0.03
 
@@ -77,6 +85,7 @@ class Evidence:
         "decision",
         "key",
         "lexical",
+        "person",
         "reason",
         "shared",
         "strength",
@@ -93,6 +102,7 @@ class Evidence:
         cross_script: bool = False,
         shared: bool = True,
         archive: bool = False,
+        person: bool = False,
     ) -> None:
         self.key = key
         self.lexical = lexical
@@ -103,6 +113,8 @@ class Evidence:
         self.shared = shared
         # A history row, not a memory: never admitted on meaning alone.
         self.archive = archive
+        # The text names a person in charge of something (``answer_type.names_person``).
+        self.person = person
         self.decision = DROPPED
         self.reason = ""
 
@@ -200,3 +212,24 @@ def fuse(items: Sequence[Evidence], threshold: float) -> list[Evidence]:
             else:
                 kept += 1
     return sorted(items, key=lambda i: (-i.order(threshold), i.key))
+
+
+def answer_who(items: Sequence[Evidence]) -> Evidence | None:
+    """After ``fuse``, for a prompt that asks who (``answer_type.asks_who``): admit the person
+    memory that stands out (and return it), the strongest of the candidates naming a person,
+    at ``WHO_STRENGTH`` and ``WHO_GAP`` above every other, unless a person memory is already
+    admitted. ``items`` may hold person memories too weak to be candidates otherwise: they
+    are rivals here, never in ``fuse`` (a weak row would shorten every other's lead)."""
+    people = [i for i in items if i.person and not i.archive and i.weighed is not None]
+    if not people or any(i.admitted for i in people):
+        return None
+    people.sort(key=lambda i: (-(i.weighed or 0.0), i.key))
+    best = people[0]
+    strength = best.weighed or 0.0
+    rival = (people[1].weighed or 0.0) if len(people) > 1 else None
+    if strength < WHO_STRENGTH or (rival is not None and strength - rival < WHO_GAP):
+        return None
+    if best.lexical > 0.0 and best.reason == "semantic_veto":
+        return None  # shared words, and the model finds it unrelated
+    best.decision, best.reason = SEMANTIC, "answers_who"
+    return best

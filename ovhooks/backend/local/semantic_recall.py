@@ -76,6 +76,7 @@ def merge(
     another script than ``prompt`` is weighed as cross-lingual."""
     from ovhooks.lexical.text import script_of
     from ovhooks.semantic import fusion
+    from ovhooks.semantic.answer_type import asks_who, names_person
     from ovhooks.semantic.fusion import Evidence, fuse
 
     strengths: dict[tuple[str, int], dict[str, Any]] = {}
@@ -100,8 +101,23 @@ def merge(
         everything += search(store, query, store.peer, archives=False, only={"memory": memories})
     for rid in history:
         everything += search(store, query, store.peer, archives=True, only={"history": [rid]})
+    # A who-question may take a person memory weaker than that (``fusion.answer_who``).
+    who = bool(prompt) and asks_who(prompt)
+    weaker: list[Hit] = []
+    if who:
+        low = fusion.WHO_STRENGTH / max(1.0, fusion.CROSS_SCRIPT_SCALE)
+        below = [
+            rid
+            for (kind, rid), item in strengths.items()
+            if kind == "memory"
+            and (kind, rid) not in have
+            and low <= float(item.get("strength") or 0.0) < floor
+        ]
+        if below:
+            weaker = search(store, query, store.peer, archives=False, only={"memory": below})
+            weaker = [h for h in weaker if names_person(h.text)]
     script = script_of(prompt) if prompt else ""
-    for hit in everything:
+    for hit in everything + weaker:
         sem = strengths.get((hit.kind, hit.rid))
         strength = float(sem["strength"]) if sem else None
         via = str(sem.get("via") or "") if sem else ""
@@ -114,8 +130,12 @@ def merge(
             cross_script=other,
             shared=hit.shared,
             archive=hit.kind == "archive",
+            person=who and hit.kind == "memory" and names_person(hit.text),
         )
     fuse([h.evidence for h in everything if h.evidence is not None], threshold)
+    if who:
+        fusion.answer_who([h.evidence for h in everything + weaker if h.evidence is not None])
+        everything += [h for h in weaker if h.evidence is not None and h.evidence.admitted]
     best: dict[str, Hit] = {}
     dropped: list[Hit] = []
     for hit in everything:
