@@ -31,6 +31,12 @@ def test_a_candidate_keeps_the_stores_evidence_and_the_trace_says_it() -> None:
     assert explain(trace)[0].reason.endswith(
         "(semantic: lexical 0.12, meaning 4.7; no word in common, by meaning alone)"
     )
+    # The person a who-question asks for: the viewer says why it stood out.
+    found[0].evidence = {**evidence, "semantic": 2.9, "reason": "answers_who"}
+    assert explain(trace)[0].reason.endswith(
+        "(semantic: lexical 0.12, meaning 2.9; the prompt asks who, and this person stands out"
+        " from the others)"
+    )
 
 
 def test_without_evidence_nothing_is_added() -> None:
