@@ -229,7 +229,7 @@ def answer_who(items: Sequence[Evidence]) -> Evidence | None:
     rival = (people[1].weighed or 0.0) if len(people) > 1 else None
     if strength < WHO_STRENGTH or (rival is not None and strength - rival < WHO_GAP):
         return None
-    if best.lexical > 0.0 and best.reason == "semantic_veto":
+    if best.reason == "semantic_veto":
         return None  # shared words, and the model finds it unrelated
     best.decision, best.reason = SEMANTIC, "answers_who"
     return best

@@ -202,8 +202,6 @@ def history_part(sentence: str) -> str:
 
 def belongs_in_history(sentence: str) -> bool:
     """Whether a row already in the history may stay (``sessions`` prunes old stores): a
-    row the layer keeps now, or one written whole, ask included, before the ask was cut."""
-    form = form_of(sentence)
-    if form in ("command", "filler"):
-        return False
-    return form not in ("request", "question") or bool(report_before_ask(sentence))
+    row the layer keeps now, or one written whole, ask included, before the ask was cut
+    (``history_part`` finds its report)."""
+    return bool(history_part(sentence))
