@@ -74,10 +74,8 @@ def merge(
 ) -> tuple[list[Hit], list[Hit]]:
     """``(admitted, dropped)`` hits after fusion, each with its ``evidence``; a hit written in
     another script than ``prompt`` is weighed as cross-lingual."""
-    from ovhooks.lexical.text import script_of
     from ovhooks.semantic import fusion
     from ovhooks.semantic.answer_type import asks_who, names_person
-    from ovhooks.semantic.fusion import Evidence, fuse
 
     strengths: dict[tuple[str, int], dict[str, Any]] = {}
     for item in found.get("hits") or []:
@@ -89,53 +87,80 @@ def merge(
     # (semantic alone or agreement, in another script too): rating costs the hook a query
     # and the evidence scoring.
     floor = min(fusion.DISTINCT, fusion.AGREE) / max(1.0, fusion.CROSS_SCRIPT_SCALE)
-    wanted = [
-        key
-        for key, item in strengths.items()
-        if key not in have and float(item.get("strength") or 0.0) >= floor
-    ]
-    memories = [rid for kind, rid in wanted if kind == "memory"]
-    history = [rid for kind, rid in wanted if kind == "archive"]
-    everything = list(hits)
-    if memories:
-        everything += search(store, query, store.peer, archives=False, only={"memory": memories})
-    for rid in history:
-        everything += search(store, query, store.peer, archives=True, only={"history": [rid]})
+    rate = _Rater(store, query, strengths, have, search)
+    everything = [*hits, *rate.rows(floor, float("inf"), ("memory", "archive"))]
     # A who-question may take a person memory weaker than that (``fusion.answer_who``).
     who = bool(prompt) and asks_who(prompt)
     weaker: list[Hit] = []
     if who:
         low = fusion.WHO_STRENGTH / max(1.0, fusion.CROSS_SCRIPT_SCALE)
-        below = [
-            rid
-            for (kind, rid), item in strengths.items()
-            if kind == "memory"
-            and (kind, rid) not in have
-            and low <= float(item.get("strength") or 0.0) < floor
+        weaker = [h for h in rate.rows(low, floor, ("memory",)) if names_person(h.text)]
+    _weigh(everything + weaker, strengths, prompt, who)
+    fusion.fuse([h.evidence for h in everything if h.evidence is not None], threshold)
+    if who:
+        fusion.answer_who([h.evidence for h in everything + weaker if h.evidence is not None])
+        everything += [h for h in weaker if h.evidence is not None and h.evidence.admitted]
+    return _admitted(everything, threshold)
+
+
+class _Rater:
+    """Rows the service found and FTS5 did not, rated lexically by ``search``."""
+
+    def __init__(
+        self,
+        store: LocalStore,
+        query: str,
+        strengths: dict[tuple[str, int], dict[str, Any]],
+        have: set[tuple[str, int]],
+        search: Search,
+    ) -> None:
+        self.store, self.query, self.search = store, query, search
+        self.strengths, self.have = strengths, have
+
+    def rows(self, low: float, high: float, kinds: tuple[str, ...]) -> list[Hit]:
+        """The rows of ``kinds`` whose strength is in ``[low, high)``, as hits."""
+        wanted = [
+            key
+            for key, item in self.strengths.items()
+            if key not in self.have
+            and key[0] in kinds
+            and low <= float(item.get("strength") or 0.0) < high
         ]
-        if below:
-            weaker = search(store, query, store.peer, archives=False, only={"memory": below})
-            weaker = [h for h in weaker if names_person(h.text)]
+        store, query, peer = self.store, self.query, self.store.peer
+        memories = [rid for kind, rid in wanted if kind == "memory"]
+        out: list[Hit] = []
+        if memories:
+            out += self.search(store, query, peer, archives=False, only={"memory": memories})
+        for rid in (rid for kind, rid in wanted if kind == "archive"):
+            out += self.search(store, query, peer, archives=True, only={"history": [rid]})
+        return out
+
+
+def _weigh(
+    hits: list[Hit], strengths: dict[tuple[str, int], dict[str, Any]], prompt: str, who: bool
+) -> None:
+    """Give every hit its ``evidence``: its lexical score, and the service's strength."""
+    from ovhooks.lexical.text import script_of
+    from ovhooks.semantic.answer_type import names_person
+    from ovhooks.semantic.fusion import Evidence
+
     script = script_of(prompt) if prompt else ""
-    for hit in everything + weaker:
+    for hit in hits:
         sem = strengths.get((hit.kind, hit.rid))
-        strength = float(sem["strength"]) if sem else None
-        via = str(sem.get("via") or "") if sem else ""
-        other = bool(script) and script_of(hit.text) != script
         hit.evidence = Evidence(
             hit.uri,
             hit.score,
-            strength,
-            via,
-            cross_script=other,
+            float(sem["strength"]) if sem else None,
+            str(sem.get("via") or "") if sem else "",
+            cross_script=bool(script) and script_of(hit.text) != script,
             shared=hit.shared,
             archive=hit.kind == "archive",
             person=who and hit.kind == "memory" and names_person(hit.text),
         )
-    fuse([h.evidence for h in everything if h.evidence is not None], threshold)
-    if who:
-        fusion.answer_who([h.evidence for h in everything + weaker if h.evidence is not None])
-        everything += [h for h in weaker if h.evidence is not None and h.evidence.admitted]
+
+
+def _admitted(everything: list[Hit], threshold: float) -> tuple[list[Hit], list[Hit]]:
+    """``(admitted, dropped)``: the admitted best first, one per URI, scored for the block."""
     best: dict[str, Hit] = {}
     dropped: list[Hit] = []
     for hit in everything:
