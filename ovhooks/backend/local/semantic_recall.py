@@ -75,7 +75,7 @@ def merge(
     """``(admitted, dropped)`` hits after fusion, each with its ``evidence``; a hit written in
     another script than ``prompt`` is weighed as cross-lingual."""
     from ovhooks.semantic import fusion
-    from ovhooks.semantic.answer_type import asks_who, names_person
+    from ovhooks.semantic.answer_type import asks_who
 
     strengths: dict[tuple[str, int], dict[str, Any]] = {}
     for item in found.get("hits") or []:
@@ -94,8 +94,10 @@ def merge(
     weaker: list[Hit] = []
     if who:
         low = fusion.WHO_STRENGTH / max(1.0, fusion.CROSS_SCRIPT_SCALE)
-        weaker = [h for h in rate.rows(low, floor, ("memory",)) if names_person(h.text)]
+        weaker = rate.rows(low, floor, ("memory",))
     _weigh(everything + weaker, strengths, prompt, who)
+    # only a person memory is asked for below the floor
+    weaker = [h for h in weaker if h.evidence is not None and h.evidence.person]
     fusion.fuse([h.evidence for h in everything if h.evidence is not None], threshold)
     if who:
         fusion.answer_who([h.evidence for h in everything + weaker if h.evidence is not None])
