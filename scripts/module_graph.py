@@ -38,6 +38,8 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "ovhooks.redact",
             "ovhooks.fsutil",
             "ovhooks.ids",
+            "ovhooks.limits",
+            "ovhooks.memory_uri",
             "ovhooks.model",
             "ovhooks.settings",
             "ovhooks.session.layout",

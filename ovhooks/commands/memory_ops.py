@@ -182,11 +182,22 @@ def remember(
             "nothing to remember: the text is empty",
             "pass the text as an argument, or `-` to read it from stdin",
         )
+    from ovhooks.limits import memory_size_problem
+
+    too_large = memory_size_problem(text)
+    if too_large:
+        raise usage_error(
+            f"not remembered: {too_large}",
+            "keep the fact itself, in a few sentences; a document belongs in the project",
+        )
     from ovhooks.capture.scrub import clean_outbound
 
     content = clean_outbound(text, settings)
     name = clean_outbound(name, settings) if name else name
-    uri = clean_outbound(_viking_uri(uri, "the URI to write"), settings) if uri else uri
+    if uri:
+        uri = own_memory(settings, backend, uri, "write")
+        if clean_outbound(uri, settings) != uri:
+            raise usage_error("cannot write there: the URI holds a secret", OWN_MEMORY_FIX)
     target = uri or memory_uri(
         resolve_user(settings, backend), content, kind=kind, name=name, now=time.time()
     )
@@ -200,19 +211,35 @@ def remember(
     }
 
 
-def check_forgettable(uri: str) -> str:
-    """``uri`` if it names a single memory file; a usage error otherwise."""
-    uri = _viking_uri(uri, "the memory to forget")
-    if "/memories/" not in uri or uri.endswith("/") or is_skeleton(uri):
-        raise usage_error(
-            f"{uri} is not a memory file",
-            "forget deletes single memory files (viking://user/<you>/memories/...)",
-        )
-    return uri
+OWN_MEMORY_FIX = (
+    "forget and edit take one memory file of yours, viking://user/<you>/memories/... or "
+    "viking://user/<you>/peers/<project>/memories/... (take it from search or list)"
+)
 
 
-def forget_uri(backend: Backend, uri: str) -> str:
+def own_memory(settings: Settings, backend: Backend, uri: str, verb: str) -> str:
+    """``uri`` (``~`` expanded) if it names one memory file of this user's
+    (``ovhooks.memory_uri``, the rule the viewer applies too); a usage error naming why not.
+    """
+    from ovhooks.memory_uri import UriError, parse_memory_uri
+
+    try:
+        return parse_memory_uri(uri, resolve_user(settings, backend)).uri
+    except UriError as exc:
+        raise usage_error(f"cannot {verb} {exc}", OWN_MEMORY_FIX) from None
+
+
+def forget_uri(settings: Settings, backend: Backend, uri: str) -> str:
     """Delete the memory file at ``uri``; returns the URI deleted."""
-    uri = check_forgettable(uri)
-    backend.delete(uri)
+    from ovhooks.backend.errors import BackendError
+
+    uri = own_memory(settings, backend, uri, "forget")
+    try:
+        backend.delete(uri)
+    except BackendError as exc:
+        if "directory" in exc.message.lower():  # a folder named like a file: the store knows
+            raise usage_error(
+                f"cannot forget {uri!r}: a folder, not a memory file", OWN_MEMORY_FIX
+            ) from None
+        raise
     return uri

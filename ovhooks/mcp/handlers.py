@@ -141,7 +141,7 @@ class MemoryTools:
     def _forget(self, uri: str) -> str:
         from ovhooks.commands import memory_ops
 
-        return f"Forgot {memory_ops.forget_uri(self.backend, uri)}."
+        return f"Forgot {memory_ops.forget_uri(self.settings, self.backend, uri)}."
 
     # --- failures -----------------------------------------------------------------------
     def _failure(self, name: str, exc: Exception) -> str:

@@ -59,6 +59,17 @@ class Data:
     def user(self, backend: Backend) -> str:
         return str(getattr(backend, "user", "") or backend.whoami())
 
+    def own_memories(self, backend: Backend, uris: list[str], verb: str) -> list[str]:
+        """``uris`` if every one names a memory file of this user's (``ovhooks.memory_uri``,
+        the rule the CLI and the MCP tools apply); a 400 naming the first that does not."""
+        from ovhooks.memory_uri import UriError, parse_memory_uri
+
+        user = self.user(backend)
+        try:
+            return [parse_memory_uri(uri, user).uri for uri in uris]
+        except UriError as exc:
+            raise UserError(f"cannot {verb} {exc}; nothing was changed") from None
+
     # --- memories -------------------------------------------------------------------------
     def memories(self, scope: str, category: str, number: int, q: str) -> dict[str, Any]:
         from ovhooks.backend.errors import BackendError
@@ -126,10 +137,16 @@ class Data:
         (a secret typed into the editor is not stored)."""
         from ovhooks.backend.errors import BackendError
         from ovhooks.capture.scrub import clean_outbound
+        from ovhooks.limits import memory_size_problem
 
-        cleaned = clean_outbound(content, self.settings)
+        too_large = memory_size_problem(content.strip())
+        if too_large:
+            raise UserError(f"not saved: {too_large}")
+        backend = self.backend()
         try:
-            self.backend().write(uri, cleaned)
+            (uri,) = self.own_memories(backend, [uri], "edit")
+            cleaned = clean_outbound(content, self.settings)
+            backend.write(uri, cleaned)
         except BackendError as exc:
             raise UserError(_backend_words(exc), 502) from exc
         return {"uri": uri, "scrubbed": cleaned != content}
@@ -138,8 +155,10 @@ class Data:
         from ovhooks.backend.errors import BackendError
         from ovhooks.ui import trash
 
+        backend = self.backend()
         try:
-            return trash.forget(self.backend(), self.settings.state_dir, uris, now)
+            uris = self.own_memories(backend, uris, "forget")
+            return trash.forget(backend, self.settings.state_dir, uris, now)
         except BackendError as exc:
             raise UserError(_backend_words(exc), 502) from exc
 

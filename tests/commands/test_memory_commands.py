@@ -296,12 +296,14 @@ def test_forget_candidates_are_memories_at_or_over_the_bar() -> None:
             {"uri": "viking://user/u/memories/a.md", "score": 0.8},
             {"uri": "viking://user/u/memories/b.md", "score": 0.79},
             {"uri": "viking://user/u/memories/.abstract.md", "score": 0.99},
+            {"uri": "viking://user/other/memories/c.md", "score": 0.99},
+            {"uri": "viking://user/u/memories/../../x.md", "score": 0.99},
         ],
         "resources": [{"uri": "viking://resources/r.md", "score": 0.95}],
     }
-    assert [h["uri"] for h in forget_candidates(found, "x", 0.8)] == [
+    assert [h["uri"] for h in forget_candidates(found, "x", 0.8, "u")] == [
         "viking://user/u/memories/a.md"
     ]
     with pytest.raises(CommandError) as caught:
-        forget_candidates(found, "x", 0.9)
+        forget_candidates(found, "x", 0.9, "u")
     assert caught.value.code == ExitCode.NOT_FOUND and "'x'" in caught.value.message
