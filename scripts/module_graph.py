@@ -38,8 +38,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "ovhooks.redact",
             "ovhooks.fsutil",
             "ovhooks.ids",
-            "ovhooks.limits",
-            "ovhooks.memory_uri",
+            "ovhooks.rules",  # what the memory verbs accept (limits, the memory URI rule)
             "ovhooks.model",
             "ovhooks.settings",
             "ovhooks.session.layout",

@@ -45,8 +45,8 @@ def forget_candidates(
     found: dict[str, Any], query: str, min_score: float, user: str
 ) -> list[dict[str, Any]]:
     """The memories a ``forget --query`` would delete: memory hits at or over the bar that
-    the one rule (``ovhooks.memory_uri``) calls memory files of ``user``'s."""
-    from ovhooks.memory_uri import UriError, parse_memory_uri
+    the one rule (``ovhooks.rules.memory_uri``) calls memory files of ``user``'s."""
+    from ovhooks.rules.memory_uri import UriError, parse_memory_uri
 
     candidates = []
     for hit in search_results(found):

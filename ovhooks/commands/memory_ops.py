@@ -182,7 +182,7 @@ def remember(
             "nothing to remember: the text is empty",
             "pass the text as an argument, or `-` to read it from stdin",
         )
-    from ovhooks.limits import memory_size_problem
+    from ovhooks.rules.limits import memory_size_problem
 
     too_large = memory_size_problem(text)
     if too_large:
@@ -219,9 +219,9 @@ OWN_MEMORY_FIX = (
 
 def own_memory(settings: Settings, backend: Backend, uri: str, verb: str) -> str:
     """``uri`` (``~`` expanded) if it names one memory file of this user's
-    (``ovhooks.memory_uri``, the rule the viewer applies too); a usage error naming why not.
+    (``ovhooks.rules.memory_uri``, the rule the viewer applies too); a usage error naming why not.
     """
-    from ovhooks.memory_uri import UriError, parse_memory_uri
+    from ovhooks.rules.memory_uri import UriError, parse_memory_uri
 
     try:
         return parse_memory_uri(uri, resolve_user(settings, backend)).uri

@@ -60,9 +60,9 @@ class Data:
         return str(getattr(backend, "user", "") or backend.whoami())
 
     def own_memories(self, backend: Backend, uris: list[str], verb: str) -> list[str]:
-        """``uris`` if every one names a memory file of this user's (``ovhooks.memory_uri``,
+        """``uris`` if every one names a memory file of this user's (``ovhooks.rules.memory_uri``,
         the rule the CLI and the MCP tools apply); a 400 naming the first that does not."""
-        from ovhooks.memory_uri import UriError, parse_memory_uri
+        from ovhooks.rules.memory_uri import UriError, parse_memory_uri
 
         user = self.user(backend)
         try:
@@ -137,7 +137,7 @@ class Data:
         (a secret typed into the editor is not stored)."""
         from ovhooks.backend.errors import BackendError
         from ovhooks.capture.scrub import clean_outbound
-        from ovhooks.limits import memory_size_problem
+        from ovhooks.rules.limits import memory_size_problem
 
         too_large = memory_size_problem(content.strip())
         if too_large:

@@ -212,7 +212,7 @@ def _float(raw: str | None) -> float:
 
 def _checked_uri(uri: str) -> str:
     """A URI fit to read (a page shows it); what may be changed is ``memory_uri``'s rule."""
-    from ovhooks.limits import URI_MAX_CHARS
+    from ovhooks.rules.limits import URI_MAX_CHARS
 
     if (
         not uri.startswith("viking://")

@@ -19,7 +19,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from ovhooks.limits import VIEWER_BODY_MAX_BYTES
+from ovhooks.rules.limits import VIEWER_BODY_MAX_BYTES
 from ovhooks.ui import guard
 
 TYPE_CHECKING = False

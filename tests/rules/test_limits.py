@@ -1,8 +1,8 @@
-"""The limits stated once (``ovhooks.limits``)."""
+"""The limits stated once (``ovhooks.rules.limits``)."""
 
 from __future__ import annotations
 
-from ovhooks.limits import MEMORY_MAX_BYTES, memory_size_problem
+from ovhooks.rules.limits import MEMORY_MAX_BYTES, memory_size_problem
 
 
 def test_a_memory_up_to_the_limit_passes_and_one_byte_more_is_refused_in_words() -> None:

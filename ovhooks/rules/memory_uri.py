@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ovhooks.limits import URI_MAX_CHARS
+from ovhooks.rules.limits import URI_MAX_CHARS
 
 SCHEME = "viking://"
 WILDCARDS = frozenset("*?[]{}#")

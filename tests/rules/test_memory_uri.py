@@ -1,10 +1,10 @@
-"""The one rule for what a memory verb may forget or rewrite (``ovhooks.memory_uri``)."""
+"""The one rule for what a memory verb may forget or rewrite (``ovhooks.rules.memory_uri``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ovhooks.memory_uri import UriError, parse_memory_uri
+from ovhooks.rules.memory_uri import UriError, parse_memory_uri
 from tests.support.memory_uris import ACCEPTED, REFUSED, USER
 
 
