@@ -152,13 +152,13 @@ def forget(
     with the candidates listed). JSON: {deleted: [uri], candidates: [...], confirmed}.
     """
     out = Output("forget", as_json=as_json)
-    if bool(uri) == bool(query):
+    if (uri is None) == (query is None):
         raise usage_error(
             "give either a URI or --query",
             "e.g. `ovhooks forget viking://user/me/memories/preferences/me/x.md`",
         )
     settings = settings_from()
     backend = memory_backend(settings)
-    if uri:
+    if uri is not None:  # an empty one too: the rule names what is wrong with it
         return _forget_uri(settings, backend, uri, out)
     return _forget_query(backend, settings, str(query), min_score, yes=yes, out=out)

@@ -160,6 +160,24 @@ def ls(
     return target, ls_entries(backend.ls(target, recursive=recursive))
 
 
+def memory_files(
+    settings: Settings, backend: Backend, uri: str = ""
+) -> tuple[str, list[dict[str, Any]], bool]:
+    """(the folder, every memory file below it, whether that is all of them): a recursive
+    listing asked for up to ``LISTING_SCAN_MAX`` entries, so a count can be told truly (a
+    store's default listing stops at 512). ``False`` when the store filled the cap."""
+    from ovhooks.rules.limits import LISTING_SCAN_MAX
+
+    target = (
+        _viking_uri(uri, "the folder to list")
+        if uri.strip()
+        else f"viking://user/{resolve_user(settings, backend)}/memories"
+    )
+    raw = backend.ls(target, recursive=True, limit=LISTING_SCAN_MAX)
+    files = [e for e in ls_entries(raw) if not e["is_dir"]]
+    return target, files, len(raw) < LISTING_SCAN_MAX
+
+
 def remember(
     settings: Settings,
     backend: Backend,
@@ -194,7 +212,7 @@ def remember(
 
     content = clean_outbound(text, settings)
     name = clean_outbound(name, settings) if name else name
-    if uri:
+    if uri is not None:  # given, even empty: the rule names what is wrong with it
         uri = own_memory(settings, backend, uri, "write")
         if clean_outbound(uri, settings) != uri:
             raise usage_error("cannot write there: the URI holds a secret", OWN_MEMORY_FIX)

@@ -30,15 +30,21 @@ class UserError(Exception):
 
 
 class Why:
-    __slots__ = ("block", "error", "query", "reason", "rows", "tokens")
+    """A recall explained: the trace's facts, its rows, and ``lines``, the readable text of
+    every row's memory by URI (a dropped candidate's too: its text read from the store)."""
 
-    def __init__(self, trace: Trace, rows: list[Row], reason: str) -> None:
+    __slots__ = ("block", "error", "lines", "query", "reason", "rows", "tokens")
+
+    def __init__(
+        self, trace: Trace, rows: list[Row], reason: str, lines: dict[str, str] | None = None
+    ) -> None:
         self.error = trace.error
         self.query = trace.query
         self.block = trace.block
         self.tokens = trace.tokens
         self.rows = rows
         self.reason = reason
+        self.lines = lines or {}
 
 
 class Data:
@@ -203,18 +209,25 @@ class Data:
 
         if len(prompt) > 20000:
             raise UserError("the prompt is over 20,000 characters")
+        from ovhooks.ui.memories import readable_line
+
         trace = Trace()
+        backend = self.backend()
         outcome = recall_for_prompt(
             prompt,
             recent_user_texts=(),
             session_key=f"ui-why-{secrets.token_hex(4)}",
             ov_session_id=None,
-            backend=self.backend(),
+            backend=backend,
             settings=self.settings,
             now=time.time(),
             trace=trace,
         )
-        return Why(trace, explain(trace), outcome.reason)
+        rows = explain(trace)
+        lines = {
+            r.candidate.uri: readable_line(backend, r.candidate.uri, r.candidate.text) for r in rows
+        }
+        return Why(trace, rows, outcome.reason, lines)
 
     def log(self) -> dict[str, Any]:
         from ovhooks.recall.journal import per_memory, read
@@ -285,6 +298,7 @@ def listing_json(listing: dict[str, Any]) -> dict[str, Any]:
     if page is not None:
         doc.update(
             total=page.total,
+            complete=page.complete,
             page=page.number,
             pages=page.pages,
             categories=page.categories,
@@ -318,6 +332,7 @@ def why_json(found: Why) -> dict[str, Any]:
                 "position": r.position,
                 "evidence": evidence_of(r.candidate),
                 "text": r.candidate.text[:400],
+                "line": found.lines.get(r.candidate.uri, ""),
             }
             for r in found.rows
         ],
