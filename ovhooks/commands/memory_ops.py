@@ -244,7 +244,7 @@ def own_memory(settings: Settings, backend: Backend, uri: str, verb: str) -> str
     try:
         return parse_memory_uri(uri, resolve_user(settings, backend)).uri
     except UriError as exc:
-        raise usage_error(f"cannot {verb} {exc}", OWN_MEMORY_FIX) from None
+        raise usage_error(f"cannot {verb}: {exc}", OWN_MEMORY_FIX) from None
 
 
 def forget_uri(settings: Settings, backend: Backend, uri: str) -> str:

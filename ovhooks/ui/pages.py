@@ -74,7 +74,7 @@ class Data:
         try:
             return [parse_memory_uri(uri, user).uri for uri in uris]
         except UriError as exc:
-            raise UserError(f"cannot {verb} {exc}; nothing was changed") from None
+            raise UserError(f"cannot {verb}: {exc}; nothing was changed") from None
 
     # --- memories -------------------------------------------------------------------------
     def memories(self, scope: str, category: str, number: int, q: str) -> dict[str, Any]:
