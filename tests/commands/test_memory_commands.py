@@ -307,3 +307,16 @@ def test_forget_candidates_are_memories_at_or_over_the_bar() -> None:
     with pytest.raises(CommandError) as caught:
         forget_candidates(found, "x", 0.9, "u")
     assert caught.value.code == ExitCode.NOT_FOUND and "'x'" in caught.value.message
+
+
+def test_remember_refuses_what_is_not_a_memory(
+    fake_ov: FakeOpenViking, env: dict[str, str]
+) -> None:
+    from ovhooks.rules.limits import MEMORY_MAX_BYTES
+
+    code, doc = run_json("remember", "é" * (MEMORY_MAX_BYTES // 2 + 1), env=env)
+    assert (code, doc["error"]["code"]) == (2, "usage"), doc
+    assert f"{MEMORY_MAX_BYTES + 2:,} bytes" in doc["error"]["message"]
+    assert fake_ov.writes() == []
+    code, doc = run_json("remember", "é" * (MEMORY_MAX_BYTES // 2), env=env)
+    assert code == 0 and fake_ov.files[doc["uri"]] == "é" * (MEMORY_MAX_BYTES // 2) + "\n"

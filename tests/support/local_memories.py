@@ -3,6 +3,7 @@ session commit extracted (with the provenance an undo must keep)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from typing import Any
 
@@ -57,7 +58,10 @@ def extract(data_dir: str, session_id: str, *, user: str = "default") -> list[st
 
 
 def records(data_dir: str) -> dict[str, dict[str, Any]]:
-    """Every memory row, whole, by URI (read with the sqlite3 package, not the store)."""
+    """Every memory row, whole, by URI (read with the sqlite3 package, not the store); none
+    when the store was never created."""
+    if not os.path.exists(f"{data_dir}/memory.db"):
+        return {}
     con = sqlite3.connect(f"{data_dir}/memory.db")
     try:
         rows = con.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM memories").fetchall()
