@@ -128,9 +128,16 @@ class Data:
                 raise UserError(f"no memory at {uri} (forgotten?)", 404) from exc
             raise UserError(_backend_words(exc), 502) from exc
         count, last = per_memory(read(self.settings.state_dir)).get(uri, (0, 0.0))
+        from ovhooks.rules.limits import MEMORY_MAX_BYTES
+
+        size = len(content.encode("utf-8", "surrogatepass"))
         return {
             "uri": uri,
             "content": content,
+            # One stored before the limit (3.9 MB were): the page shows its start, no editor.
+            "size": size,
+            "oversize": size > MEMORY_MAX_BYTES,
+            "limit": MEMORY_MAX_BYTES,
             "category": category_of(uri),
             "scope": scope_of(uri, self.peer),
             "provenance": provenance(backend, uri),

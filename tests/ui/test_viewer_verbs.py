@@ -164,3 +164,20 @@ def test_every_row_of_search_and_why_has_text_to_read(
             page = viewer.get(path).text
             assert "reach it over VPN first" in page and "(text unavailable: " in page
             assert '"></a>' not in page, f"a row of {path} links no text"
+
+
+def test_a_memory_stored_before_the_limit_is_shown_in_part_without_an_editor(
+    data_dir: str, start: Any
+) -> None:
+    from ovhooks.backend.local import LocalBackend
+
+    store = LocalBackend(data_dir)
+    uri = f"{store.memories_root}/entities/logs/pasted-log.md"
+    store.write(uri, "log line\n" * 440_000)  # 3.96 MB, as the issue's report had
+    store.close()
+    viewer = start()
+    page = viewer.get(f"/memory?uri={uri}")
+    assert page.status == 200
+    assert len(page.body) < MEMORY_MAX_BYTES + 8000, len(page.body)
+    assert "3,960,000 bytes, over the 16,384" in page.text
+    assert '<textarea id="content"' not in page.text and f'data-forget="{uri}"' in page.text
