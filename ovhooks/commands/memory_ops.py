@@ -239,10 +239,10 @@ def own_memory(settings: Settings, backend: Backend, uri: str, verb: str) -> str
     """``uri`` (``~`` expanded) if it names one memory file of this user's
     (``ovhooks.rules.memory_uri``, the rule the viewer applies too); a usage error naming why not.
     """
-    from ovhooks.rules.memory_uri import UriError, parse_memory_uri
+    from ovhooks.rules.memory_uri import UriError, parse_asking_who
 
     try:
-        return parse_memory_uri(uri, resolve_user(settings, backend)).uri
+        return parse_asking_who(uri, lambda: resolve_user(settings, backend)).uri
     except UriError as exc:
         raise usage_error(f"cannot {verb}: {exc}", OWN_MEMORY_FIX) from None
 

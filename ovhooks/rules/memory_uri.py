@@ -19,12 +19,18 @@ import unicodedata
 
 from ovhooks.rules.limits import URI_MAX_CHARS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 SCHEME = "viking://"
 WILDCARDS = frozenset("*?[]{}#")
 # Slashes that no normalisation turns into "/", but that read as one.
 SLASH_LOOKALIKES = frozenset("\u2044\u2215\u29f8\u2571")
 # What a character must not stand for once normalised (NFKC): a separator, a dot, an escape.
 MEANINGFUL = frozenset("./\\%")
+# A user no URI names (a segment cannot hold a NUL): "whose is it?" asked of no one.
+NOBODY = "\x00"
 
 
 class UriError(ValueError):
@@ -96,7 +102,7 @@ def _not_a_memory_space(uri: str, segments: list[str], user: str) -> UriError:
         return UriError(uri, "resource", "a resource, not a memory")
     if top == "agent":
         return UriError(
-            uri, "not_yours", "in an agent's space, not a memory of yours (viking://user/<you>/…)"
+            uri, "agent_space", "in the shared agent space, not a memory of yours (read-only)"
         )
     if top == "session" or (top == "user" and len(segments) > 2 and segments[2] == "sessions"):
         return UriError(uri, "session", "a session's record, not a memory")
@@ -134,3 +140,16 @@ def parse_memory_uri(raw: str, user: str) -> MemoryUri:
     if not leaf.endswith(".md"):
         raise UriError(uri, "folder", "a folder, not a memory file (memory files end in .md)")
     return MemoryUri(canonical, user, peer, tuple(path))
+
+
+def parse_asking_who(raw: str, whoami: Callable[[], str]) -> MemoryUri:
+    """``parse_memory_uri`` that asks ``whoami`` (a server's answer, with the local store an
+    attribute) only when the answer decides: a URI refused whoever asks is refused without
+    it, so a server that is down cannot hide why ``viking://resources/…`` may not be forgotten.
+    """
+    try:
+        parse_memory_uri(raw, NOBODY)
+    except UriError as exc:
+        if exc.reason != "not_yours":
+            raise
+    return parse_memory_uri(raw, whoami())

@@ -68,11 +68,17 @@ class Data:
     def own_memories(self, backend: Backend, uris: list[str], verb: str) -> list[str]:
         """``uris`` if every one names a memory file of this user's (``ovhooks.rules.memory_uri``,
         the rule the CLI and the MCP tools apply); a 400 naming the first that does not."""
-        from ovhooks.rules.memory_uri import UriError, parse_memory_uri
+        from ovhooks.rules.memory_uri import UriError, parse_asking_who
 
-        user = self.user(backend)
+        users: list[str] = []  # asked of the store once, and only if a URI needs it
+
+        def whoami() -> str:
+            if not users:
+                users.append(self.user(backend))
+            return users[0]
+
         try:
-            return [parse_memory_uri(uri, user).uri for uri in uris]
+            return [parse_asking_who(uri, whoami).uri for uri in uris]
         except UriError as exc:
             raise UserError(f"cannot {verb}: {exc}; nothing was changed") from None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ovhooks.rules.memory_uri import UriError, parse_memory_uri
+from ovhooks.rules.memory_uri import UriError, parse_asking_who, parse_memory_uri
 from tests.support.memory_uris import ACCEPTED, REFUSED, USER
 
 
@@ -48,3 +48,25 @@ def test_the_user_decides_what_is_yours() -> None:
     with pytest.raises(UriError) as root:
         parse_memory_uri("viking://~", "bob")
     assert root.value.reason == "not_a_memory"
+
+
+def test_the_user_is_asked_only_when_the_answer_decides() -> None:
+    asked: list[int] = []
+
+    def whoami() -> str:
+        asked.append(1)
+        return USER
+
+    for uri, _reason, _words in REFUSED:
+        with pytest.raises(UriError):
+            parse_asking_who(uri, whoami)
+        if not uri.startswith("viking://user/"):  # refused whoever asks: no one is asked
+            assert asked == [], uri
+        assert len(asked) <= 1, uri
+        asked.clear()
+    with pytest.raises(UriError, match="not a memory of yours"):
+        parse_asking_who("viking://user/mallory/memories/x.md", whoami)
+    assert parse_asking_who("viking://~/memories/x.md", whoami).uri == (
+        f"viking://user/{USER}/memories/x.md"
+    )
+    assert len(asked) == 2

@@ -150,3 +150,13 @@ def test_a_folder_named_like_a_file_is_called_a_folder_not_a_store_failure(
     assert code == 2 and "a folder, not a memory file" in doc["error"]["message"], doc
     code, doc = run_json("read", folder + "/inner.md")
     assert code == 0, doc
+
+
+def test_a_server_that_is_down_does_not_hide_the_refusal(fake_ov: FakeOpenViking) -> None:
+    """Who you are is asked of the server only when it decides: a resource is refused first."""
+    overlay = {"OPENVIKING_URL": fake_ov.url, "OVHOOKS_BACKEND": "openviking"}
+    fake_ov.refuse()
+    code, doc = run_json("forget", "viking://resources/x/memories/y.md", env=overlay)
+    assert code == 2 and "a resource, not a memory" in doc["error"]["message"], doc
+    code, doc = run_json("forget", OWN, env=overlay)
+    assert code == 3, doc  # this one needs the server (who you are, then the delete)

@@ -15,7 +15,7 @@ REFUSED: list[tuple[str, str, str]] = [
     # other scopes
     ("viking://user/mallory/memories/preferences/x.md", "not_yours", "not a memory of yours"),
     ("viking://user/defaultx/memories/x.md", "not_yours", "not a memory of yours"),
-    ("viking://agent/abc123/memories/cases/x.md", "not_yours", "not a memory of yours"),
+    ("viking://agent/abc123/memories/cases/x.md", "agent_space", "not a memory of yours"),
     ("viking://resources/x/memories/y.md", "resource", "a resource, not a memory"),
     ("viking://resources/manual.md", "resource", "a resource, not a memory"),
     (f"viking://user/{USER}/sessions/s1/history/archive_001", "session", "a session"),
