@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "ovhooks.redact",
             "ovhooks.fsutil",
             "ovhooks.ids",
+            "ovhooks.rules",  # what the memory verbs accept (limits, the memory URI rule)
             "ovhooks.model",
             "ovhooks.settings",
             "ovhooks.spawn",

@@ -32,8 +32,8 @@ FORGET_MIN_SCORE = 0.8  # default confidence bar for ``forget --query``
 FORGET_FLOOR = 0.6  # below this, similarity scores match skeleton nodes and noise
 
 
-def _forget_uri(backend: Backend, uri: str, out: Output) -> int:
-    uri = forget_uri(backend, uri)
+def _forget_uri(settings: Settings, backend: Backend, uri: str, out: Output) -> int:
+    uri = forget_uri(settings, backend, uri)
     out.emit(
         {"deleted": [uri], "candidates": [], "confirmed": True},
         lambda c: c.print(f"forgot {uri}", markup=False),
@@ -41,13 +41,22 @@ def _forget_uri(backend: Backend, uri: str, out: Output) -> int:
     return 0
 
 
-def forget_candidates(found: dict[str, Any], query: str, min_score: float) -> list[dict[str, Any]]:
-    """The memories a ``forget --query`` would delete: memory hits at or over the bar."""
-    candidates = [
-        h
-        for h in search_results(found)
-        if h["kind"] == "memory" and (h["score"] or 0.0) >= min_score
-    ]
+def forget_candidates(
+    found: dict[str, Any], query: str, min_score: float, user: str
+) -> list[dict[str, Any]]:
+    """The memories a ``forget --query`` would delete: memory hits at or over the bar that
+    the one rule (``ovhooks.rules.memory_uri``) calls memory files of ``user``'s."""
+    from ovhooks.rules.memory_uri import UriError, parse_memory_uri
+
+    candidates = []
+    for hit in search_results(found):
+        if hit["kind"] != "memory" or (hit["score"] or 0.0) < min_score:
+            continue
+        try:
+            hit["uri"] = parse_memory_uri(hit["uri"], user).uri
+        except UriError:
+            continue
+        candidates.append(hit)
     if not candidates:
         raise CommandError(
             f"no memory matches {query!r} with a score of {min_score} or more",
@@ -103,7 +112,7 @@ def _forget_query(
     found = backend.find(
         query, target_uri=f"viking://user/{user}/memories", limit=10, score_threshold=min_score
     )
-    candidates = forget_candidates(found, query, min_score)
+    candidates = forget_candidates(found, query, min_score, user)
     if not yes:
         if out.as_json or not sys.stdin.isatty():
             return _refuse_unconfirmed(candidates, out)
@@ -143,13 +152,13 @@ def forget(
     with the candidates listed). JSON: {deleted: [uri], candidates: [...], confirmed}.
     """
     out = Output("forget", as_json=as_json)
-    if bool(uri) == bool(query):
+    if (uri is None) == (query is None):
         raise usage_error(
             "give either a URI or --query",
             "e.g. `ovhooks forget viking://user/me/memories/preferences/me/x.md`",
         )
     settings = settings_from()
     backend = memory_backend(settings)
-    if uri:
-        return _forget_uri(backend, uri, out)
+    if uri is not None:  # an empty one too: the rule names what is wrong with it
+        return _forget_uri(settings, backend, uri, out)
     return _forget_query(backend, settings, str(query), min_score, yes=yes, out=out)

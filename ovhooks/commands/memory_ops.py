@@ -163,6 +163,24 @@ def ls(
     return target, ls_entries(backend.ls(target, recursive=recursive))
 
 
+def memory_files(
+    settings: Settings, backend: Backend, uri: str = ""
+) -> tuple[str, list[dict[str, Any]], bool]:
+    """(the folder, every memory file below it, whether that is all of them): a recursive
+    listing asked for up to ``LISTING_SCAN_MAX`` entries, so a count can be told truly (a
+    store's default listing stops at 512). ``False`` when the store filled the cap."""
+    from ovhooks.rules.limits import LISTING_SCAN_MAX
+
+    target = (
+        _viking_uri(uri, "the folder to list")
+        if uri.strip()
+        else f"viking://user/{resolve_user(settings, backend)}/memories"
+    )
+    raw = backend.ls(target, recursive=True, limit=LISTING_SCAN_MAX)
+    files = [e for e in ls_entries(raw) if not e["is_dir"]]
+    return target, files, len(raw) < LISTING_SCAN_MAX
+
+
 def remember(
     settings: Settings,
     backend: Backend,
@@ -185,11 +203,22 @@ def remember(
             "nothing to remember: the text is empty",
             "pass the text as an argument, or `-` to read it from stdin",
         )
+    from ovhooks.rules.limits import memory_size_problem
+
+    too_large = memory_size_problem(text)
+    if too_large:
+        raise usage_error(
+            f"not remembered: {too_large}",
+            "keep the fact itself, in a few sentences; a document belongs in the project",
+        )
     from ovhooks.capture.scrub import clean_outbound
 
     content = clean_outbound(text, settings)
     name = clean_outbound(name, settings) if name else name
-    uri = clean_outbound(_viking_uri(uri, "the URI to write"), settings) if uri else uri
+    if uri is not None:  # given, even empty: the rule names what is wrong with it
+        uri = own_memory(settings, backend, uri, "write")
+        if clean_outbound(uri, settings) != uri:
+            raise usage_error("cannot write there: the URI holds a secret", OWN_MEMORY_FIX)
     target = uri or memory_uri(
         resolve_user(settings, backend), content, kind=kind, name=name, now=time.time()
     )
@@ -203,19 +232,35 @@ def remember(
     }
 
 
-def check_forgettable(uri: str) -> str:
-    """``uri`` if it names a single memory file; a usage error otherwise."""
-    uri = _viking_uri(uri, "the memory to forget")
-    if "/memories/" not in uri or uri.endswith("/") or is_skeleton(uri):
-        raise usage_error(
-            f"{uri} is not a memory file",
-            "forget deletes single memory files (viking://user/<you>/memories/...)",
-        )
-    return uri
+OWN_MEMORY_FIX = (
+    "forget and edit take one memory file of yours, viking://user/<you>/memories/... or "
+    "viking://user/<you>/peers/<project>/memories/... (take it from search or list)"
+)
 
 
-def forget_uri(backend: Backend, uri: str) -> str:
+def own_memory(settings: Settings, backend: Backend, uri: str, verb: str) -> str:
+    """``uri`` (``~`` expanded) if it names one memory file of this user's
+    (``ovhooks.rules.memory_uri``, the rule the viewer applies too); a usage error naming why not.
+    """
+    from ovhooks.rules.memory_uri import UriError, parse_asking_who
+
+    try:
+        return parse_asking_who(uri, lambda: resolve_user(settings, backend)).uri
+    except UriError as exc:
+        raise usage_error(f"cannot {verb}: {exc}", OWN_MEMORY_FIX) from None
+
+
+def forget_uri(settings: Settings, backend: Backend, uri: str) -> str:
     """Delete the memory file at ``uri``; returns the URI deleted."""
-    uri = check_forgettable(uri)
-    backend.delete(uri)
+    from ovhooks.backend.errors import BackendError
+
+    uri = own_memory(settings, backend, uri, "forget")
+    try:
+        backend.delete(uri)
+    except BackendError as exc:
+        if "directory" in exc.message.lower():  # a folder named like a file: the store knows
+            raise usage_error(
+                f"cannot forget {uri!r}: a folder, not a memory file", OWN_MEMORY_FIX
+            ) from None
+        raise
     return uri

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 READ_MAX_CHARS = 20_000  # a memory is a few sentences; an archive or resource can be long
 ABSTRACT_CHARS = 240
-LIST_MAX = 100
 
 
 def one_line(text: str, limit: int) -> str:
@@ -38,10 +37,21 @@ def for_a_model(advice: str) -> str:
     return advice
 
 
-def render_hits(query: str, hits: list[dict[str, Any]]) -> str:
+def query_head(query: str, settings: object | None = None) -> str:
+    """The query as an answer names it: its scrubbed start, ``QUERY_HEAD_CHARS`` at most (the
+    store saw it scrubbed; a 1 MB query must not come back whole)."""
+    from ovhooks.capture.scrub import clean_outbound_head
+    from ovhooks.rules.limits import QUERY_HEAD_CHARS
+
+    head = one_line(clean_outbound_head(query, QUERY_HEAD_CHARS, settings), QUERY_HEAD_CHARS)
+    return repr(head)
+
+
+def render_hits(query: str, hits: list[dict[str, Any]], settings: object | None = None) -> str:
+    named = query_head(query, settings)
     if not hits:
-        return f"No memory matches {query!r}."
-    lines = [f"{len(hits)} result(s) for {query!r}, best first:"]
+        return f"No memory matches {named}."
+    lines = [f"{len(hits)} result(s) for {named}, best first:"]
     for n, hit in enumerate(hits, 1):
         score = f"{hit['score']:.2f}" if hit["score"] is not None else "?"
         summary = one_line(hit["abstract"], ABSTRACT_CHARS) or "(no summary; read it)"
@@ -49,17 +59,24 @@ def render_hits(query: str, hits: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def render_entries(target: str, entries: list[dict[str, Any]]) -> str:
-    """The files under ``target`` (a recursive listing's folders say nothing more)."""
-    files = [e for e in entries if not e["is_dir"]]
+def render_entries(target: str, files: list[dict[str, Any]], complete: bool = True) -> str:
+    """The memory files under ``target``, the first ``LIST_SHOWN`` named, the true total told
+    (``complete`` False: the store's listing reached its cap, so "at least")."""
+    from ovhooks.rules.limits import LIST_SHOWN
+
     if not files:
         return f"{target} holds no memories."
-    lines = [f"{len(files)} memory file(s) under {target}:"]
-    for entry in files[:LIST_MAX]:
+    total = f"{len(files):,}" if complete else f"at least {len(files):,}"
+    shown = files[:LIST_SHOWN]
+    if len(shown) == len(files):
+        lines = [f"{total} memory file(s) under {target}:"]
+    else:
+        lines = [f"{total} memory files under {target}; showing the first {len(shown)}:"]
+    for entry in shown:
         summary = one_line(entry["abstract"], 120)
         lines.append(f"- {entry['uri']}" + (f" — {summary}" if summary else ""))
-    if len(files) > LIST_MAX:
-        lines.append(f"[{len(files) - LIST_MAX} more; search, or list a narrower folder]")
+    if len(shown) < len(files):
+        lines.append(f"[showing {len(shown)} of {total}; search, or list a narrower folder]")
     return "\n".join(lines)
 
 
@@ -118,7 +135,7 @@ class MemoryTools:
         from ovhooks.commands import memory_ops
 
         hits = memory_ops.search(self.backend, query, limit=limit, settings=self.settings)
-        return render_hits(query, hits)
+        return render_hits(query, hits, self.settings)
 
     def _read(self, uri: str) -> str:
         from ovhooks.commands import memory_ops
@@ -128,8 +145,8 @@ class MemoryTools:
     def _list(self, uri: str = "") -> str:
         from ovhooks.commands import memory_ops
 
-        target, entries = memory_ops.ls(self.settings, self.backend, uri, recursive=True)
-        return render_entries(target, entries)
+        target, files, complete = memory_ops.memory_files(self.settings, self.backend, uri)
+        return render_entries(target, files, complete)
 
     def _remember(self, text: str, kind: str = "preferences") -> str:
         from ovhooks.commands import memory_ops
@@ -141,7 +158,7 @@ class MemoryTools:
     def _forget(self, uri: str) -> str:
         from ovhooks.commands import memory_ops
 
-        return f"Forgot {memory_ops.forget_uri(self.backend, uri)}."
+        return f"Forgot {memory_ops.forget_uri(self.settings, self.backend, uri)}."
 
     # --- failures -----------------------------------------------------------------------
     def _failure(self, name: str, exc: Exception) -> str:

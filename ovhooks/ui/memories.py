@@ -4,10 +4,13 @@ Scopes: ``user`` (the user's own memories: profile, preferences, entities, event
 ``project`` (this project's peer memories), ``other`` (other projects' peer memories).
 The local store is paged in SQL (100,000 memories stay fast: one indexed count, one
 ``LIMIT``/``OFFSET`` read of the page); an OpenViking server is listed through ``ls`` under
-the user's memory folders and paged here (its listing is capped at ``SERVER_LIST_CAP``).
+the user's memory folders and paged here (its listing is capped at ``LISTING_SCAN_MAX``; a
+listing that reaches the cap is counted as "at least", never as the total).
 """
 
 from __future__ import annotations
+
+from ovhooks.rules.limits import LISTING_SCAN_MAX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,7 +21,6 @@ if TYPE_CHECKING:
 
 SCOPES = ("user", "project", "other")
 PAGE_SIZE = 50
-SERVER_LIST_CAP = 5000
 ABSTRACT_CHARS = 240
 
 
@@ -42,14 +44,25 @@ class Memory:
 
 
 class Page:
-    __slots__ = ("categories", "items", "number", "pages", "total")
+    """One page of the list; ``total`` is every memory the filter matches (a lower bound when
+    ``complete`` is False: a server's listing reached ``LISTING_SCAN_MAX``)."""
 
-    def __init__(self, items: list[Memory], total: int, number: int, categories: list[str]) -> None:
+    __slots__ = ("categories", "complete", "items", "number", "pages", "total")
+
+    def __init__(
+        self,
+        items: list[Memory],
+        total: int,
+        number: int,
+        categories: list[str],
+        complete: bool = True,
+    ) -> None:
         self.items = items
         self.total = total
         self.number = number
         self.pages = max(1, -(-total // PAGE_SIZE))
         self.categories = categories
+        self.complete = complete
 
 
 def scope_of(uri: str, peer: str) -> str:
@@ -130,15 +143,17 @@ def _server_page(
     if scope in ("other", "all", ""):
         roots.append(f"viking://user/{user}/peers")
     found: dict[str, Memory] = {}
+    complete = True
     from ovhooks.backend.errors import BackendError
 
     for root in roots:
         try:
-            entries = backend.ls(root, recursive=True, limit=SERVER_LIST_CAP)
+            entries = backend.ls(root, recursive=True, limit=LISTING_SCAN_MAX)
         except BackendError as exc:
             if exc.not_found:
                 continue
             raise
+        complete = complete and len(entries) < LISTING_SCAN_MAX
         for entry in entries:
             memory = _server_memory(entry, peer)
             if memory is not None and (scope in ("all", "") or scope_of(memory.uri, peer) == scope):
@@ -154,11 +169,8 @@ def _server_page(
     for memory in shown:
         if not memory.abstract:
             # The server summarises a new file later: until then the list shows its start.
-            try:
-                memory.abstract = backend.read(memory.uri, "full")[:ABSTRACT_CHARS]
-            except BackendError:
-                continue
-    return Page(shown, total, number, categories)
+            memory.abstract = readable_line(backend, memory.uri, "", "full")
+    return Page(shown, total, number, categories, complete)
 
 
 def _server_memory(entry: Any, peer: str) -> Memory | None:
@@ -192,6 +204,21 @@ def _mod_time(raw: object) -> float:
         except ValueError:
             return 0.0
     return 0.0
+
+
+def readable_line(backend: Backend, uri: str, text: str, level: str = "abstract") -> str:
+    """What a row of the viewer says for ``uri``: the start of ``text``, else of what the
+    store gives at ``level``, else "(text unavailable: why)"; never nothing."""
+    from ovhooks.backend.errors import BackendError
+
+    if not text.strip():
+        try:
+            text = backend.read(uri, level)
+        except BackendError as exc:
+            why = "no such memory now (forgotten?)" if exc.not_found else exc.message
+            return f"(text unavailable: {why[:160]})"
+    flat = " ".join(text.split())
+    return flat[:ABSTRACT_CHARS] if flat else "(text unavailable: the store holds no text for it)"
 
 
 def provenance(backend: Backend, uri: str) -> dict[str, str]:

@@ -30,15 +30,21 @@ class UserError(Exception):
 
 
 class Why:
-    __slots__ = ("block", "error", "query", "reason", "rows", "tokens")
+    """A recall explained: the trace's facts, its rows, and ``lines``, the readable text of
+    every row's memory by URI (a dropped candidate's too: its text read from the store)."""
 
-    def __init__(self, trace: Trace, rows: list[Row], reason: str) -> None:
+    __slots__ = ("block", "error", "lines", "query", "reason", "rows", "tokens")
+
+    def __init__(
+        self, trace: Trace, rows: list[Row], reason: str, lines: dict[str, str] | None = None
+    ) -> None:
         self.error = trace.error
         self.query = trace.query
         self.block = trace.block
         self.tokens = trace.tokens
         self.rows = rows
         self.reason = reason
+        self.lines = lines or {}
 
 
 class Data:
@@ -58,6 +64,23 @@ class Data:
 
     def user(self, backend: Backend) -> str:
         return str(getattr(backend, "user", "") or backend.whoami())
+
+    def own_memories(self, backend: Backend, uris: list[str], verb: str) -> list[str]:
+        """``uris`` if every one names a memory file of this user's (``ovhooks.rules.memory_uri``,
+        the rule the CLI and the MCP tools apply); a 400 naming the first that does not."""
+        from ovhooks.rules.memory_uri import UriError, parse_asking_who
+
+        users: list[str] = []  # asked of the store once, and only if a URI needs it
+
+        def whoami() -> str:
+            if not users:
+                users.append(self.user(backend))
+            return users[0]
+
+        try:
+            return [parse_asking_who(uri, whoami).uri for uri in uris]
+        except UriError as exc:
+            raise UserError(f"cannot {verb}: {exc}; nothing was changed") from None
 
     # --- memories -------------------------------------------------------------------------
     def memories(self, scope: str, category: str, number: int, q: str) -> dict[str, Any]:
@@ -111,9 +134,16 @@ class Data:
                 raise UserError(f"no memory at {uri} (forgotten?)", 404) from exc
             raise UserError(_backend_words(exc), 502) from exc
         count, last = per_memory(read(self.settings.state_dir)).get(uri, (0, 0.0))
+        from ovhooks.rules.limits import MEMORY_MAX_BYTES
+
+        size = len(content.encode("utf-8", "surrogatepass"))
         return {
             "uri": uri,
             "content": content,
+            # One stored before the limit (3.9 MB were): the page shows its start, no editor.
+            "size": size,
+            "oversize": size > MEMORY_MAX_BYTES,
+            "limit": MEMORY_MAX_BYTES,
             "category": category_of(uri),
             "scope": scope_of(uri, self.peer),
             "provenance": provenance(backend, uri),
@@ -126,10 +156,16 @@ class Data:
         (a secret typed into the editor is not stored)."""
         from ovhooks.backend.errors import BackendError
         from ovhooks.capture.scrub import clean_outbound
+        from ovhooks.rules.limits import memory_size_problem
 
-        cleaned = clean_outbound(content, self.settings)
+        too_large = memory_size_problem(content.strip())
+        if too_large:
+            raise UserError(f"not saved: {too_large}")
+        backend = self.backend()
         try:
-            self.backend().write(uri, cleaned)
+            (uri,) = self.own_memories(backend, [uri], "edit")
+            cleaned = clean_outbound(content, self.settings)
+            backend.write(uri, cleaned)
         except BackendError as exc:
             raise UserError(_backend_words(exc), 502) from exc
         return {"uri": uri, "scrubbed": cleaned != content}
@@ -138,8 +174,10 @@ class Data:
         from ovhooks.backend.errors import BackendError
         from ovhooks.ui import trash
 
+        backend = self.backend()
         try:
-            return trash.forget(self.backend(), self.settings.state_dir, uris, now)
+            uris = self.own_memories(backend, uris, "forget")
+            return trash.forget(backend, self.settings.state_dir, uris, now)
         except BackendError as exc:
             raise UserError(_backend_words(exc), 502) from exc
 
@@ -184,18 +222,25 @@ class Data:
 
         if len(prompt) > 20000:
             raise UserError("the prompt is over 20,000 characters")
+        from ovhooks.ui.memories import readable_line
+
         trace = Trace()
+        backend = self.backend()
         outcome = recall_for_prompt(
             prompt,
             recent_user_texts=(),
             session_key=f"ui-why-{secrets.token_hex(4)}",
             ov_session_id=None,
-            backend=self.backend(),
+            backend=backend,
             settings=self.settings,
             now=time.time(),
             trace=trace,
         )
-        return Why(trace, explain(trace), outcome.reason)
+        rows = explain(trace)
+        lines = {
+            r.candidate.uri: readable_line(backend, r.candidate.uri, r.candidate.text) for r in rows
+        }
+        return Why(trace, rows, outcome.reason, lines)
 
     def log(self) -> dict[str, Any]:
         from ovhooks.recall.journal import per_memory, read
@@ -266,6 +311,7 @@ def listing_json(listing: dict[str, Any]) -> dict[str, Any]:
     if page is not None:
         doc.update(
             total=page.total,
+            complete=page.complete,
             page=page.number,
             pages=page.pages,
             categories=page.categories,
@@ -299,6 +345,7 @@ def why_json(found: Why) -> dict[str, Any]:
                 "position": r.position,
                 "evidence": evidence_of(r.candidate),
                 "text": r.candidate.text[:400],
+                "line": found.lines.get(r.candidate.uri, ""),
             }
             for r in found.rows
         ],

@@ -158,13 +158,16 @@ class Viewer:
         content = body.get("content")
         if not isinstance(content, str) or not content.strip():
             raise pages.UserError("the memory's new text is empty")
-        return Response.json(self.data().edit(_body_uri(body), content))
+        uri = body.get("uri")
+        if not isinstance(uri, str):
+            raise pages.UserError("name the memory to edit in `uri`")
+        return Response.json(self.data().edit(uri, content))  # the URI rule is Data's
 
     def forget(self, request: Request) -> Response:
         uris = request.body.get("uris")
         if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
             raise pages.UserError("name the memories to forget in `uris`")
-        return Response.json(self.data().forget([_checked_uri(u) for u in uris], time.time()))
+        return Response.json(self.data().forget(uris, time.time()))  # the URI rule is Data's
 
     def undo(self, request: Request) -> Response:
         undo_id = request.body.get("undo")
@@ -208,18 +211,20 @@ def _float(raw: str | None) -> float:
 
 
 def _checked_uri(uri: str) -> str:
-    if not uri.startswith("viking://") or len(uri) > 2048 or any(c in uri for c in "\r\n\0"):
+    """A URI fit to read (a page shows it); what may be changed is ``memory_uri``'s rule."""
+    from ovhooks.rules.limits import URI_MAX_CHARS
+
+    if (
+        not uri.startswith("viking://")
+        or len(uri) > URI_MAX_CHARS
+        or any(c in uri for c in "\r\n\0")
+    ):
         raise pages.UserError("not a memory URI (viking://…)")
     return uri
 
 
 def _uri(request: Request) -> str:
     return _checked_uri(request.query.get("uri", ""))
-
-
-def _body_uri(body: dict[str, Any]) -> str:
-    uri = body.get("uri")
-    return _checked_uri(uri if isinstance(uri, str) else "")
 
 
 def _when(value: object) -> str:

@@ -7,7 +7,7 @@ per POST, polling for live updates). Jinja2 is kept for its autoescaping: every 
 and transcript shown is untrusted text.
 
 Every request passes ``guard.judge`` before any route runs; every answer carries
-``guard.SECURITY_HEADERS``. Bodies are capped at ``MAX_BODY``.
+``guard.SECURITY_HEADERS``. Bodies are capped at ``limits.VIEWER_BODY_MAX_BYTES`` (HTTP 413).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from ovhooks.rules.limits import VIEWER_BODY_MAX_BYTES
 from ovhooks.ui import guard
 
 TYPE_CHECKING = False
@@ -38,7 +39,10 @@ if TYPE_CHECKING:
         def dispatch(self, request: Request) -> Response: ...
 
 
-MAX_BODY = 1024 * 1024
+MAX_BODY = VIEWER_BODY_MAX_BYTES
+# How much of a refused (over-large) body is read and dropped before the answer, so the client
+# reads a 413 instead of a reset connection; past it the connection is closed.
+DRAIN_MAX = 8 * MAX_BODY
 
 
 class Request:
@@ -114,6 +118,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         body: Any = None
         if method == "POST":
+            if self._too_large():
+                return
             body = self._json_body()
             if body is None:
                 self._send(Response(400, "a JSON object body is required", "text/plain"))
@@ -125,6 +131,27 @@ class Handler(BaseHTTPRequestHandler):
         took = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
         response.headers = (*response.headers, ("Server-Timing", took))
         self._send(response, head=method == "HEAD")
+
+    def _too_large(self) -> bool:
+        """Answer 413 (JSON, as the page's script reads errors) to a body over ``MAX_BODY``."""
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            return False  # _json_body answers 400
+        if length <= MAX_BODY:
+            return False
+        left = length if length <= DRAIN_MAX else 0
+        while left > 0:
+            chunk = self.rfile.read(min(left, 65536))
+            if not chunk:
+                break
+            left -= len(chunk)
+        self.close_connection = True
+        message = f"the request body is {length:,} bytes; the viewer takes at most {MAX_BODY:,}"
+        answer = Response.json({"error": message}, status=413)
+        answer.headers = (("Connection", "close"),)
+        self._send(answer)
+        return True
 
     def _json_body(self) -> dict[str, Any] | None:
         try:

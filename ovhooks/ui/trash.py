@@ -2,7 +2,14 @@
 
 A forget reads each memory whole, writes it to ``<state dir>/ui-trash/<id>.json`` (one file
 per forget, bulk or single, written atomically before anything is deleted), then deletes it
-through the backend. Undo writes the memories back through the backend and removes the file.
+through the backend. Undo puts the memories back and removes the file.
+
+What comes back: on the local store, the whole record (the row: text, category, type tags,
+the session it was extracted from, hence its turn and commit, its creation and update times,
+its id), in one transaction. An OpenViking server has no call that reads or writes a
+memory's metadata (0.5.2: ``content/read`` gives the text, ``content/write`` takes a URI, the
+text and a mode): undo writes the text back at the same URI, and the server records the
+write as new (its own times and summary); the session link the server kept is not restored.
 Files older than the window are purged whenever the trash is touched, so a forgotten memory
 does not outlive the window on disk by more than the next use of the viewer.
 """
@@ -35,9 +42,13 @@ def trash_dir(state_dir: str) -> str:
 def forget(backend: Backend, state_dir: str, uris: Sequence[str], now: float) -> dict[str, Any]:
     """Delete ``uris`` (kept for undo); returns ``{undo, forgotten, failed}``."""
     purge(state_dir, now)
-    kept: list[dict[str, str]] = []
+    kept: list[dict[str, Any]] = []
     for uri in uris:
-        kept.append({"uri": uri, "content": backend.read(uri, "full")})
+        item: dict[str, Any] = {"uri": uri, "content": backend.read(uri, "full")}
+        saved = _record(backend, uri)
+        if saved is not None:
+            item["record"] = saved
+        kept.append(item)
     undo_id = secrets.token_hex(8)
     _write(os.path.join(trash_dir(state_dir), undo_id + ".json"), {"t": now, "items": kept})
     forgotten: list[str] = []
@@ -65,12 +76,32 @@ def undo(backend: Backend, state_dir: str, undo_id: str, now: float) -> list[str
             doc = json.load(fh)
     except (OSError, ValueError) as exc:
         raise TrashError("nothing to undo: the undo window has passed") from exc
-    restored = []
-    for item in doc.get("items") or ():
-        backend.write(item["uri"], item["content"])
-        restored.append(item["uri"])
+    items = list(doc.get("items") or ())
+    records = [i["record"] for i in items if isinstance(i.get("record"), dict)]
+    restored = _restore(backend, records) if records else []
+    for item in items:
+        if not isinstance(item.get("record"), dict):
+            backend.write(item["uri"], item["content"])
+            restored.append(item["uri"])
     os.unlink(path)
     return restored
+
+
+def _record(backend: Backend, uri: str) -> dict[str, Any] | None:
+    """The local store's whole record of ``uri`` (None elsewhere, and for the profile)."""
+    from ovhooks.backend.local import LocalBackend
+
+    return backend.memory_record(uri) if isinstance(backend, LocalBackend) else None
+
+
+def _restore(backend: Backend, records: list[dict[str, Any]]) -> list[str]:
+    from ovhooks.backend.local import LocalBackend
+
+    if not isinstance(backend, LocalBackend):  # a trash file from the local store, now a server
+        for saved in records:
+            backend.write(str(saved["uri"]), str(saved["content"]))
+        return [str(saved["uri"]) for saved in records]
+    return backend.restore_memories(records)
 
 
 def purge(state_dir: str, now: float) -> None:

@@ -296,12 +296,27 @@ def test_forget_candidates_are_memories_at_or_over_the_bar() -> None:
             {"uri": "viking://user/u/memories/a.md", "score": 0.8},
             {"uri": "viking://user/u/memories/b.md", "score": 0.79},
             {"uri": "viking://user/u/memories/.abstract.md", "score": 0.99},
+            {"uri": "viking://user/other/memories/c.md", "score": 0.99},
+            {"uri": "viking://user/u/memories/../../x.md", "score": 0.99},
         ],
         "resources": [{"uri": "viking://resources/r.md", "score": 0.95}],
     }
-    assert [h["uri"] for h in forget_candidates(found, "x", 0.8)] == [
+    assert [h["uri"] for h in forget_candidates(found, "x", 0.8, "u")] == [
         "viking://user/u/memories/a.md"
     ]
     with pytest.raises(CommandError) as caught:
-        forget_candidates(found, "x", 0.9)
+        forget_candidates(found, "x", 0.9, "u")
     assert caught.value.code == ExitCode.NOT_FOUND and "'x'" in caught.value.message
+
+
+def test_remember_refuses_what_is_not_a_memory(
+    fake_ov: FakeOpenViking, env: dict[str, str]
+) -> None:
+    from ovhooks.rules.limits import MEMORY_MAX_BYTES
+
+    code, doc = run_json("remember", "é" * (MEMORY_MAX_BYTES // 2 + 1), env=env)
+    assert (code, doc["error"]["code"]) == (2, "usage"), doc
+    assert f"{MEMORY_MAX_BYTES + 2:,} bytes" in doc["error"]["message"]
+    assert fake_ov.writes() == []
+    code, doc = run_json("remember", "é" * (MEMORY_MAX_BYTES // 2), env=env)
+    assert code == 0 and fake_ov.files[doc["uri"]] == "é" * (MEMORY_MAX_BYTES // 2) + "\n"

@@ -101,8 +101,8 @@ def test_remember_scrubs_secrets_before_storing(client: McpClient) -> None:
         ("list", {"uri": "file:///tmp"}, "must be a viking:// URI"),
         ("remember", {"text": ""}, "'text' must not be empty"),
         ("remember", {"text": "x", "kind": "secret"}, "'kind' must be one of"),
-        ("forget", {"uri": "viking://resources/docs/a.md"}, "is not a memory file"),
-        ("forget", {"uri": "viking://user/default/memories/"}, "is not a memory file"),
+        ("forget", {"uri": "viking://resources/docs/a.md"}, "is a resource, not a memory"),
+        ("forget", {"uri": "viking://user/default/memories/"}, "is a folder, not a memory file"),
     ],
 )
 def test_bad_arguments_get_a_clear_tool_error(

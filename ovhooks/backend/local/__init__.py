@@ -122,6 +122,19 @@ class LocalBackend(LocalStore):
 
         return memories.delete(self, uri)
 
+    def memory_record(self, uri: str) -> JSON | None:
+        """The whole stored memory at ``uri``, for an undo (not in the Backend protocol: an
+        OpenViking server has no such read; see ``ui.trash``)."""
+        from ovhooks.backend.local import memories
+
+        return memories.record(self, uri)
+
+    def restore_memories(self, records: list[JSON]) -> list[str]:
+        """Put back memories ``memory_record`` read, provenance and times included."""
+        from ovhooks.backend.local import memories
+
+        return memories.restore(self, records)
+
     def whoami(self) -> str:
         return self.user
 

@@ -320,3 +320,72 @@ def delete(store: LocalStore, uri: str) -> JSON:
     except sqlite3.Error as exc:
         raise db_error(exc) from None
     return {"uri": uri, "estimated_deleted_count": deleted}
+
+
+# Every column of a memory: what forget keeps for undo, so an undone memory comes back as it
+# was (its session, turn and commit are found from ``source``; its times, type and id kept).
+RECORD_COLUMNS = (
+    "id",
+    "uri",
+    "owner",
+    "peer",
+    "category",
+    "title",
+    "content",
+    "abstract",
+    "tags",
+    "norm",
+    "source",
+    "created_at",
+    "updated_at",
+    "scope",
+    "terms",
+)
+
+
+def record(store: LocalStore, uri: str) -> JSON | None:
+    """The whole row of the memory at ``uri`` (None when no row holds it: the profile)."""
+    try:
+        row = (
+            store.db()
+            .execute(
+                f"SELECT {', '.join(RECORD_COLUMNS)} FROM memories WHERE uri = ?",
+                (store.expand(uri),),
+            )
+            .fetchone()
+        )
+    except sqlite3.Error as exc:
+        raise db_error(exc) from None
+    return None if row is None else dict(zip(RECORD_COLUMNS, row, strict=True))
+
+
+def restore(store: LocalStore, records: list[JSON]) -> list[str]:
+    """Put rows ``record`` returned back as they were, in one transaction; returns their
+    URIs. A row now at the same URI (written again since) gives way to the one restored; the
+    old id is kept unless another memory took it, and a vector left at a new id is dropped
+    (its stamp could pass for the restored row's)."""
+    restored = []
+    try:
+        with Transaction(store.db()) as con:
+            vectors = con.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'semantic_vectors'"
+            ).fetchone()
+            for saved in records:
+                row = {c: saved[c] for c in RECORD_COLUMNS}
+                con.execute("DELETE FROM memories WHERE uri = ?", (row["uri"],))
+                if con.execute("SELECT 1 FROM memories WHERE id = ?", (row["id"],)).fetchone():
+                    row["id"] = None
+                cursor = con.execute(
+                    f"INSERT INTO memories ({', '.join(RECORD_COLUMNS)})"
+                    f" VALUES ({', '.join('?' * len(RECORD_COLUMNS))})",
+                    tuple(row.values()),
+                )
+                if row["id"] is None and vectors is not None:
+                    con.execute(
+                        "DELETE FROM semantic_vectors WHERE kind = 'm' AND row_id = ?",
+                        (cursor.lastrowid,),
+                    )
+                restored.append(str(row["uri"]))
+    except sqlite3.Error as exc:
+        raise db_error(exc) from None
+    return restored
