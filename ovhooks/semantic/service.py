@@ -6,7 +6,9 @@ the user's memories say). Requests are one JSON line each, answered in turn on o
 between requests the pending rows of the stores it was asked about are embedded a small
 batch at a time. A request for another protocol or model version is refused and the service
 exits (an upgraded ovhooks starts its own). It exits after ``--idle`` seconds without a
-request once nothing is pending, and removes its socket.
+request once nothing is pending, and removes its socket. It exits within a few seconds
+(``HOME_EVERY_S``) of losing its folder, lock file or socket (a deleted temporary home), and
+then writes nothing there.
 
 The model loads in a thread after the socket is up, so a hook asking meanwhile is told
 ``loading`` at once and answers lexically.
@@ -45,6 +47,10 @@ _READ_TIMEOUT_S = 2.0
 _MAX_REQUEST = 1 << 20
 _STATUS_EVERY_S = 5.0
 _PENDING_EVERY_S = 3.0
+# How often the service checks that its folder, lock and socket are still its own: a
+# service whose home was deleted (a temporary HOME of a CI job, a sandbox, another tool's
+# test) serves nobody, and without this check it held ~156 MiB until its idle time ran out.
+HOME_EVERY_S = 2.0
 
 
 class Service:
@@ -192,6 +198,9 @@ class Service:
             "idle_s": self.idle_s,
         }
 
+    def status_due(self) -> bool:
+        return time.monotonic() - self.status_at >= _STATUS_EVERY_S
+
     def write_status(self, *, force: bool = False, state: str | None = None) -> None:
         now = time.monotonic()
         if not force and now - self.status_at < _STATUS_EVERY_S:
@@ -208,6 +217,36 @@ class Service:
     def idle(self) -> bool:
         quiet = time.monotonic() - self.last_request
         return quiet >= self.idle_s and (self.pending_total <= 0 or self.encoder is None)
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
+
+
+class Home:
+    """The folder, lock file and socket the service started with, by inode: when any of
+    them is gone or replaced (the folder deleted and made again), the service is an orphan
+    and leaves (a new start in the new folder takes a new lock, so the old one must go)."""
+
+    def __init__(self, folder: str, lock: str, sock: str) -> None:
+        self.paths = (folder, lock, sock)
+        self.marks = tuple(_identity(p) for p in self.paths)
+        self.checked = time.monotonic()
+
+    def lost(self) -> str:
+        """The first path that is no longer the service's own, or ``""``."""
+        self.checked = time.monotonic()
+        for path, mark in zip(self.paths, self.marks, strict=True):
+            if _identity(path) != mark:
+                return path
+        return ""
+
+    def due(self) -> bool:
+        return time.monotonic() - self.checked >= HOME_EVERY_S
 
 
 def _bind(path: str) -> socket.socket:
@@ -239,12 +278,13 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
         return 0  # another service of this model version runs for this user
     path = socket_path(state_dir)
     server = _bind(path)
-    ident = os.stat(path).st_ino
+    home = Home(folder, lock_path(state_dir), path)
     service = Service(state_dir, idle_s)
     for db in dbs:
         service.stores.get(db)
     threading.Thread(target=service.load, daemon=True).start()
     service.write_status(force=True)
+    orphan = ""
     try:
         while not service.stop:
             busy = service.index_some()
@@ -256,13 +296,18 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
                     break
             else:
                 service.handle(conn)
+            # Checked before the status is written too: writing it would make the deleted
+            # folder again.
+            if (home.due() or service.status_due()) and (orphan := home.lost()):
+                break
             service.write_status()
     finally:
         with contextlib.suppress(OSError):
-            if os.stat(path).st_ino == ident:
+            if _identity(path) == home.marks[2]:
                 os.unlink(path)
         server.close()
-        service.write_status(force=True, state="stopped")
+        if not orphan:  # an orphan writes nothing: that would make its deleted home again
+            service.write_status(force=True, state="stopped")
         os.close(lock_fd)
     return 0
 
