@@ -74,6 +74,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "ovhooks.skills",
             "ovhooks.semantic.answers",
             "ovhooks.semantic.service",
+            "ovhooks.semantic.serving",
         ),
     ),
     (

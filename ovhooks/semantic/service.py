@@ -41,7 +41,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ovhooks.semantic.model import Encoder
+    from ovhooks.semantic.answers import DocVectors
+    from ovhooks.semantic.index import StoreIndex
+    from ovhooks.semantic.model import Embedder
 
 _READ_TIMEOUT_S = 2.0
 _MAX_REQUEST = 1 << 20
@@ -56,17 +58,18 @@ HOME_EVERY_S = 2.0
 class Service:
     def __init__(self, state_dir: str, idle_s: float) -> None:
         from ovhooks.log import Log
-        from ovhooks.semantic.answers import CACHED_DOCS, DocVectors, Stores
+        from ovhooks.semantic.answers import Stores
+        from ovhooks.semantic.remote import spec_from
+        from ovhooks.semantic.serving import Models
+        from ovhooks.settings.config import load_settings
 
         self.state_dir = state_dir
         self.idle_s = idle_s
         self.log = Log(state_dir, "info", component="embedd")
         self.stores = Stores()
-        self.doc_vectors = DocVectors(CACHED_DOCS)
-        self.encoder: Encoder | None = None
-        self.probes: Any = None
-        self.state = "loading"
-        self.error = ""
+        self.doc_vectors: dict[str, DocVectors] = {}
+        # The user's own model, as the settings this service started with name it.
+        self.models = Models(state_dir, spec_from(load_settings(os.environ)), self.log)
         self.last_request = time.monotonic()
         self.stop = False
         self.status_at = 0.0
@@ -77,18 +80,19 @@ class Service:
 
     # --- model ------------------------------------------------------------------------------
     def load(self) -> None:
-        try:
-            from ovhooks.semantic.model import PROBES, Encoder
-
-            encoder = Encoder()
-            self.probes = encoder.encode(list(PROBES))
-            self.encoder = encoder
-            self.state = "warm"
-        except Exception as exc:  # a broken model: hooks answer lexically
-            self.state = "broken"
-            self.error = f"{type(exc).__name__}: {exc}"[:300]
-            self.log.error("semantic_model_unavailable", error=self.error)
+        self.models.load()
         self.write_status(force=True)
+
+    def place(self, path: str, index: StoreIndex) -> Embedder | None:
+        """The model that answers for this store now; its vectors are loaded on the next
+        refresh when it is another than the loaded one."""
+        remote = self.models.remote
+        waiting = -1 if remote is None else self.stores.counts.get((path, remote.key), -1)
+        encoder = self.models.serving(waiting)
+        if encoder is not None and index.model != encoder.key:
+            index.model = encoder.key
+            index.version = None
+        return encoder
 
     # --- requests ---------------------------------------------------------------------------
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -104,19 +108,38 @@ class Service:
         db = str(request.get("db") or "")
         if db:
             self.stores.get(db)  # remembered for indexing even while the model loads
-        if self.encoder is None:
-            return {"ok": False, "error": self.state}
-        from ovhooks.semantic import answers
-
-        if op == "search":
-            return answers.search(request, self.encoder, self.stores, self.probes)
-        if op == "score":
-            return answers.score(request, self.encoder, self.probes, self.doc_vectors)
         if op == "index":
             self.pending_at = 0.0
             self.force_count = True
             return {"ok": True}
-        return {"ok": False, "error": "unknown_op"}
+        if op not in ("search", "score"):
+            return {"ok": False, "error": "unknown_op"}
+        from ovhooks.semantic.remote import RemoteError
+
+        try:
+            return self.embedded(op, request)
+        except RemoteError as exc:  # the user's endpoint failed: the bundled model answers
+            self.models.fail(str(exc))
+            return self.embedded(op, request)
+
+    def embedded(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
+        from ovhooks.semantic import answers
+
+        if op == "score":
+            encoder = self.models.for_texts()
+            if encoder is None:
+                return {"ok": False, "error": self.models.state}
+            cache = self.doc_vectors.get(encoder.key)
+            if cache is None:
+                cache = self.doc_vectors[encoder.key] = answers.DocVectors(answers.CACHED_DOCS)
+            probes = self.models.probes[encoder.key]
+            return {**answers.score(request, encoder, probes, cache), "embed_model": encoder.key}
+        index = self.stores.get(str(request.get("db") or ""))
+        encoder = self.place(index.path, index) if index is not None else self.models.bundled
+        if encoder is None:
+            return {"ok": False, "error": self.models.state}
+        reply = answers.search(request, encoder, self.stores, self.models.probes[encoder.key])
+        return {**reply, "embed_model": encoder.key}
 
     def handle(self, conn: socket.socket) -> None:
         conn.settimeout(_READ_TIMEOUT_S)
@@ -149,53 +172,80 @@ class Service:
     # --- background work --------------------------------------------------------------------
     def index_some(self) -> bool:
         """Embed one batch of pending rows; whether any work was done."""
-        if self.encoder is None:
+        self.models.retry_due()
+        kept = self.models.kept()
+        if not kept:
             return False
         from ovhooks.semantic.answers import refresh, update_pending
-        from ovhooks.semantic.index import embed_pending
         from ovhooks.semantic.vectors import ensure_table
 
         for path, index in self.stores.open.items():
-            # Another connection wrote (a commit, a forget), or this service embedded new
-            # rows: reload between requests, so a prompt never waits for it (it is answered
-            # from the previous load meanwhile).
-            if index.version is not None:
-                refresh(index, self.probes, pending=self.stores.pending.get(path, 0))
+            # Another connection wrote (a commit, a forget), this service embedded new rows,
+            # or another model now serves the store: reload between requests, so a prompt
+            # never waits for it (it is answered from the previous load meanwhile).
+            encoder = self.place(path, index)
+            if encoder is not None and (index.version is not None or index.rows):
+                waiting = self.stores.counts.get((path, index.model), 0)
+                refresh(index, self.models.probes[encoder.key], pending=waiting)
         now = time.monotonic()
         if now - self.pending_at >= _PENDING_EVERY_S:
             for index in self.stores.open.values():
                 ensure_table(index.con)
-            self.pending_total = update_pending(self.stores, force=self.force_count)
+            models = tuple(encoder.key for encoder in kept)
+            self.pending_total = update_pending(self.stores, force=self.force_count, models=models)
             self.pending_at = now
             self.force_count = False
         if self.pending_total <= 0:
             return False
-        done = 0
+        return self.embed_batch(kept)
+
+    def embed_batch(self, kept: list[Embedder]) -> bool:
+        """One batch for the first store and model with rows waiting (the bundled model
+        first: a new row is found by it at once while the user's model catches up)."""
+        from ovhooks.semantic.index import embed_pending
+        from ovhooks.semantic.remote import RemoteError
+
+        counts = self.stores.counts
         for path, index in self.stores.open.items():
-            if self.stores.pending.get(path, 0) > 0:
-                done = embed_pending(index.con, self.encoder.encode)
-                index.stale = index.stale or done > 0
-                self.stores.pending[path] = max(0, self.stores.pending[path] - done)
-                self.pending_total = max(0, self.pending_total - done)
+            for encoder in kept:
+                if counts.get((path, encoder.key), 0) <= 0:
+                    continue
+                try:
+                    done = embed_pending(index.con, encoder.encode_docs, model=encoder.key)
+                except RemoteError as exc:
+                    self.models.fail(str(exc))
+                    return False
+                if encoder.key == index.model:
+                    index.stale = index.stale or done > 0
+                left = max(0, counts[(path, encoder.key)] - done) if done else 0
+                self.pending_total = max(0, self.pending_total - counts[(path, encoder.key)] + left)
+                self.stores.pending[path] = max(
+                    0, self.stores.pending.get(path, 0) - counts[(path, encoder.key)] + left
+                )
+                counts[(path, encoder.key)] = left
                 if done:
-                    break
-                self.stores.pending[path] = 0
-        return done > 0
+                    return True
+        return False
 
     def status(self) -> dict[str, Any]:
         from ovhooks.semantic.answers import rss_mib, store_summary
 
+        texts = self.models.for_texts()
         return {
             "pid": os.getpid(),
             "model": MODEL_KEY,
-            "state": self.state,
-            "error": self.error,
+            "state": self.models.state,
+            "error": self.models.error,
             "rss_mib": rss_mib(),
             "pending": self.pending_total,
             "stores": store_summary(self.stores),
             "started": self.started,
             "at": time.time(),
             "idle_s": self.idle_s,
+            # added with the user's own model (older readers ignore them): who answers texts
+            # sent with a request, and the endpoint's state and calibration
+            "serving": "" if texts is None else texts.key,
+            "embed": self.models.describe(),
         }
 
     def status_due(self) -> bool:
@@ -216,7 +266,7 @@ class Service:
 
     def idle(self) -> bool:
         quiet = time.monotonic() - self.last_request
-        return quiet >= self.idle_s and (self.pending_total <= 0 or self.encoder is None)
+        return quiet >= self.idle_s and (self.pending_total <= 0 or not self.models.kept())
 
 
 def _identity(path: str) -> tuple[int, int] | None:
