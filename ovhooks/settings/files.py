@@ -2,8 +2,8 @@
 ``ovcli.conf``, each read with what makes it ignored turned into a warning.
 
 Imported by ``config.load_settings`` only when one of them is a file or a header value is
-set (``header_warnings``), so a hook on a machine without them never loads this module. A plain config file is read without ``tomllib``
-(``toml_plain``: its import costs a hook ~7 ms).
+set (``header_warnings``), so a hook on a machine without them never loads this module. A
+plain config file is read without ``tomllib`` (``toml_plain``: its import costs a hook ~7 ms).
 """
 
 from __future__ import annotations
