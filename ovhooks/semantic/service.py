@@ -169,6 +169,15 @@ class Service:
             conn.close()
         self.last_request = time.monotonic()
 
+    def reread_settings(self) -> None:
+        """config.toml may name another model now (the environment the service started
+        with cannot change: a variable set later takes effect with the next service)."""
+        from ovhooks.semantic.remote import spec_from
+        from ovhooks.settings.config import load_settings
+
+        if self.models.configure(spec_from(load_settings(os.environ))):
+            self.pending_at = 0.0  # count the new model's pending rows now
+
     # --- background work --------------------------------------------------------------------
     def index_some(self) -> bool:
         """Embed one batch of pending rows; whether any work was done."""
@@ -350,6 +359,8 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
             # folder again.
             if (home.due() or service.status_due()) and (orphan := home.lost()):
                 break
+            if service.status_due():
+                service.reread_settings()
             service.write_status()
     finally:
         with contextlib.suppress(OSError):

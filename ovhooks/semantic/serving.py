@@ -91,18 +91,39 @@ class Models:
             self.checking = True
             self.check_remote()
 
+    def configure(self, spec: EmbedSpec | None) -> bool:
+        """Take the settings' model now (config.toml changed under a running service); the
+        bundled model serves until the new one has embedded each store. Whether it changed."""
+        now = self.remote.spec if self.remote is not None else None
+        if (spec is None and now is None) or (
+            spec is not None and now is not None and (spec.key, spec.url) == (now.key, now.url)
+        ):
+            return False
+        self.log.info("semantic_model_configured", model=spec.key if spec else "bundled")
+        self.remote = RemoteEncoder(spec) if spec is not None else None
+        self.remote_state, self.remote_error = ("off" if spec is None else "checking"), ""
+        if spec is not None and self.state != "loading":  # else the load thread checks it
+            self.checking = True
+            threading.Thread(target=self.check_remote, daemon=True).start()
+        return True
+
     def check_remote(self) -> None:
         """Encode the probes with the user's model: its calibration on first use, and the
         sign that a failed endpoint answers again."""
         remote = self.remote
-        assert remote is not None
+        if remote is None:
+            self.checking = False
+            return
         try:
             vectors = remote.encode(list(PROBES), BATCH_TIMEOUT_S)
         except RemoteError as exc:
-            self.fail(str(exc))
+            if self.remote is remote:
+                self.fail(str(exc))
             return
         finally:
             self.checking = False
+        if self.remote is not remote:
+            return  # configured away meanwhile
         self.probes[remote.key] = vectors
         self.calibration[remote.key] = probe_summary(vectors)
         self._save_calibration()

