@@ -203,7 +203,9 @@ class RemoteEncoder:
         try:
             response = self._client()(request)
         except BackendError as exc:
-            raise RemoteError(f"{exc.kind}: {exc}"[:300]) from None
+            said = str(exc)
+            said = said if said.startswith(exc.kind) else f"{exc.kind}: {said}"
+            raise RemoteError(said[:300]) from None
         if not 200 <= response.status < 300:
             raise RemoteError(f"HTTP {response.status}")
         return parse_vectors(self.spec.api, response.body, len(texts))

@@ -236,3 +236,48 @@ def test_a_model_named_in_config_toml_later_takes_over_without_a_restart(rig: Ri
         _until_served_by(rig, MODEL_KEY, "who feeds the office cat?", 120)
     finally:
         stub.stop()
+
+
+def test_a_prompt_hook_recalls_by_meaning_while_the_endpoint_fails(tmp_path: Path) -> None:
+    import json
+    import sys
+
+    from tests.semantic.test_recall_by_meaning import MEMORIES, _env
+
+    root = tmp_path / "rig"
+    (root / "home").mkdir(parents=True)
+    backend = LocalBackend(str(root / "data"))
+    for i, text in enumerate(MEMORIES):
+        backend.write(f"viking://user/default/memories/preferences/m{i}.md", text + "\n")
+    backend.close()
+    stub = EmbedStub("ollama").start()
+    stub.failing = True
+    env = _env(root, OVHOOKS_EMBED_URL=stub.url, OVHOOKS_EMBED_MODEL="down")
+    state, db = str(root / "state"), str(root / "data" / "memory.db")
+    proc = start_service(state, db=db, env=env)
+    try:
+        wait_until(
+            lambda: (d := ping(state)) and d["embed"]["state"] == "unreachable", 120, "a failure"
+        )
+        from tests.support.semantic import wait_warm_and_indexed
+
+        wait_warm_and_indexed(state, db)
+        payload = {
+            "session_id": "s1",
+            "cwd": env["HOME"],
+            "prompt": "每晚的对账任务出问题时谁会收到邮件？",
+        }
+        hook = subprocess.run(
+            [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        assert hook.returncode == 0, hook.stderr
+        context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "Marta" in context  # by meaning (no shared word): the bundled model answered
+    finally:
+        stop_service(proc)
+        stub.stop()

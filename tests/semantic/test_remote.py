@@ -114,6 +114,9 @@ def test_the_encoder_against_a_live_stub(api: str) -> None:
         assert [len(r["texts"]) for r in stub.requests] == [32, 8]
         assert {r["authorization"] for r in stub.requests} == {f"Bearer {env['EMBED_SECRET']}"}
         assert encoder.encode([]).shape == (0, 64)
+        encoder.dim = 32  # as if the endpoint's model changed behind the same name
+        with pytest.raises(RemoteError, match="64 dimensions, not 32"):
+            encoder.encode(["x"])
         stub.failing = True
         with pytest.raises(RemoteError, match="HTTP 500"):
             encoder.encode_docs(["x"])
