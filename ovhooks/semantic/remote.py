@@ -8,9 +8,10 @@ model and tries the endpoint again later. The API key is read from the environme
 the settings name (``embed_key_env``), when a request is made, and is never stored or logged
 (``redact.remember_secret`` keeps it out of every log line and error text).
 
-Vectors are kept per model: ``EmbedSpec.key`` (``ext:<api>:<model>``) is the ``model`` column
-of the store's vectors table, so the bundled model's vectors stay beside the new ones and
-serve until the new model has embedded every row.
+numpy is imported only where vectors are made: ``status`` and ``doctor`` read the settings'
+side (``EmbedSpec``) without it. Vectors are kept per model: ``EmbedSpec.key``
+(``ext:<api>:<model>``) is the ``model`` column of the store's vectors table, so the bundled
+model's vectors stay beside the new ones and serve until the new model has embedded every row.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ import json
 import os
 import threading
 
-import numpy as np
-
 from ovhooks.backend.errors import BackendError
 from ovhooks.backend.http import HttpClient, Request
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    import numpy as np
 
     from ovhooks.settings.config import Settings
 
@@ -127,6 +128,8 @@ def request_body(api: str, model: str, texts: list[str]) -> bytes:
 def parse_vectors(api: str, body: bytes | bytearray, count: int) -> np.ndarray:
     """The answer's vectors as unit float32 rows, in the order of the texts sent; raises
     ``RemoteError`` for any other shape (a count that differs, ragged or empty vectors)."""
+    import numpy as np
+
     try:
         doc = json.loads(bytes(body))
     except ValueError:
@@ -181,6 +184,8 @@ class RemoteEncoder:
         return headers
 
     def encode(self, texts: list[str], timeout_s: float = QUERY_TIMEOUT_S) -> np.ndarray:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim or 1), dtype=np.float32)
         parts = [

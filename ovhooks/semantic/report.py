@@ -87,7 +87,7 @@ def _serving(doc: dict[str, Any], answer: dict[str, Any], settings: Settings) ->
 
 
 def _pending_offline(settings: Settings) -> int | None:
-    """Rows without a vector, counted in the store itself (without numpy)."""
+    """Rows without a vector of each kept model, counted in the store itself."""
     import sqlite3
 
     path = os.path.join(settings.data_dir, "memory.db")
@@ -100,7 +100,13 @@ def _pending_offline(settings: Settings) -> int | None:
     try:
         from ovhooks.semantic.vectors import count_pending
 
-        return count_pending(con)
+        pending = count_pending(con)
+        if settings.embed_url:  # the user's model embeds every row too
+            from ovhooks.semantic.remote import spec_from
+
+            spec = spec_from(settings)
+            pending += count_pending(con, spec.key) if spec is not None else 0
+        return pending
     except sqlite3.Error:
         return None
     finally:

@@ -130,3 +130,10 @@ def test_a_running_service_says_who_serves_and_how_the_endpoint_answers(tmp_path
         assert semantic_status(other)["embed"]["state"].startswith("configured differently")
     finally:
         server.close()
+
+
+def test_not_running_counts_the_rows_each_model_still_needs(tmp_path: Path) -> None:
+    _store(tmp_path, 3)
+    doc = semantic_status(_own_model(tmp_path, "http://127.0.0.1:9/api/embed"))
+    assert (doc["state"], doc["pending"]) == ("stopped", 6)  # the bundled model's and mine
+    assert doc["embed"]["state"] == "not running"
