@@ -15,16 +15,16 @@ from ovhooks.commands import (
     forget,
     hook,
     importer,
-    mcp,
     memory,
     semantic,
     sessions,
     status,
-    ui,
 )
 from ovhooks.commands.doctor import command as doctor
 from ovhooks.commands.install import command as install
 from ovhooks.hosts.base import EVENT_NAMES
+from ovhooks.mcp import command as mcp
+from ovhooks.ui import command as ui
 
 app = typer.Typer(
     name="ovhooks",

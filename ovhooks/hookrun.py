@@ -230,7 +230,7 @@ def _log_crash(
             ctx.log.error("hook_crashed", command=command, error=error, trace=trace)
             return
         from ovhooks.log import Log
-        from ovhooks.session.layout import user_dir
+        from ovhooks.settings.layout import user_dir
 
         state_dir = environ.get("OVHOOKS_STATE_DIR") or user_dir("state", environ)
         Log(state_dir, "error").error("hook_crashed", command=command, error=error, trace=trace)

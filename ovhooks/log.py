@@ -24,7 +24,7 @@ _MAX_BYTES = 5 * 1024 * 1024
 
 class Log:
     def __init__(self, state_dir: str, level: str = "error", *, component: str = "") -> None:
-        from ovhooks.session.layout import log_path
+        from ovhooks.settings.layout import log_path
 
         self.path = log_path(state_dir)
         self.threshold = _LEVELS.get(level, 1)
@@ -86,7 +86,7 @@ def read_recent(
     state_dir: str, *, level: str = "error", limit: int = 20
 ) -> list[dict[str, object]]:
     """The last ``limit`` records at ``level`` (for ``status`` and ``doctor``)."""
-    from ovhooks.session.layout import log_path
+    from ovhooks.settings.layout import log_path
     from ovhooks.transcripts.reader import read_tail
 
     records: list[dict[str, object]] = []

@@ -25,14 +25,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(REPO, "ovhooks")
 
 # Bottom first. A module may import its own layer and the layers below, never one above.
-# A module belongs to the longest pattern naming it or a package above it ("ovhooks" itself
-# names only the root module): ``session.layout`` (paths and stored shapes) sits in the
-# foundations although the rest of ``session`` sits with the state, and ``dryrun.plan`` (the
-# plan a backend records into) although the dry run's stand-ins sit at the edge.
+# Each pattern names a package or a module at the top of ``ovhooks`` (``"ovhooks"`` itself
+# names only the root module): a folder is one concern and lies in one layer whole, so the
+# table never moves a single module out of its folder (``tests/test_layers.py`` holds it so).
 LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "foundations",
-        "settings, paths and stored shapes, ids, files, redaction, the dry-run plan",
+        "settings and the state layout (paths, stored shapes), ids, files, redaction, spawning",
         (
             "ovhooks",
             "ovhooks.redact",
@@ -40,9 +39,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "ovhooks.ids",
             "ovhooks.model",
             "ovhooks.settings",
-            "ovhooks.session.layout",
-            "ovhooks.dryrun.plan",
-            "ovhooks.worker.spawn",
+            "ovhooks.spawn",
         ),
     ),
     (
@@ -51,14 +48,19 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("ovhooks.transcripts", "ovhooks.capture", "ovhooks.lexical"),
     ),
     (
+        "log",
+        "the log: one scrubbed line per event, read back by status and doctor",
+        ("ovhooks.log",),
+    ),
+    (
         "backend",
-        "the Backend protocol: OpenViking over HTTP, the local store",
+        "the Backend protocol: OpenViking over HTTP, the local store, the embedding service",
         ("ovhooks.backend", "ovhooks.semantic"),
     ),
     (
         "state",
-        "the log, session documents and commit decisions, project identity",
-        ("ovhooks.log", "ovhooks.session", "ovhooks.project"),
+        "session documents and commit decisions, project identity",
+        ("ovhooks.session", "ovhooks.project"),
     ),
     (
         "write path",
@@ -67,15 +69,8 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     (
         "read path",
-        "recall for a prompt, the session-start context, skills",
-        (
-            "ovhooks.recall",
-            "ovhooks.context",
-            "ovhooks.skills",
-            "ovhooks.semantic.answers",
-            "ovhooks.semantic.service",
-            "ovhooks.semantic.serving",
-        ),
+        "recall for a prompt (skill memory too), the session-start context",
+        ("ovhooks.recall", "ovhooks.context"),
     ),
     (
         "events",
@@ -84,14 +79,14 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     (
         "edge",
-        "entry points: the hook runner, the dry-run choice, the commands, the viewer, the "
-        "MCP server, the CLI",
+        "entry points: the hook runner, the dry run, the commands, the viewer, the MCP server, "
+        "the CLI",
         (
             "ovhooks.hookrun",
             "ovhooks.dryrun",
             "ovhooks.commands",
-            "ovhooks.ui",
             "ovhooks.mcp",
+            "ovhooks.ui",
             "ovhooks.cli",
             "ovhooks.__main__",
         ),

@@ -47,6 +47,14 @@ def test_every_layer_pattern_names_something(edges: dict[str, set[str]]) -> None
     assert len(patterns) == len(set(patterns)), "a pattern in two layers"
 
 
+def test_every_layer_pattern_is_a_whole_folder_or_a_top_module() -> None:
+    """A folder is one concern in one layer: the table names packages and the modules at the
+    top of ``ovhooks``, never a module moved out of its folder into another layer."""
+    patterns = [p for _name, _what, group in mg.LAYERS for p in group]
+    split = [p for p in patterns if p.count(".") > 1]
+    assert split == [], f"single modules moved out of their folder: {split}"
+
+
 def test_at_most_ten_loose_modules_at_the_top() -> None:
     loose = mg.loose()
     assert len(loose) <= MAX_LOOSE, f"{len(loose)} loose top-level modules: {loose}"

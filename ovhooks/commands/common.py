@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from ovhooks.dryrun.plan import Plan
     from ovhooks.log import Log
     from ovhooks.project import ProjectIdentity
-    from ovhooks.session.layout import Job
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import Job
 
 
 def settings_from(environ: Mapping[str, str] | None = None) -> Settings:
@@ -60,15 +60,15 @@ def job_runner(
 
 def outbox_backlog(state_dir: str) -> dict[str, int]:
     """Session key -> writes still queued for it (``layout.queued_counts``)."""
-    from ovhooks.session.layout import queued_counts
     from ovhooks.session.store import StateStore
+    from ovhooks.settings.layout import queued_counts
 
     return queued_counts(state_dir, StateStore(state_dir).all())
 
 
 def dead_letters(state_dir: str) -> int:
     """Records the server refused for good, set aside under ``outbox/dead/`` for inspection."""
-    from ovhooks.session.layout import dead_root
+    from ovhooks.settings.layout import dead_root
 
     total = 0
     for _dir, _subdirs, files in os.walk(dead_root(state_dir)):

@@ -104,7 +104,7 @@ def _run_export(
     """One export under the per-server lock; returns its summary document."""
     from ovhooks.backend.errors import BackendError
     from ovhooks.fsutil import FileLock
-    from ovhooks.session.layout import export_progress_path
+    from ovhooks.settings.layout import export_progress_path
 
     local = open_local(settings)
     path = export_progress_path(settings.state_dir, progress_key(settings, target))

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ovhooks.session.layout import Job, State
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import Job, State
 
 
 def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
@@ -36,7 +36,7 @@ def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
     peer = settings.actor_peer
     if not peer and item.cwd:
         peer = resolve(item.cwd).peer
-    from ovhooks.session.layout import new_job
+    from ovhooks.settings.layout import new_job
 
     work: dict[str, Any] = {"capture": True}
     if commit:

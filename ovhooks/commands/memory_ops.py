@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from ovhooks.settings.config import Settings
 
 LEVELS = ("abstract", "overview", "full")
+# The verbs as the MCP server names its tools (``mcp/tools.py`` describes each); install and
+# doctor register and check exactly these, so they are named here, below all three.
+TOOL_NAMES = ("search", "read", "list", "remember", "forget")
 KINDS = ("preferences", "events")
 
 

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Container
     from typing import Any
 
-    from ovhooks.session.layout import Job, State
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import Job, State
 
 
 def find_session(states: list[State], wanted: str) -> State:
@@ -70,7 +70,7 @@ def latest_session(states: list[State]) -> State:
 
 def capture_job(settings: Settings, doc: State, reason: str | None) -> Job:
     """Catch up on the transcript (as a Stop would), then commit with ``reason``."""
-    from ovhooks.session.layout import job_for_state
+    from ovhooks.settings.layout import job_for_state
 
     work: dict[str, Any] = {"capture": bool(doc.get("transcript_path")) and settings.capture}
     if reason:
@@ -141,7 +141,7 @@ def _states(settings: Settings) -> list[State]:
 
 def _queued_jobs(settings: Settings, states: list[State], skip: Container[str] = ()) -> list[Job]:
     """A send-only job for each session with queued writes (``skip``: already has a job)."""
-    from ovhooks.session.layout import job_for_state
+    from ovhooks.settings.layout import job_for_state
 
     by_key = {str(d["key"]): d for d in states}
     return [

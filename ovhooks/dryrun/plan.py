@@ -3,7 +3,7 @@
 Interface §1: ``--dry-run`` may read from the server but writes nothing (no append, commit or
 content write), changes no state file or queue and starts no worker; stderr gets a readable
 plan. The dry-run state store, outbox and worker (``dryrun/record.py``) and backend
-(``backend.factory.DryRunBackend``) record into a ``Plan`` instead of writing.
+(``dryrun.backend.DryRunBackend``) record into a ``Plan`` instead of writing.
 """
 
 from __future__ import annotations

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from ovhooks.dryrun.plan import Plan
     from ovhooks.hosts.base import Event
     from ovhooks.log import Log
-    from ovhooks.session.layout import Job, QueueEntry, State
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import Job, QueueEntry, State
 
 
 class PlannedStateStore(StateStore):
@@ -162,7 +162,7 @@ def plan_jobs(
     clock: Callable[[], float] = time.time,
 ) -> list[dict[str, Any]]:
     """What ``worker.run_jobs`` would write for ``jobs``, said in ``plan``; no sweep."""
-    from ovhooks.backend.factory import DryRunBackend
+    from ovhooks.dryrun.backend import DryRunBackend
 
     real = backends_for(settings)
 
@@ -192,7 +192,7 @@ class PlannedHookContext(HookContext):
         return PlannedStateStore(self.settings.state_dir, self.plan, log=self.log)
 
     def backend(self, event: Event, *, deadline: float | None = None) -> Backend:
-        from ovhooks.backend.factory import DryRunBackend
+        from ovhooks.dryrun.backend import DryRunBackend
 
         return DryRunBackend(super().backend(event, deadline=deadline), self.plan)
 

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
     from ovhooks.hosts.base import Event
     from ovhooks.project import ProjectIdentity
-    from ovhooks.session.layout import Job
     from ovhooks.session.store import StateStore
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import Job
 
 
 class HookContext:
@@ -97,7 +97,7 @@ class HookContext:
 
     def job(self, event: Event, **work: Any) -> Job:
         """A worker job for this event's session."""
-        from ovhooks.session.layout import new_job
+        from ovhooks.settings.layout import new_job
 
         fields: dict[str, Any] = {
             "key": self.session_key(event),

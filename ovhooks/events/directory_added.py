@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
-    from ovhooks.session.layout import State
+    from ovhooks.settings.layout import State
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:

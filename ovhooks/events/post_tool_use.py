@@ -20,7 +20,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     settings = ctx.settings
     if event.tool_name != "Read" or not (settings.recall and settings.skill_memory):
         return Reply()
-    from ovhooks import skills
+    from ovhooks.recall import skills
 
     path = skills.skill_file(event.tool_name, event.tool_input)
     if not path or ctx.bypassed(event):

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
     from ovhooks.project import ProjectIdentity
-    from ovhooks.session.layout import Job, State
     from ovhooks.session.store import StateStore
+    from ovhooks.settings.layout import Job, State
 
 
 def handle(event: Event, ctx: HookContext) -> Reply:
@@ -112,8 +112,8 @@ def _jobs(
     ctx: HookContext, key: str, source: str, states: list[State]
 ) -> tuple[list[tuple[str, str]], list[str], list[Job]]:
     """Sessions to commit (with why), sessions with queued writes, and the jobs for both."""
-    from ovhooks.session import layout
     from ovhooks.session.lifecycle import commit_job, session_start_commits
+    from ovhooks.settings import layout
 
     settings = ctx.settings
     commits = session_start_commits(

@@ -49,7 +49,7 @@ def outage_notice(state_dir: str, key: str) -> str | None:
     """
     import json
 
-    from ovhooks.session import layout
+    from ovhooks.settings import layout
 
     try:
         with open(layout.state_path(state_dir, key), "rb") as fh:

@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
-    from ovhooks.session.layout import State
+    from ovhooks.settings.layout import State
 
 
 # How long the worker waits for a subagent transcript Claude has not written yet. Inline

@@ -99,6 +99,8 @@ TOOLS: list[dict[str, Any]] = [
         {"readOnlyHint": False, "destructiveHint": True},
     ),
 ]
+# ``commands.memory_ops.TOOL_NAMES`` names the same verbs for install and doctor, which sit
+# below this server; tests/mcp/test_protocol.py holds the two lists equal.
 TOOL_NAMES = tuple(str(t["name"]) for t in TOOLS)
 _SCHEMAS = {str(t["name"]): t["inputSchema"] for t in TOOLS}
 

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.errors import BackendError
     from ovhooks.log import Log
-    from ovhooks.session.layout import QueueEntry, State
     from ovhooks.session.store import StateStore
+    from ovhooks.settings.layout import QueueEntry, State
 
     class Box(Protocol):
         """One session's queue (``queue.Outbox`` and the dry run's ``PlannedOutbox``)."""

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.outbox.box import Box
-    from ovhooks.session.layout import State
+    from ovhooks.settings.layout import State
 
 
 def adopt_files(box: Box, names: list[str]) -> None:

@@ -36,7 +36,7 @@ import time
 from ovhooks.backend.errors import BackendError
 from ovhooks.fsutil import read_json, remove_stale_tmp, write_json_atomic
 from ovhooks.outbox.box import MAX_BATCH, DrainResult, InflightError
-from ovhooks.session import layout
+from ovhooks.settings import layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.log import Log
-    from ovhooks.session.layout import QueueEntry, State
     from ovhooks.session.store import StateStore
+    from ovhooks.settings.layout import QueueEntry, State
 
 # How long a request the client gave up on may still be applied by the server. Past it, a
 # batch the server does not show was not taken and is sent again. OpenViking applies a batch

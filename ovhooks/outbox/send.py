@@ -17,7 +17,7 @@ import os
 from ovhooks.backend.errors import BackendError
 from ovhooks.fsutil import ensure_dir, write_json_atomic
 from ovhooks.outbox.box import MAX_BATCH, InflightError
-from ovhooks.session import layout
+from ovhooks.settings import layout
 
 # What starts the ``turn_id`` of every message ovhooks sends (see ``marked``).
 MARK_PREFIX = "ovh1:"
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.outbox.box import Box, DrainResult
-    from ovhooks.session.layout import QueueEntry, State
+    from ovhooks.settings.layout import QueueEntry, State
 
 
 def send_append(box: Box, entry: QueueEntry, backend: Backend, result: DrainResult) -> None:

@@ -26,7 +26,7 @@ def memory_uri(peer: str) -> str:
 
 
 def _marker(state_dir: str, peer: str) -> str:
-    from ovhooks.session.layout import project_marker_path
+    from ovhooks.settings.layout import project_marker_path
 
     return project_marker_path(state_dir, peer)
 

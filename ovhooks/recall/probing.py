@@ -61,7 +61,7 @@ def refresh_calibration(
 
     if not settings.detach or not hasattr(os, "fork"):
         return measure()
-    from ovhooks.worker.spawn import run_detached
+    from ovhooks.spawn import run_detached
 
     try:
         pid = run_detached(measure)

@@ -28,7 +28,7 @@ NO_SESSION = "no-session"
 
 
 def recall_dir(state_dir: str) -> str:
-    from ovhooks.session.layout import recall_dir as layout_recall_dir
+    from ovhooks.settings.layout import recall_dir as layout_recall_dir
 
     return layout_recall_dir(state_dir)
 

@@ -27,7 +27,7 @@ KINDS = (
 
 
 def _path(state_dir: str, session_key: str) -> str:
-    from ovhooks.session.layout import usage_note_path
+    from ovhooks.settings.layout import usage_note_path
 
     return usage_note_path(state_dir, session_key)
 

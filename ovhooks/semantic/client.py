@@ -144,7 +144,7 @@ def start(
     def launch() -> None:
         os.execve(sys.executable, argv, env)
 
-    from ovhooks.worker.spawn import run_detached
+    from ovhooks.spawn import run_detached
 
     try:
         pid = run_detached(launch)

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.log import Log
-    from ovhooks.session.layout import State
     from ovhooks.session.store import StateStore
+    from ovhooks.settings.layout import State
 
 POLL_DEADLINE_S = 60.0  # the extraction took ~11 s on a real server with an instant model
 POLL_EVERY_S = 1.0

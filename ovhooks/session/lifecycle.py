@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ovhooks.session.layout import Job, State
+    from ovhooks.settings.layout import Job, State
 
 # Committed, idle states are forgotten after this long; their transcripts are usually gone.
 STATE_RETENTION_S = 30 * 24 * 3600
@@ -101,7 +101,7 @@ def forgettable(states: Sequence[State], *, now: float) -> list[str]:
 
 def commit_job(state: State, reason: str, *, capture: bool) -> Job:
     """A worker job that catches up with a known session's transcript, then commits it."""
-    from ovhooks.session.layout import job_for_state
+    from ovhooks.settings.layout import job_for_state
 
     return job_for_state(
         state, capture=bool(state.get("transcript_path")) and capture, commit=reason

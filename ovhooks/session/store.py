@@ -12,7 +12,7 @@ import os
 import time
 
 from ovhooks.fsutil import FileLock, read_json, write_json_atomic
-from ovhooks.session import layout
+from ovhooks.settings import layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from ovhooks.log import Log
-    from ovhooks.session.layout import State
+    from ovhooks.settings.layout import State
 
 STATE_VERSION = 1
 

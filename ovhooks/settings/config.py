@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 
-from ovhooks.session.layout import user_dir
+from ovhooks.settings.layout import user_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.session.layout import State
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import State
 
 MESSAGE_TOKENS = 4000
 

@@ -10,15 +10,15 @@ import os
 import sys
 import time
 
-from ovhooks.worker.spawn import run_detached
+from ovhooks.spawn import run_detached
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from ovhooks.log import Log
-    from ovhooks.session.layout import Job
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import Job
 
 
 def _run(settings: Settings, jobs: Sequence[Job], log: Log, clock: Callable[[], float]) -> None:

@@ -18,13 +18,13 @@ import json
 import os
 
 from ovhooks.fsutil import FileLock, read_json, write_json_atomic
-from ovhooks.session import layout
+from ovhooks.settings import layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ovhooks.session.layout import Job
+    from ovhooks.settings.layout import Job
 
 
 def merge_jobs(older: Job, newer: Job) -> Job:

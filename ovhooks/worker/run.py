@@ -6,7 +6,7 @@ session one worker runs at a time and at most one waits (``worker/lock.py``), so
 the same cursor and send the same turns (anchor bug #5).
 
 Order inside one run: read what the transcript gained and queue it together with the cursor
-it advances (one atomic write, ``worker/capture.py``); queue a requested commit; drain
+it advances (one atomic write, ``worker/intake.py``); queue a requested commit; drain
 (``outbox/queue.py``). Every network write happens in the drain, after the data is on disk.
 A dry run is chosen at the edge (``hookrun``, ``commands.common.job_runner``), which runs
 the planning worker of ``dryrun/record.py`` instead of this one: the worker never looks up
@@ -21,8 +21,8 @@ import time
 from ovhooks.backend.errors import BackendError
 from ovhooks.outbox.box import InflightError
 from ovhooks.outbox.queue import Outbox
-from ovhooks.session import layout
 from ovhooks.session.store import StateStore, new_state
+from ovhooks.settings import layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
     from ovhooks.log import Log
     from ovhooks.outbox.box import DrainResult
-    from ovhooks.session.layout import Job, State
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import Job, State
 
 # Failures closer together than this belong to one outage: the user is told once about it.
 OUTAGE_GAP_S = 300.0
@@ -114,9 +114,9 @@ class SessionWorker:
         if state is None:
             state = self.store.update(key, lambda _s: None, create=create) or create()
         if job.get("capture"):
-            from ovhooks.worker.capture import capture
+            from ovhooks.worker.intake import take_in
 
-            summary["queued"] = capture(
+            summary["queued"] = take_in(
                 job, state, outbox, now, settings=self.settings, log=self.log
             )
         if job.get("commit"):

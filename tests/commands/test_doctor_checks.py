@@ -16,7 +16,7 @@ from ovhooks.settings.config import load_settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ovhooks.session.layout import State
+    from ovhooks.settings.layout import State
 
 NOW = 1_800_000_000.0
 DAY = 86400.0

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from ovhooks.commands import memory_ops
 from ovhooks.mcp import protocol
 from ovhooks.mcp.tools import INSTRUCTIONS, TOOL_NAMES, TOOLS, check_arguments
 
@@ -128,6 +129,7 @@ def test_the_tool_list_is_small() -> None:
 def test_read_only_tools_say_so_and_forget_says_it_destroys() -> None:
     hints = {t["name"]: t["annotations"] for t in TOOLS}
     assert set(hints) == {"search", "read", "list", "remember", "forget"} == set(TOOL_NAMES)
+    assert memory_ops.TOOL_NAMES == TOOL_NAMES, "install and doctor register these names"
     for name in ("search", "read", "list"):
         assert hints[name] == {"readOnlyHint": True, "destructiveHint": False}
     assert hints["remember"] == {"readOnlyHint": False, "destructiveHint": False}

@@ -18,7 +18,7 @@ from ovhooks.log import Log, read_recent
 from ovhooks.session.store import StateStore, new_state
 
 if TYPE_CHECKING:
-    from ovhooks.session.layout import State
+    from ovhooks.settings.layout import State
 
 
 def _bump(state_dir: str, n: int) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from ovhooks.session.layout import user_dir
 from ovhooks.settings.config import load_settings, mask_secret
+from ovhooks.settings.layout import user_dir
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ovhooks.hookrun import run_hook
 from ovhooks.hosts.base import EVENT_NAMES
-from ovhooks.session import layout
+from ovhooks.settings import layout
 
 REPO = Path(__file__).resolve().parents[2]
 

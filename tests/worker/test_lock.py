@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ovhooks.fsutil import FileLock
-from ovhooks.session import layout
 from ovhooks.session.store import StateStore
+from ovhooks.settings import layout
 from ovhooks.worker.lock import SessionTurn, merge_jobs
 
 

@@ -85,7 +85,7 @@ def handshake(argv: list[str], environ: Mapping[str, str]) -> tuple[dict[str, An
 
 
 def _verdict(host: str, replies: dict[str, Any], elapsed: float, path: str) -> Check:
-    from ovhooks.mcp.tools import TOOL_NAMES
+    from ovhooks.commands.memory_ops import TOOL_NAMES
 
     name = f"mcp:{host}"
     server = replies.get("1", {}).get("result", {}).get("serverInfo", {})
@@ -125,7 +125,7 @@ def _missing_rules(environ: Mapping[str, str]) -> list[str]:
     from ovhooks.commands import hostconfig
     from ovhooks.commands.install.files import read_json_doc
     from ovhooks.commands.install.mcp_config import tool_rules
-    from ovhooks.mcp.tools import TOOL_NAMES
+    from ovhooks.commands.memory_ops import TOOL_NAMES
 
     try:
         doc = read_json_doc(hostconfig.hooks_file("claude", "user", environ, os.getcwd()))[0]

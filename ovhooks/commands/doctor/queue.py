@@ -14,7 +14,7 @@ RECENT_ERROR_WINDOW_S = 24 * 3600
 
 def check_queue(state_dir: str) -> Check:
     from ovhooks.commands.common import dead_letters, outbox_backlog
-    from ovhooks.session.layout import dead_root
+    from ovhooks.settings.layout import dead_root
 
     try:
         backlog = outbox_backlog(state_dir)
@@ -61,7 +61,7 @@ def check_recent_errors(state_dir: str, now: float) -> Check:
         + ", ".join(f"{k} ×{v}" for k, v in sorted(events.items()))
         + ")"
     )
-    from ovhooks.session.layout import log_path as layout_log_path
+    from ovhooks.settings.layout import log_path as layout_log_path
 
     log_path = layout_log_path(state_dir)
     return check(

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def _rules() -> list[str]:
-    from ovhooks.mcp.tools import TOOL_NAMES
+    from ovhooks.commands.memory_ops import TOOL_NAMES
 
     return mcp_config.tool_rules(TOOL_NAMES)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ovhooks.session import layout
+from ovhooks.settings import layout
 
 PACKAGE = Path(layout.__file__).resolve().parent
 HAND_JOINED = re.compile(

@@ -1,4 +1,4 @@
-"""The worker's capture step: what the transcript gained, queued with the cursor it advances.
+"""The worker's intake: what the transcript gained, queued with the cursor it advances.
 
 Read the transcript from the session's byte cursor (``transcripts/reader.py``), turn the
 records into turns, keep those not captured before (turn uids; a Claude fork's copied
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from ovhooks.log import Log
     from ovhooks.model import Turn
     from ovhooks.outbox.queue import Outbox
-    from ovhooks.session.layout import Job, State
     from ovhooks.settings.config import Settings
+    from ovhooks.settings.layout import Job, State
     from ovhooks.transcripts.reader import ReadResult
 
 # How many captured turn uids a state remembers, to recognise turns seen before when a
@@ -31,7 +31,7 @@ RECENT_UIDS = 4000
 REPLY_POLL_S = 0.05
 
 
-def capture(
+def take_in(
     job: Job, state: State, outbox: Outbox, now: float, *, settings: Settings, log: Log
 ) -> int:
     """Queue the messages of the turns ``job``'s transcript gained; returns how many."""
