@@ -395,6 +395,14 @@ def main(argv: list[str] | None = None) -> int:
         "harness that knows nothing of the service would run them)",
     )
     parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an OVHOOKS_ setting for the hooks and the service (repeatable), e.g. "
+        "OVHOOKS_EMBED_URL=http://127.0.0.1:8080/v1/embeddings to measure another model",
+    )
+    parser.add_argument(
         "--extra",
         metavar="PATH",
         help="a supplement: a JSON list of prompts for the same memories, added to the set's "
@@ -438,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
             server = start_server(args, root)
             backend_env = {"OVHOOKS_BACKEND": "openviking", "OPENVIKING_URL": server.url}
         backend_env["OVHOOKS_SEMANTIC"] = "on" if args.semantic == "cold" else args.semantic
+        backend_env.update(item.split("=", 1) for item in args.env if "=" in item)
         runner = Runner(isolated_env(root, backend_env))
         started = time.perf_counter()
         loader = load_by_capture if args.load == "capture" else load_by_remember

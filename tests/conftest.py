@@ -12,6 +12,7 @@ from tests.support.fake_openviking import FakeOpenViking
 
 pytest_plugins = [
     "tests.support.browser",
+    "tests.support.embedd_leaks",
     "tests.support.outside_paths",
     "tests.support.pytest_plugin",
     "tests.support.stores",

@@ -29,7 +29,9 @@ def semantic(
     """Show the embedding service: model, state (off, stopped, loading, warm, broken), rows
     still waiting for a vector, memory in use.
 
-    JSON keys: enabled, model, state, pending, rss_mib, error, socket.
+    JSON keys: enabled, model, state, pending, rss_mib, error, socket, serving (the model
+    answering), embed (the user's own model from OVHOOKS_EMBED_URL: url, model, api, key_env,
+    key, state, error, calibration; null when none is configured).
     """
     import os
 
@@ -70,6 +72,13 @@ def describe(doc: dict[str, Any]) -> str:
     if not doc["enabled"]:
         return "recall by meaning: off (OVHOOKS_SEMANTIC=off)"
     parts = [f"recall by meaning: {doc['model']} {doc['state']}"]
+    embed = doc.get("embed")
+    if embed:
+        parts.append(f"your model {embed['model']} at {embed['url']}: {embed['state']}")
+        if embed.get("error"):
+            parts.append(f"({embed['error']})")
+    if doc["state"] not in ("stopped", "off") and doc.get("serving"):
+        parts.append(f"serving {doc['serving']}")
     if doc.get("pending") is not None:
         parts.append(f"{doc['pending']} rows pending")
     if doc.get("rss_mib") is not None:

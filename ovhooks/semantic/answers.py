@@ -10,16 +10,17 @@ import os
 import numpy as np
 
 from ovhooks.lexical.text import script_of
+from ovhooks.semantic import MODEL_KEY
 from ovhooks.semantic.clauses import clauses, extra_max
 from ovhooks.semantic.index import StoreIndex
 from ovhooks.semantic.model import PROBES
-from ovhooks.semantic.vectors import count_pending, drop_orphans, has_store_tables
+from ovhooks.semantic.vectors import count_pending, drop_orphans, ensure_table, has_store_tables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ovhooks.semantic.model import Encoder
+    from ovhooks.semantic.model import Embedder as Encoder
 
 MAX_HITS = 32
 # The spread of probe scores never counts as less than this (cosine units): a few probes
@@ -33,7 +34,10 @@ class Stores:
 
     def __init__(self) -> None:
         self.open: dict[str, StoreIndex] = {}
+        # Rows still waiting for a vector: of every kept model (``pending``, what ``status``
+        # shows), and per model (``counts``, keyed by path and model).
         self.pending: dict[str, int] = {}
+        self.counts: dict[tuple[str, str], int] = {}
         self.versions: dict[str, int] = {}
 
     def get(self, path: str) -> StoreIndex | None:
@@ -75,6 +79,7 @@ def refresh(index: StoreIndex, probe_vectors: np.ndarray, *, pending: int = 0) -
     changed = index.changed()
     due = index.stale and (pending == 0 or time.monotonic() - index.loaded_at > STALE_RELOAD_S)
     if changed or due:
+        ensure_table(index.con)  # a search may come before the indexer made it
         drop_orphans(index.con)
         index.reload()
         calibrate(index, probe_vectors)
@@ -161,7 +166,7 @@ class DocVectors:
         keys = [blake2b(d.encode(), digest_size=16).digest() for d in docs]
         missing = [i for i, k in enumerate(keys) if k not in self.vectors]
         if missing:
-            fresh = encoder.encode([docs[i] for i in missing])
+            fresh = encoder.encode_docs([docs[i] for i in missing])
             for row, i in enumerate(missing):
                 self.vectors[keys[i]] = fresh[row]
         for k in keys:
@@ -192,7 +197,7 @@ def score(
         return {"ok": True, "strengths": [], "cos": []}
     parts = clauses(prompt)
     queries = encoder.encode([prompt, *parts])
-    doc_vectors = cache.encode(encoder, docs) if cache is not None else encoder.encode(docs)
+    doc_vectors = cache.encode(encoder, docs) if cache is not None else encoder.encode_docs(docs)
     cos = queries @ doc_vectors.T
     script = script_of(prompt)
     same = [i for i, p in enumerate(PROBES) if script_of(p) == script]
@@ -211,21 +216,32 @@ def score(
 def store_summary(stores: Stores) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path, index in stores.open.items():
-        out[path] = {"rows": index.rows, "pending": stores.pending.get(path, -1)}
+        by_model = {key: n for (where, key), n in stores.counts.items() if where == path}
+        out[path] = {
+            "rows": index.rows,
+            "pending": stores.pending.get(path, -1),
+            "model": index.model,
+            "pending_by_model": by_model,
+        }
     return out
 
 
-def update_pending(stores: Stores, *, force: bool = False) -> int:
-    """Pending rows of every store, counted again only where another connection wrote since
-    the last count (a count joins every row with its vector: ~1 s at 100,000 rows, and the
-    service answers nothing meanwhile). Our own inserts do not change ``data_version``; the
-    indexer subtracts what it embedded."""
+def update_pending(
+    stores: Stores, *, force: bool = False, models: tuple[str, ...] = (MODEL_KEY,)
+) -> int:
+    """Pending rows of every store for each of ``models``, counted again only where another
+    connection wrote since the last count (a count joins every row with its vector: ~1 s at
+    100,000 rows, and the service answers nothing meanwhile) or a model has no count yet.
+    Our own inserts do not change ``data_version``; the indexer subtracts what it embedded."""
     total = 0
     for path, index in stores.open.items():
         (version,) = index.con.execute("PRAGMA data_version").fetchone()
-        if force or stores.pending.get(path, -1) < 0 or stores.versions.get(path) != version:
-            stores.pending[path] = count_pending(index.con)
+        stale = force or stores.pending.get(path, -1) < 0 or stores.versions.get(path) != version
+        if stale or any((path, model) not in stores.counts for model in models):
+            for model in models:
+                stores.counts[(path, model)] = count_pending(index.con, model)
             stores.versions[path] = int(version)
+        stores.pending[path] = sum(stores.counts[(path, model)] for model in models)
         total += max(0, stores.pending[path])
     return total
 

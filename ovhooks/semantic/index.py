@@ -27,10 +27,12 @@ _RESCORE = 64
 BATCH = 16
 
 
-def embed_pending(con: sqlite3.Connection, encode: object, limit: int = BATCH) -> int:
-    """Embed up to ``limit`` pending rows in one transaction; how many were embedded."""
+def embed_pending(
+    con: sqlite3.Connection, encode: object, limit: int = BATCH, model: str = MODEL_KEY
+) -> int:
+    """Embed up to ``limit`` rows pending for ``model`` in one transaction; how many."""
     for kind, sql in PENDING.items():
-        rows = con.execute(f"{sql} LIMIT ?", (MODEL_KEY, limit)).fetchall()
+        rows = con.execute(f"{sql} LIMIT ?", (model, limit)).fetchall()
         if not rows:
             continue
         vectors = encode([str(text) for _id, text, _o, _p, _s in rows])  # type: ignore[operator]
@@ -39,7 +41,7 @@ def embed_pending(con: sqlite3.Connection, encode: object, limit: int = BATCH) -
             con.executemany(
                 f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (MODEL_KEY, kind, int(rid), owner, peer, float(stamp), vec.tobytes())
+                    (model, kind, int(rid), owner, peer, float(stamp), vec.tobytes())
                     for (rid, _t, owner, peer, stamp), vec in zip(
                         rows, np.asarray(vectors, dtype=np.float16), strict=True
                     )
@@ -71,8 +73,11 @@ def spread_basis(kinds: np.ndarray) -> np.ndarray:
 class StoreIndex:
     """One store's vectors in memory, reloaded when another connection changed the file."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, model: str = MODEL_KEY) -> None:
         self.path = path
+        # Whose vectors are loaded: set by the service to the model that serves this store
+        # (a change is loaded on the next refresh).
+        self.model = model
         self.con = connect(path)
         self.version: int | None = None
         # Vectors this service wrote since the last load (its own writes leave
@@ -108,18 +113,22 @@ class StoreIndex:
         self.loaded_at = time.monotonic()
         ensure_table(self.con)
         (count,) = self.con.execute(
-            f"SELECT count(*) FROM {TABLE} WHERE model = ?", (MODEL_KEY,)
+            f"SELECT count(*) FROM {TABLE} WHERE model = ?", (self.model,)
         ).fetchone()
+        first = self.con.execute(
+            f"SELECT length(vec) FROM {TABLE} WHERE model = ? LIMIT 1", (self.model,)
+        ).fetchone()
+        dim = int(first[0]) // 2 if first else DIM  # float16: two bytes a dimension
         kinds = np.empty(count, dtype="U1")
         ids = np.empty(count, dtype=np.int64)
         owners = np.empty(count, dtype=np.int32)
         peers = np.empty(count, dtype=np.int32)
         small = count <= FLOAT_ROWS
-        matrix = np.empty((count, DIM), dtype=np.float32 if small else np.int8)
+        matrix = np.empty((count, dim), dtype=np.float32 if small else np.int8)
         scales = None if small else np.empty(count, dtype=np.float32)
         names: dict[str, int] = {}
         cursor = self.con.execute(
-            f"SELECT kind, row_id, owner, peer, vec FROM {TABLE} WHERE model = ?", (MODEL_KEY,)
+            f"SELECT kind, row_id, owner, peer, vec FROM {TABLE} WHERE model = ?", (self.model,)
         )
         filled = 0
         for i, (kind, rid, owner, peer, blob) in enumerate(cursor):
@@ -166,7 +175,7 @@ class StoreIndex:
         for j, pos in enumerate(positions):
             row = self.con.execute(
                 f"SELECT vec FROM {TABLE} WHERE model = ? AND kind = ? AND row_id = ?",
-                (MODEL_KEY, str(self.kinds[pos]), int(self.ids[pos])),
+                (self.model, str(self.kinds[pos]), int(self.ids[pos])),
             ).fetchone()
             vec = np.frombuffer(row[0], dtype=np.float16).astype(np.float32) if row else None
             out[:, j] = queries @ vec if vec is not None else -1.0

@@ -7,9 +7,11 @@ not comparable with the stored ones.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
-from ovhooks.semantic import MODEL_PACKAGE, MODEL_VERSION
+from ovhooks.semantic import DIM, MODEL_KEY, MODEL_PACKAGE, MODEL_VERSION
 
 # Longer texts are cut: the model averages over tokens, so a 20 kB paste says no more than
 # its start, and the time to encode grows with the length.
@@ -49,8 +51,23 @@ PROBES = (
 )
 
 
+class Embedder(Protocol):
+    """What the service asks of a model: the bundled ``Encoder`` or a ``RemoteEncoder``."""
+
+    @property
+    def key(self) -> str: ...
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+    def encode_docs(self, texts: list[str]) -> np.ndarray: ...
+
+
 class Encoder:
-    """``encode(texts) -> float32 (n, 512)``, unit rows."""
+    """``encode(texts) -> float32 (n, 512)``, unit rows. ``key`` names its vectors in the
+    store; ``encode_docs`` (stored rows) is the same encoding: the model is symmetric."""
+
+    key = MODEL_KEY
+    dim = DIM
 
     def __init__(self) -> None:
         from importlib.metadata import PackageNotFoundError, version
@@ -77,3 +94,6 @@ class Encoder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return np.asarray(vectors / norms, dtype=np.float32)
+
+    def encode_docs(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)

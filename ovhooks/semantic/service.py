@@ -6,7 +6,9 @@ the user's memories say). Requests are one JSON line each, answered in turn on o
 between requests the pending rows of the stores it was asked about are embedded a small
 batch at a time. A request for another protocol or model version is refused and the service
 exits (an upgraded ovhooks starts its own). It exits after ``--idle`` seconds without a
-request once nothing is pending, and removes its socket.
+request once nothing is pending, and removes its socket. It exits within a few seconds
+(``HOME_EVERY_S``) of losing its folder, lock file or socket (a deleted temporary home), and
+then writes nothing there.
 
 The model loads in a thread after the socket is up, so a hook asking meanwhile is told
 ``loading`` at once and answers lexically.
@@ -39,28 +41,35 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ovhooks.semantic.model import Encoder
+    from ovhooks.semantic.answers import DocVectors
+    from ovhooks.semantic.index import StoreIndex
+    from ovhooks.semantic.model import Embedder
 
 _READ_TIMEOUT_S = 2.0
 _MAX_REQUEST = 1 << 20
 _STATUS_EVERY_S = 5.0
 _PENDING_EVERY_S = 3.0
+# How often the service checks that its folder, lock and socket are still its own: a
+# service whose home was deleted (a temporary HOME of a CI job, a sandbox, another tool's
+# test) serves nobody, and without this check it held ~156 MiB until its idle time ran out.
+HOME_EVERY_S = 2.0
 
 
 class Service:
     def __init__(self, state_dir: str, idle_s: float) -> None:
         from ovhooks.log import Log
-        from ovhooks.semantic.answers import CACHED_DOCS, DocVectors, Stores
+        from ovhooks.semantic.answers import Stores
+        from ovhooks.semantic.remote import spec_from
+        from ovhooks.semantic.serving import Models
+        from ovhooks.settings.config import load_settings
 
         self.state_dir = state_dir
         self.idle_s = idle_s
         self.log = Log(state_dir, "info", component="embedd")
         self.stores = Stores()
-        self.doc_vectors = DocVectors(CACHED_DOCS)
-        self.encoder: Encoder | None = None
-        self.probes: Any = None
-        self.state = "loading"
-        self.error = ""
+        self.doc_vectors: dict[str, DocVectors] = {}
+        # The user's own model, as the settings this service started with name it.
+        self.models = Models(state_dir, spec_from(load_settings(os.environ)), self.log)
         self.last_request = time.monotonic()
         self.stop = False
         self.status_at = 0.0
@@ -71,18 +80,19 @@ class Service:
 
     # --- model ------------------------------------------------------------------------------
     def load(self) -> None:
-        try:
-            from ovhooks.semantic.model import PROBES, Encoder
-
-            encoder = Encoder()
-            self.probes = encoder.encode(list(PROBES))
-            self.encoder = encoder
-            self.state = "warm"
-        except Exception as exc:  # a broken model: hooks answer lexically
-            self.state = "broken"
-            self.error = f"{type(exc).__name__}: {exc}"[:300]
-            self.log.error("semantic_model_unavailable", error=self.error)
+        self.models.load()
         self.write_status(force=True)
+
+    def place(self, path: str, index: StoreIndex) -> Embedder | None:
+        """The model that answers for this store now; its vectors are loaded on the next
+        refresh when it is another than the loaded one."""
+        remote = self.models.remote
+        waiting = -1 if remote is None else self.stores.counts.get((path, remote.key), -1)
+        encoder = self.models.serving(waiting)
+        if encoder is not None and index.model != encoder.key:
+            index.model = encoder.key
+            index.version = None
+        return encoder
 
     # --- requests ---------------------------------------------------------------------------
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -98,19 +108,38 @@ class Service:
         db = str(request.get("db") or "")
         if db:
             self.stores.get(db)  # remembered for indexing even while the model loads
-        if self.encoder is None:
-            return {"ok": False, "error": self.state}
-        from ovhooks.semantic import answers
-
-        if op == "search":
-            return answers.search(request, self.encoder, self.stores, self.probes)
-        if op == "score":
-            return answers.score(request, self.encoder, self.probes, self.doc_vectors)
         if op == "index":
             self.pending_at = 0.0
             self.force_count = True
             return {"ok": True}
-        return {"ok": False, "error": "unknown_op"}
+        if op not in ("search", "score"):
+            return {"ok": False, "error": "unknown_op"}
+        from ovhooks.semantic.remote import RemoteError
+
+        try:
+            return self.embedded(op, request)
+        except RemoteError as exc:  # the user's endpoint failed: the bundled model answers
+            self.models.fail(str(exc))
+            return self.embedded(op, request)
+
+    def embedded(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
+        from ovhooks.semantic import answers
+
+        if op == "score":
+            encoder = self.models.for_texts()
+            if encoder is None:
+                return {"ok": False, "error": self.models.state}
+            cache = self.doc_vectors.get(encoder.key)
+            if cache is None:
+                cache = self.doc_vectors[encoder.key] = answers.DocVectors(answers.CACHED_DOCS)
+            probes = self.models.probes[encoder.key]
+            return {**answers.score(request, encoder, probes, cache), "embed_model": encoder.key}
+        index = self.stores.get(str(request.get("db") or ""))
+        encoder = self.place(index.path, index) if index is not None else self.models.bundled
+        if encoder is None:
+            return {"ok": False, "error": self.models.state}
+        reply = answers.search(request, encoder, self.stores, self.models.probes[encoder.key])
+        return {**reply, "embed_model": encoder.key}
 
     def handle(self, conn: socket.socket) -> None:
         conn.settimeout(_READ_TIMEOUT_S)
@@ -140,57 +169,96 @@ class Service:
             conn.close()
         self.last_request = time.monotonic()
 
+    def reread_settings(self) -> None:
+        """config.toml may name another model now (the environment the service started
+        with cannot change: a variable set later takes effect with the next service)."""
+        from ovhooks.semantic.remote import spec_from
+        from ovhooks.settings.config import load_settings
+
+        if self.models.configure(spec_from(load_settings(os.environ))):
+            self.pending_at = 0.0  # count the new model's pending rows now
+
     # --- background work --------------------------------------------------------------------
     def index_some(self) -> bool:
         """Embed one batch of pending rows; whether any work was done."""
-        if self.encoder is None:
+        self.models.retry_due()
+        kept = self.models.kept()
+        if not kept:
             return False
         from ovhooks.semantic.answers import refresh, update_pending
-        from ovhooks.semantic.index import embed_pending
         from ovhooks.semantic.vectors import ensure_table
 
         for path, index in self.stores.open.items():
-            # Another connection wrote (a commit, a forget), or this service embedded new
-            # rows: reload between requests, so a prompt never waits for it (it is answered
-            # from the previous load meanwhile).
-            if index.version is not None:
-                refresh(index, self.probes, pending=self.stores.pending.get(path, 0))
+            # Another connection wrote (a commit, a forget), this service embedded new rows,
+            # or another model now serves the store: reload between requests, so a prompt
+            # never waits for it (it is answered from the previous load meanwhile).
+            encoder = self.place(path, index)
+            if encoder is not None and (index.version is not None or index.rows):
+                waiting = self.stores.counts.get((path, index.model), 0)
+                refresh(index, self.models.probes[encoder.key], pending=waiting)
         now = time.monotonic()
         if now - self.pending_at >= _PENDING_EVERY_S:
             for index in self.stores.open.values():
                 ensure_table(index.con)
-            self.pending_total = update_pending(self.stores, force=self.force_count)
+            models = tuple(encoder.key for encoder in kept)
+            self.pending_total = update_pending(self.stores, force=self.force_count, models=models)
             self.pending_at = now
             self.force_count = False
         if self.pending_total <= 0:
             return False
-        done = 0
+        return self.embed_batch(kept)
+
+    def embed_batch(self, kept: list[Embedder]) -> bool:
+        """One batch for the first store and model with rows waiting (the bundled model
+        first: a new row is found by it at once while the user's model catches up)."""
+        from ovhooks.semantic.index import embed_pending
+        from ovhooks.semantic.remote import RemoteError
+
+        counts = self.stores.counts
         for path, index in self.stores.open.items():
-            if self.stores.pending.get(path, 0) > 0:
-                done = embed_pending(index.con, self.encoder.encode)
-                index.stale = index.stale or done > 0
-                self.stores.pending[path] = max(0, self.stores.pending[path] - done)
-                self.pending_total = max(0, self.pending_total - done)
+            for encoder in kept:
+                if counts.get((path, encoder.key), 0) <= 0:
+                    continue
+                try:
+                    done = embed_pending(index.con, encoder.encode_docs, model=encoder.key)
+                except RemoteError as exc:
+                    self.models.fail(str(exc))
+                    return False
+                if encoder.key == index.model:
+                    index.stale = index.stale or done > 0
+                left = max(0, counts[(path, encoder.key)] - done) if done else 0
+                self.pending_total = max(0, self.pending_total - counts[(path, encoder.key)] + left)
+                self.stores.pending[path] = max(
+                    0, self.stores.pending.get(path, 0) - counts[(path, encoder.key)] + left
+                )
+                counts[(path, encoder.key)] = left
                 if done:
-                    break
-                self.stores.pending[path] = 0
-        return done > 0
+                    return True
+        return False
 
     def status(self) -> dict[str, Any]:
         from ovhooks.semantic.answers import rss_mib, store_summary
 
+        texts = self.models.for_texts()
         return {
             "pid": os.getpid(),
             "model": MODEL_KEY,
-            "state": self.state,
-            "error": self.error,
+            "state": self.models.state,
+            "error": self.models.error,
             "rss_mib": rss_mib(),
             "pending": self.pending_total,
             "stores": store_summary(self.stores),
             "started": self.started,
             "at": time.time(),
             "idle_s": self.idle_s,
+            # added with the user's own model (older readers ignore them): who answers texts
+            # sent with a request, and the endpoint's state and calibration
+            "serving": "" if texts is None else texts.key,
+            "embed": self.models.describe(),
         }
+
+    def status_due(self) -> bool:
+        return time.monotonic() - self.status_at >= _STATUS_EVERY_S
 
     def write_status(self, *, force: bool = False, state: str | None = None) -> None:
         now = time.monotonic()
@@ -207,7 +275,37 @@ class Service:
 
     def idle(self) -> bool:
         quiet = time.monotonic() - self.last_request
-        return quiet >= self.idle_s and (self.pending_total <= 0 or self.encoder is None)
+        return quiet >= self.idle_s and (self.pending_total <= 0 or not self.models.kept())
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
+
+
+class Home:
+    """The folder, lock file and socket the service started with, by inode: when any of
+    them is gone or replaced (the folder deleted and made again), the service is an orphan
+    and leaves (a new start in the new folder takes a new lock, so the old one must go)."""
+
+    def __init__(self, folder: str, lock: str, sock: str) -> None:
+        self.paths = (folder, lock, sock)
+        self.marks = tuple(_identity(p) for p in self.paths)
+        self.checked = time.monotonic()
+
+    def lost(self) -> str:
+        """The first path that is no longer the service's own, or ``""``."""
+        self.checked = time.monotonic()
+        for path, mark in zip(self.paths, self.marks, strict=True):
+            if _identity(path) != mark:
+                return path
+        return ""
+
+    def due(self) -> bool:
+        return time.monotonic() - self.checked >= HOME_EVERY_S
 
 
 def _bind(path: str) -> socket.socket:
@@ -239,12 +337,13 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
         return 0  # another service of this model version runs for this user
     path = socket_path(state_dir)
     server = _bind(path)
-    ident = os.stat(path).st_ino
+    home = Home(folder, lock_path(state_dir), path)
     service = Service(state_dir, idle_s)
     for db in dbs:
         service.stores.get(db)
     threading.Thread(target=service.load, daemon=True).start()
     service.write_status(force=True)
+    orphan = ""
     try:
         while not service.stop:
             busy = service.index_some()
@@ -256,13 +355,20 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
                     break
             else:
                 service.handle(conn)
+            # Checked before the status is written too: writing it would make the deleted
+            # folder again.
+            if (home.due() or service.status_due()) and (orphan := home.lost()):
+                break
+            if service.status_due():
+                service.reread_settings()
             service.write_status()
     finally:
         with contextlib.suppress(OSError):
-            if os.stat(path).st_ino == ident:
+            if _identity(path) == home.marks[2]:
                 os.unlink(path)
         server.close()
-        service.write_status(force=True, state="stopped")
+        if not orphan:  # an orphan writes nothing: that would make its deleted home again
+            service.write_status(force=True, state="stopped")
         os.close(lock_fd)
     return 0
 

@@ -1,5 +1,9 @@
 """The vectors' table in the local store's SQLite file, and what is still pending
-(numpy-free: ``status`` counts pending rows without loading the service's stack)."""
+(numpy-free: ``status`` counts pending rows without loading the service's stack).
+
+Every vector names its model (the bundled one's ``MODEL_KEY``, or a user's own endpoint
+model's ``ext:<api>:<model>``), so a store written before models could be chosen needs no
+migration: its vectors are the bundled model's, and another model's are added beside them."""
 
 from __future__ import annotations
 
@@ -49,15 +53,15 @@ def has_store_tables(con: sqlite3.Connection) -> bool:
     return {"memories", "history", "sessions"} <= names
 
 
-def count_pending(con: sqlite3.Connection) -> int:
-    """Rows without a current vector (all of them in a store never embedded)."""
+def count_pending(con: sqlite3.Connection, model: str = MODEL_KEY) -> int:
+    """Rows without a current vector of ``model`` (all of them in a store never embedded)."""
     if not has_vector_table(con):
         (memories,) = con.execute("SELECT count(*) FROM memories").fetchone()
         (history,) = con.execute("SELECT count(*) FROM history").fetchone()
         return int(memories) + int(history)
     total = 0
     for sql in PENDING.values():
-        (count,) = con.execute(f"SELECT count(*) FROM ({sql})", (MODEL_KEY,)).fetchone()
+        (count,) = con.execute(f"SELECT count(*) FROM ({sql})", (model,)).fetchone()
         total += int(count)
     return total
 

@@ -73,21 +73,6 @@ def _parse_header(raw: object) -> str:
     return _parse_str(raw)
 
 
-def header_warnings(values: dict[str, object], sources: dict[str, str]) -> list[str]:
-    """Configuration errors for header values that no request can carry."""
-    from ovhooks.redact import header_value_problem
-
-    out = []
-    for name in ("api_key", "account", "user", "actor_peer"):
-        problem = header_value_problem(str(values.get(name) or ""))
-        if problem:
-            out.append(
-                f"{name} from {sources.get(name, '?')} cannot be sent in an HTTP header: "
-                f"{problem}; every request is refused until it is fixed"
-            )
-    return out
-
-
 def _parse_list(raw: object) -> tuple[str, ...]:
     if isinstance(raw, list | tuple):
         return tuple(str(item).strip() for item in raw if str(item).strip())
@@ -155,6 +140,11 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     "semantic": (("OVHOOKS_SEMANTIC",), _parse_bool, True),
     "semantic_deadline_ms": (("OVHOOKS_SEMANTIC_DEADLINE_MS",), _parse_nonneg_float, 80.0),
     "semantic_idle_s": (("OVHOOKS_SEMANTIC_IDLE_S",), _parse_nonneg_float, 1800.0),
+    # the user's own embedding model (semantic/remote.py); embed_key_env NAMES the key's variable
+    "embed_url": (("OVHOOKS_EMBED_URL",), _parse_str, ""),
+    "embed_model": (("OVHOOKS_EMBED_MODEL",), _parse_str, ""),
+    "embed_key_env": (("OVHOOKS_EMBED_KEY_ENV",), _parse_str, ""),
+    "embed_api": (("OVHOOKS_EMBED_API",), _choice("auto", "openai", "ollama"), "auto"),
     "usage_view": (("OVHOOKS_USAGE_VIEW",), _choice("off", "summary"), "off"),
     "skill_memory": (("OVHOOKS_SKILL_MEMORY",), _parse_bool, True),
     "skill_memory_deadline_s": (("OVHOOKS_SKILL_MEMORY_DEADLINE_S",), _parse_nonneg_float, 1.0),
@@ -214,6 +204,10 @@ class Settings:
     semantic: bool
     semantic_deadline_ms: float
     semantic_idle_s: float
+    embed_url: str
+    embed_model: str
+    embed_key_env: str
+    embed_api: str
     usage_view: str
     skill_memory: bool
     skill_memory_deadline_s: float
@@ -391,6 +385,9 @@ def load_settings(
                 continue
             sources[name] = source
             break
-    warnings.extend(header_warnings(values, sources))
+    if any(values[name] for name in ("api_key", "account", "user", "actor_peer")):
+        from ovhooks.settings.files import header_warnings
+
+        warnings.extend(header_warnings(values, sources))
     why = _derive(values, sources, environ)
     return Settings(values, sources, tuple(warnings), why)

@@ -1,9 +1,9 @@
 """The two files settings may come from: ovhooks' ``config.toml`` and OpenViking's
 ``ovcli.conf``, each read with what makes it ignored turned into a warning.
 
-Imported by ``config.load_settings`` only when one of them is a file, so a hook on a machine
-without them never loads this module. A plain config file is read without ``tomllib``
-(``toml_plain``: its import costs a hook ~7 ms).
+Imported by ``config.load_settings`` only when one of them is a file or a header value is
+set (``header_warnings``), so a hook on a machine without them never loads this module. A
+plain config file is read without ``tomllib`` (``toml_plain``: its import costs a hook ~7 ms).
 """
 
 from __future__ import annotations
@@ -58,4 +58,19 @@ def ovcli_conf(path: str, *, warnings: list[str]) -> dict[str, object]:
         found = [data[k] for k in keys if isinstance(data.get(k), str) and data[k].strip()]
         if found:
             out[name] = found[0]
+    return out
+
+
+def header_warnings(values: dict[str, object], sources: dict[str, str]) -> list[str]:
+    """Configuration errors for header values that no request can carry."""
+    from ovhooks.redact import header_value_problem
+
+    out = []
+    for name in ("api_key", "account", "user", "actor_peer"):
+        problem = header_value_problem(str(values.get(name) or ""))
+        if problem:
+            out.append(
+                f"{name} from {sources.get(name, '?')} cannot be sent in an HTTP header: "
+                f"{problem}; every request is refused until it is fixed"
+            )
     return out

@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import stat
+import subprocess
 from pathlib import Path
 
 from ovhooks.semantic import MODEL_KEY, PROTOCOL, service_dir, socket_path
@@ -130,4 +131,82 @@ def test_a_memory_written_while_the_service_runs_is_embedded_and_found(tmp_path:
         assert answer["hits"][0]["id"] == 2
     finally:
         store.close()
+        stop_service(proc)
+
+
+def test_a_service_whose_state_folder_is_deleted_is_gone_within_ten_seconds(
+    tmp_path: Path,
+) -> None:
+    import shutil
+    import time
+
+    state = str(tmp_path / "state")
+    proc = start_service(state, idle_s=600.0)
+    try:
+        wait_until(lambda: ping(state), 30, "the service's socket")
+        shutil.rmtree(state)
+        removed = time.monotonic()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the orphan still runs 10 s after its folder went") from None
+        assert proc.returncode == 0
+        assert time.monotonic() - removed <= 10
+        assert not os.path.exists(state)  # it wrote nothing on the way out
+    finally:
+        stop_service(proc)
+
+
+def test_a_service_whose_socket_is_deleted_leaves_and_a_new_one_can_serve(
+    tmp_path: Path,
+) -> None:
+    state = str(tmp_path / "state")
+    proc = start_service(state, idle_s=600.0)
+    second = None
+    try:
+        wait_until(lambda: ping(state), 30, "the service's socket")
+        os.unlink(socket_path(state))
+        proc.wait(10)
+        second = start_service(state, idle_s=600.0)
+        doc = wait_until(lambda: ping(state), 30, "the next service's socket")
+        assert doc["pid"] == second.pid
+    finally:
+        stop_service(proc)
+        if second is not None:
+            stop_service(second)
+
+
+def test_a_state_folder_made_again_does_not_keep_the_old_service(tmp_path: Path) -> None:
+    # The folder deleted and made again at once (a test suite reusing its temp path): the
+    # old service's lock is in the deleted folder, so it must leave for the new one's sake.
+    import shutil
+
+    state = str(tmp_path / "state")
+    proc = start_service(state, idle_s=600.0)
+    try:
+        wait_until(lambda: ping(state), 30, "the service's socket")
+        shutil.rmtree(state)
+        os.makedirs(service_dir(state), mode=0o700)
+        proc.wait(10)
+    finally:
+        stop_service(proc)
+
+
+def test_the_sessions_leak_check_finds_a_service_under_its_root_and_ends_it(
+    tmp_path: Path,
+) -> None:
+    from tests.support.embedd_leaks import end, services_under
+
+    state = str(tmp_path / "state")
+    proc = start_service(state, idle_s=600.0)
+    try:
+        wait_until(lambda: ping(state), 30, "the service's socket")
+        assert services_under(str(tmp_path / "elsewhere")) == []
+        found = services_under(str(tmp_path))
+        assert [pid for pid, _ in found] == [proc.pid]
+        assert "_embedd" in found[0][1]
+        end([proc.pid])
+        assert proc.wait(5) is not None
+        assert services_under(str(tmp_path)) == []
+    finally:
         stop_service(proc)

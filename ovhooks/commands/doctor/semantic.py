@@ -17,10 +17,28 @@ FIX_BROKEN = (
 )
 
 
+FIX_ENDPOINT = (
+    "check OVHOOKS_EMBED_URL / OVHOOKS_EMBED_MODEL (and the variable OVHOOKS_EMBED_KEY_ENV "
+    "names), or unset OVHOOKS_EMBED_URL; recall uses the bundled model meanwhile"
+)
+
+
 def check_semantic(settings: Settings) -> Check:
     from ovhooks.semantic.report import semantic_status
 
     doc = semantic_status(settings)
+    embed = doc.get("embed")
+    if settings.semantic and embed and embed["state"] == "not running":
+        embed["state"], embed["error"] = endpoint_answers(settings)
+    if settings.semantic and embed and embed["state"] == "unreachable":
+        return check(
+            "semantic",
+            "warn",
+            f"your embedding model {embed['model']} at {embed['url']} does not answer "
+            f"({embed['error']}); the bundled {doc['model']} serves",
+            FIX_ENDPOINT,
+            **doc,
+        )
     state = doc["state"]
     pending = doc.get("pending")
     tail = f"; {pending} rows waiting for a vector" if pending else ""
@@ -34,10 +52,27 @@ def check_semantic(settings: Settings) -> Check:
             FIX_BROKEN,
             **doc,
         )
+    if embed:
+        tail += f"; your model {embed['model']} at {embed['url']}: {embed['state']}"
     if state == "warm":
-        summary = f"{doc['model']} warm ({doc['rss_mib']} MiB){tail}"
+        summary = f"{doc['model']} warm ({doc['rss_mib']} MiB), serving {doc['serving']}{tail}"
     elif state == "loading":
         summary = f"{doc['model']} loading{tail}"
     else:
         summary = f"{doc['model']} not running; the next prompt starts it{tail}"
     return check("semantic", "ok", summary, **doc)
+
+
+def endpoint_answers(settings: Settings) -> tuple[str, str]:
+    """``("ok", "")`` when the user's model embeds a text now, else ``("unreachable", why)``
+    (asked directly: no service is running to say)."""
+    from ovhooks.semantic.remote import RemoteEncoder, RemoteError, spec_from
+
+    spec = spec_from(settings)
+    if spec is None:
+        return "off", ""
+    try:
+        RemoteEncoder(spec).encode(["ovhooks doctor"])
+    except RemoteError as exc:
+        return "unreachable", str(exc)
+    return "ok", ""
