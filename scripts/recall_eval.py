@@ -50,6 +50,7 @@ SETS = {
     "batch3": "recall_eval_batch3",
     "batch4": "recall_eval_batch4",
     "batch5": "recall_eval_batch5",
+    "firstuse": "recall_eval_firstuse",
 }
 REMEMBER_WORKERS = 4
 _URI = re.compile(r"\(?(viking://\S+?)\)?$")
@@ -212,8 +213,11 @@ def run_prompts(
     for prompt in data["prompts"]["prompts"]:
         if prompt["split"] not in splits:
             continue
-        named = prompt.get("expected") or prompt["decoy_of"]
-        cwd = project_dir(root, sessions[memories[named[0]]["session"]]["cwd"])
+        named = prompt.get("expected") or prompt.get("decoy_of") or []
+        # A set may name the project a prompt is asked in (an unrelated prompt need not share
+        # a word with any memory); otherwise it is the project of the first memory it names.
+        asked_in = prompt.get("cwd") or sessions[memories[named[0]]["session"]]["cwd"]
+        cwd = project_dir(root, asked_in)
         payload = {
             "session_id": f"eval-prompt-{prompt['id']}",
             "transcript_path": "",
@@ -378,7 +382,11 @@ def print_rows(rows: list[dict[str, Any]], verbose: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--backend", choices=("local", "openviking"), default="local")
-    parser.add_argument("--load", choices=("capture", "remember"), default="capture")
+    parser.add_argument(
+        "--load",
+        choices=("capture", "remember"),
+        help="how memories arrive (default: the set's DEFAULT_LOAD, else capture)",
+    )
     parser.add_argument("--set", choices=tuple(SETS), default="issue12", help="labelled set")
     parser.add_argument("--split", choices=("all", "dev", "heldout"), default="all")
     parser.add_argument("--json", metavar="PATH", help="write the figures and every row here")
@@ -415,6 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     add_server_options(parser)
     args = parser.parse_args(argv)
     chosen = importlib.import_module(SETS[args.set])
+    args.load = args.load or getattr(chosen, "DEFAULT_LOAD", "capture")
     data = chosen.load()
     problems = chosen.problems(data)
     if args.extra:
@@ -430,6 +439,80 @@ def main(argv: list[str] | None = None) -> int:
     splits = ("dev", "heldout") if args.split == "all" else (args.split,)
     if args.workdir:
         os.makedirs(args.workdir, exist_ok=True)
+    # A set of separate small stores (``SEPARATE_STORES``) runs each project as its own user,
+    # in its own directory, so no store sees another's memories; the others share one store.
+    parts = project_stores(data) if getattr(chosen, "SEPARATE_STORES", False) else [data]
+    rows, probes, load_s, prompts_s, kept = [], {}, 0.0, 0.0, []
+    for part in parts:
+        run = measure(args, part, splits)
+        rows += run["rows"]
+        probes.update(run["probes"])
+        load_s += run["load_s"]
+        prompts_s += run["prompts_s"]
+        kept.append(run["root"])
+    bare_ms = bare_python_ms()
+    root = ", ".join(kept)
+    table = summary_table(rows)
+    title = args.title or f"{args.set}: {args.backend}, {args.load}"
+    print_rows(rows, args.verbose)
+    print()
+    print(markdown(table, title))
+    print(
+        f"\nload {load_s:.0f} s, prompts {prompts_s:.0f} s, "
+        f"`python -c pass` p50 {bare_ms:.0f} ms" + (f", kept {root}" if args.keep else "")
+    )
+    if args.json:
+        result = {
+            "title": title,
+            "set": args.set,
+            "backend": args.backend,
+            "load": args.load,
+            "load_seconds": round(load_s, 1),
+            "prompt_seconds": round(prompts_s, 1),
+            "bare_python_ms_p50": round(bare_ms, 1),
+            "summary": table,
+            **({"probes": probes} if probes else {}),
+        }
+        # One row per line: results stay diffable between runs.
+        head = json.dumps(result, ensure_ascii=False, indent=1)[:-2]
+        lines = [json.dumps(r, ensure_ascii=False) for r in rows]
+        with open(args.json, "w", encoding="utf-8") as fh:
+            fh.write(head + ',\n "rows": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n")
+    return 0
+
+
+def project_stores(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The set cut into one sub-set per project (session ``cwd``): its sessions, the memories
+    stated in them, and the prompts asked there (``cwd`` of the prompt, else of the first
+    memory it names)."""
+    memories = data["memories"]["memories"]
+    session_cwd = {s["id"]: s["cwd"] for s in data["memories"]["sessions"]}
+    memory_cwd = {m["id"]: session_cwd[m["session"]] for m in memories}
+
+    def asked_in(prompt: dict[str, Any]) -> str:
+        named = prompt.get("expected") or prompt.get("decoy_of") or []
+        return str(prompt.get("cwd") or memory_cwd[named[0]])
+
+    parts = []
+    for cwd in dict.fromkeys(session_cwd.values()):
+        part = {key: value for key, value in data.items() if key not in ("memories", "prompts")}
+        part["memories"] = {
+            **data["memories"],
+            "sessions": [s for s in data["memories"]["sessions"] if s["cwd"] == cwd],
+            "memories": [m for m in memories if memory_cwd[m["id"]] == cwd],
+        }
+        part["prompts"] = {
+            **data["prompts"],
+            "prompts": [p for p in data["prompts"]["prompts"] if asked_in(p) == cwd],
+        }
+        parts.append(part)
+    return parts
+
+
+def measure(
+    args: argparse.Namespace, data: dict[str, Any], splits: tuple[str, ...]
+) -> dict[str, Any]:
+    """Load ``data``'s memories into a fresh store and run its prompts; the rows and times."""
     root = tempfile.mkdtemp(prefix="ovhooks-recall-eval-", dir=args.workdir)
     server = None
     try:
@@ -460,7 +543,6 @@ def main(argv: list[str] | None = None) -> int:
                 here = project_dir(root, cwd)
                 probes[os.path.basename(here)] = probe_tops(runner.env, here, texts)
         prompts_s = time.perf_counter() - started
-        bare_ms = bare_python_ms()
     finally:
         if args.semantic != "off":
             try:
@@ -471,33 +553,13 @@ def main(argv: list[str] | None = None) -> int:
             server.stop()
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
-    table = summary_table(rows)
-    title = args.title or f"{args.set}: {args.backend}, {args.load}"
-    print_rows(rows, args.verbose)
-    print()
-    print(markdown(table, title))
-    print(
-        f"\nload {load_s:.0f} s, prompts {prompts_s:.0f} s, "
-        f"`python -c pass` p50 {bare_ms:.0f} ms" + (f", kept {root}" if args.keep else "")
-    )
-    if args.json:
-        result = {
-            "title": title,
-            "set": args.set,
-            "backend": args.backend,
-            "load": args.load,
-            "load_seconds": round(load_s, 1),
-            "prompt_seconds": round(prompts_s, 1),
-            "bare_python_ms_p50": round(bare_ms, 1),
-            "summary": table,
-            **({"probes": probes} if probes else {}),
-        }
-        # One row per line: results stay diffable between runs.
-        head = json.dumps(result, ensure_ascii=False, indent=1)[:-2]
-        lines = [json.dumps(r, ensure_ascii=False) for r in rows]
-        with open(args.json, "w", encoding="utf-8") as fh:
-            fh.write(head + ',\n "rows": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n")
-    return 0
+    return {
+        "rows": rows,
+        "probes": probes,
+        "load_s": load_s,
+        "prompts_s": prompts_s,
+        "root": root,
+    }
 
 
 def bare_python_ms(runs: int = 7) -> float:
