@@ -14,7 +14,6 @@ second question is answered there, alone and among 1,000, and stays a plain test
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -27,8 +26,10 @@ import pytest
 from ovhooks.backend.local import LocalBackend
 from ovhooks.commands.memory_ops import memory_uri
 from tests.support.first_use import FORBIDDEN, others
+from tests.support.hooks import run_process
 from tests.support.semantic import (
     hold_off_starts,
+    local_user_env,
     start_service,
     stop_running,
     stop_service,
@@ -51,35 +52,6 @@ class NotInjectedError(AssertionError):
 KNOWN_MISS = pytest.mark.xfail(strict=False, reason=ISSUE, raises=NotInjectedError)
 
 
-def _env(root: Path) -> dict[str, str]:
-    """A fresh user: own HOME, XDG, state and data dirs, an empty config, the local store."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OVHOOKS_", "OPENVIKING_", "CODEX_", "CLAUDE_", "XDG_"))
-    }
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    home = root / "home"
-    (root / "config.toml").touch()
-    env.update(
-        HOME=str(home),
-        XDG_STATE_HOME=str(home / ".local" / "state"),
-        XDG_DATA_HOME=str(home / ".local" / "share"),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        OVHOOKS_STATE_DIR=str(root / "state"),
-        OVHOOKS_DATA_DIR=str(root / "data"),
-        OVHOOKS_CONFIG=str(root / "config.toml"),
-        OPENVIKING_CLI_CONFIG_FILE=str(root / "ovcli.conf"),
-        OVHOOKS_BACKEND="local",
-        OVHOOKS_DETACH="0",
-        OVHOOKS_SEMANTIC="on",
-        # Correctness here, not speed (a loaded shared box): the budget has its own tests.
-        OVHOOKS_SEMANTIC_DEADLINE_MS="5000",
-    )
-    return env
-
-
 def _write_others(data_dir: Path, count: int) -> None:
     """``count`` other memories where ``ovhooks remember`` would have put them."""
     backend = LocalBackend(str(data_dir))
@@ -97,7 +69,7 @@ def store(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("first-use")
-    env = _env(root)
+    env = local_user_env(root)
     (root / "home").mkdir()
     project = root / "home" / "src" / "config-tools"
     project.mkdir(parents=True)
@@ -135,15 +107,7 @@ def ask(store: dict[str, Any], prompt: str, session: str) -> str:
         "model": "first-use",
         "prompt": prompt,
     }
-    proc = subprocess.run(
-        [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        env=store["env"],
-        cwd=store["project"],
-        timeout=60,
-        check=False,
-    )
+    proc, _seconds = run_process("user-prompt-submit", payload, store["env"], timeout=60)
     assert proc.returncode == 0, proc.stderr
     reply = json.loads(proc.stdout or b"{}")
     return str(reply.get("hookSpecificOutput", {}).get("additionalContext") or "")
