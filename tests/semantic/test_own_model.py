@@ -242,7 +242,8 @@ def test_a_prompt_hook_recalls_by_meaning_while_the_endpoint_fails(tmp_path: Pat
     import json
     import sys
 
-    from tests.semantic.test_recall_by_meaning import MEMORIES, _env
+    from tests.semantic.test_recall_by_meaning import MEMORIES
+    from tests.support.semantic import local_user_env
 
     root = tmp_path / "rig"
     (root / "home").mkdir(parents=True)
@@ -252,7 +253,7 @@ def test_a_prompt_hook_recalls_by_meaning_while_the_endpoint_fails(tmp_path: Pat
     backend.close()
     stub = EmbedStub("ollama").start()
     stub.failing = True
-    env = _env(root, OVHOOKS_EMBED_URL=stub.url, OVHOOKS_EMBED_MODEL="down")
+    env = local_user_env(root, OVHOOKS_EMBED_URL=stub.url, OVHOOKS_EMBED_MODEL="down")
     state, db = str(root / "state"), str(root / "data" / "memory.db")
     proc = start_service(state, db=db, env=env)
     try:
