@@ -111,6 +111,10 @@ def run_hook(
         from ovhooks.hosts.gemini import normalize_payload
 
         payload = normalize_payload(payload)
+    elif host in ("copilot", "qwen"):  # hosts/<host>.py: their fields as the events read them
+        from importlib import import_module
+
+        payload = import_module(f"ovhooks.hosts.{host}").normalize_payload(payload, environ)
     if host in SHIM_HOSTS:
         payload = _adapt_shim_payload(host, event_name, payload, environ)
     stderr = ""

@@ -4,6 +4,10 @@ Gemini CLI: ``$GEMINI_CLI_HOME/.gemini/settings.json`` (default ``~/.gemini``) f
 ``<project>/.gemini/settings.json`` for a project (its ``hooks`` object, beside every other
 setting).
 
+Copilot CLI: ``$COPILOT_HOME/hooks/ovhooks.json`` (a file of ovhooks' own; project:
+``.github/hooks/ovhooks.json``); Qwen Code: ``~/.qwen/settings.json`` (``.qwen/``); Factory
+Droid: ``~/.factory/hooks.json`` (``.factory/``), keyed by event at the top level.
+
 Codex: ``$CODEX_HOME/hooks.json`` (default ``~/.codex``) for the user, ``<repo>/.codex/hooks.json``
 for a project; its ``config.toml`` holds the hooks feature flag and the trust records.
 Claude Code: ``$CLAUDE_CONFIG_DIR/settings.json`` (default ``~/.claude/settings.json``) for the
@@ -26,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-HOSTS = ("codex", "claude", "pi", "opencode", "gemini")
+HOSTS = ("codex", "claude", "pi", "opencode", "gemini", "copilot", "qwen", "droid")
 SCOPES = ("user", "project")
 # Hosts that load a shim file: (project folder, file name); the user folder is the last part
 # of the project folder under the host's config root (~/.pi/agent/extensions, ~/.config/
@@ -37,6 +41,7 @@ SHIM_FILES = {
 }
 HOST_LABELS = {"codex": "Codex", "claude": "Claude Code", "pi": "Pi", "opencode": "OpenCode"}
 HOST_LABELS["gemini"] = "Gemini CLI"
+HOST_LABELS.update(copilot="GitHub Copilot CLI", qwen="Qwen Code", droid="Factory Droid")
 
 GEMINI_FILE_TOOLS = "^(read_file|read_many_files|list_directory|glob|grep_search)$"
 # (host event, hook command, matcher or None, timeout in seconds), per host, in file order.
@@ -72,6 +77,31 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
         ("SessionEnd", "session-end", None, 5),
         ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, 5),
         ("AfterTool", "post-tool-use", "^read_file$", 5),
+    ),
+    # Copilot CLI, Qwen Code, Factory Droid (``hosts/copilot.py``, ``qwen.py``, ``droid.py``):
+    # Claude-style keys; Qwen's timeouts are written in milliseconds (``desired_groups``).
+    # No tool hooks: Copilot drops a whole file over one bad matcher, and none of the three
+    # names its file tools as the viking:// guard knows them.
+    "copilot": (
+        ("SessionStart", "session-start", None, 5),
+        ("UserPromptSubmit", "user-prompt-submit", None, 5),
+        ("Stop", "stop", None, 10),
+        ("PreCompact", "pre-compact", None, 30),
+        ("SessionEnd", "session-end", None, 5),
+    ),
+    "qwen": (
+        ("SessionStart", "session-start", None, 5),
+        ("UserPromptSubmit", "user-prompt-submit", None, 5),
+        ("Stop", "stop", None, 10),
+        ("PreCompact", "pre-compact", None, 30),
+        ("SessionEnd", "session-end", None, 5),
+    ),
+    "droid": (
+        ("SessionStart", "session-start", None, 5),
+        ("UserPromptSubmit", "user-prompt-submit", None, 5),
+        ("Stop", "stop", None, 10),
+        ("PreCompact", "pre-compact", None, 30),
+        ("SessionEnd", "session-end", None, 5),
     ),
     # Pi and OpenCode: the events their shims (ovhooks/hosts/shims/) map onto ovhooks' hooks,
     # with the shim's own bound on each process (it answers sooner: hookrun's deadlines).
@@ -122,6 +152,51 @@ def gemini_dir(environ: Mapping[str, str]) -> str:
     return gemini_home(environ)
 
 
+def _copilot_file(environ: Mapping[str, str], project: str) -> str:
+    """A hooks file of ovhooks' own (Copilot reads every ``hooks/*.json``)."""
+    from ovhooks.hosts.copilot import copilot_home
+
+    if project:
+        return os.path.join(project, ".github", "hooks", "ovhooks.json")
+    return os.path.join(copilot_home(environ), "hooks", "ovhooks.json")
+
+
+def _qwen_file(environ: Mapping[str, str], project: str) -> str:
+    from ovhooks.hosts.qwen import qwen_dir
+
+    return os.path.join(project, ".qwen") if project else qwen_dir(environ)
+
+
+def _droid_file(environ: Mapping[str, str], project: str) -> str:
+    """``hooks.json``, keyed by event at the top level (``install/droid.py`` wraps it)."""
+    from ovhooks.hosts.droid import factory_dir
+
+    return os.path.join(project, ".factory") if project else factory_dir(environ)
+
+
+def _qwen_settings(environ: Mapping[str, str], project: str) -> str:
+    return os.path.join(_qwen_file(environ, project), "settings.json")
+
+
+def _droid_hooks(environ: Mapping[str, str], project: str) -> str:
+    return os.path.join(_droid_file(environ, project), "hooks.json")
+
+
+WAVE4_FILES = {"copilot": _copilot_file, "qwen": _qwen_settings, "droid": _droid_hooks}
+
+
+def host_dir(host: str, environ: Mapping[str, str]) -> str:
+    """The host's own config folder (doctor: is the host there at all)."""
+    if host == "copilot":
+        from ovhooks.hosts.copilot import copilot_home
+
+        return copilot_home(environ)
+    if host in ("qwen", "droid"):
+        return (_qwen_file if host == "qwen" else _droid_file)(environ, "")
+    getter = {"codex": codex_home, "gemini": gemini_dir}.get(host, claude_dir)
+    return getter(environ)
+
+
 def host_label(host: str) -> str:
     return HOST_LABELS.get(host, host)
 
@@ -149,6 +224,9 @@ def codex_config_toml(environ: Mapping[str, str]) -> str:
 
 def hooks_file(host: str, scope: str, environ: Mapping[str, str], cwd: str) -> str:
     """The file ovhooks' hooks go into for ``host`` at ``scope``."""
+    if host in WAVE4_FILES:
+        root = project_root(cwd) if scope == "project" else ""
+        return WAVE4_FILES[host](environ, root)
     if host in SHIM_FILES:  # a shim file the host loads, not a hooks document
         folder, name = SHIM_FILES[host]
         if scope == "project":
@@ -217,6 +295,8 @@ def desired_groups(host: str, executable: str) -> dict[str, dict[str, object]]:
         }
         if host == "gemini":  # milliseconds; a name for /hooks panel and hooksConfig.disabled
             handler = {"name": f"ovhooks-{command}", **handler, "timeout": timeout * 1000}
+        elif host == "qwen":  # milliseconds
+            handler["timeout"] = timeout * 1000
         group["hooks"] = [handler]
         out[event] = group
     return out

@@ -45,7 +45,7 @@ def registrations(
         except CommandError as exc:
             problems.append(exc.message)
             continue
-        handlers = our_handlers(doc)
+        handlers = our_handlers({"hooks": doc} if host == "droid" else doc)  # top-level keys
         if handlers:
             found.append((scope, path, handlers))
     return found, problems
@@ -57,9 +57,7 @@ def _not_registered(host: str, problems: list[str], environ: Mapping[str, str]) 
     if problems:
         fix = f"fix the file, then run `ovhooks install {host}`"
         return check(name, "fail", "; ".join(problems), fix)
-    host_dir = {"codex": hostconfig.codex_home, "gemini": hostconfig.gemini_dir}.get(
-        host, hostconfig.claude_dir
-    )(environ)
+    host_dir = hostconfig.host_dir(host, environ)
     if not os.path.isdir(host_dir):
         summary = f"{label} not found ({host_dir} does not exist)"
         return check(name, "skip", summary, installed=False)
@@ -120,6 +118,6 @@ def no_host_at_all(host_checks: list[Check]) -> Check | None:
             "hooks",
             "fail",
             "hooks missing: no host has ovhooks' hooks",
-            "run `ovhooks install HOST` (codex, claude, pi, opencode or gemini)",
+            f"run `ovhooks install HOST` ({', '.join(hostconfig.HOSTS)})",
         )
     return None
