@@ -24,6 +24,7 @@ import os
 import shlex
 import sys
 
+from ovhooks.hosts import launch
 from ovhooks.ids import project_root
 
 TYPE_CHECKING = False
@@ -43,40 +44,43 @@ HOST_LABELS = {"codex": "Codex", "claude": "Claude Code", "pi": "Pi", "opencode"
 HOST_LABELS["gemini"] = "Gemini CLI"
 HOST_LABELS.update(copilot="GitHub Copilot CLI", qwen="Qwen Code", droid="Factory Droid")
 
+_host_s, _kill_s = launch.host_timeout_s, launch.kill_after_s
 GEMINI_FILE_TOOLS = "^(read_file|read_many_files|list_directory|glob|grep_search)$"
 # (host event, hook command, matcher or None, timeout in seconds), per host, in file order.
+# The timeouts are the fail-open launcher's (hosts/launch.py): the host's a second after the
+# launcher's own kill, which comes a second after the hook's own deadline.
 HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
     "codex": (
-        ("SessionStart", "session-start", "startup|resume|clear|compact", 10),
-        ("UserPromptSubmit", "user-prompt-submit", None, 5),
-        ("Stop", "stop", None, 10),
-        ("PreCompact", "pre-compact", None, 30),
-        ("PostCompact", "post-compact", None, 5),
-        ("SessionEnd", "session-end", None, 3),
+        ("SessionStart", "session-start", "startup|resume|clear|compact", _host_s("session-start")),
+        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("Stop", "stop", None, _host_s("stop")),
+        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
+        ("PostCompact", "post-compact", None, _host_s("post-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
     ),
     "claude": (
-        ("SessionStart", "session-start", None, 10),
-        ("UserPromptSubmit", "user-prompt-submit", None, 10),
-        ("PreToolUse", "pre-tool-use", "Read|Glob|Grep", 5),
-        ("PostToolUse", "post-tool-use", "Read", 5),
-        ("Stop", "stop", None, 10),
-        ("SubagentStart", "subagent-start", None, 10),
-        ("SubagentStop", "subagent-stop", None, 10),
-        ("PreCompact", "pre-compact", None, 30),
-        ("PostCompact", "post-compact", None, 10),
-        ("SessionEnd", "session-end", None, 5),
-        ("DirectoryAdded", "directory-added", None, 5),
+        ("SessionStart", "session-start", None, _host_s("session-start")),
+        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("PreToolUse", "pre-tool-use", "Read|Glob|Grep", _host_s("pre-tool-use")),
+        ("PostToolUse", "post-tool-use", "Read", _host_s("post-tool-use")),
+        ("Stop", "stop", None, _host_s("stop")),
+        ("SubagentStart", "subagent-start", None, _host_s("subagent-start")),
+        ("SubagentStop", "subagent-stop", None, _host_s("subagent-stop")),
+        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
+        ("PostCompact", "post-compact", None, _host_s("post-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
+        ("DirectoryAdded", "directory-added", None, _host_s("directory-added")),
     ),
     # Gemini CLI: timeouts are written in milliseconds (``desired_groups``); tool matchers
     # are regular expressions on its tool names (hosts/gemini.py maps them for the guard).
     "gemini": (
-        ("SessionStart", "session-start", None, 10),
-        ("BeforeAgent", "user-prompt-submit", None, 10),
-        ("AfterAgent", "stop", None, 10),
-        ("PreCompress", "pre-compact", None, 30),
-        ("SessionEnd", "session-end", None, 5),
-        ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, 5),
-        ("AfterTool", "post-tool-use", "^read_file$", 5),
+        ("SessionStart", "session-start", None, _host_s("session-start")),
+        ("BeforeAgent", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("AfterAgent", "stop", None, _host_s("stop")),
+        ("PreCompress", "pre-compact", None, _host_s("pre-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
+        ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, _host_s("pre-tool-use")),
+        ("AfterTool", "post-tool-use", "^read_file$", _host_s("post-tool-use")),
     ),
     # Copilot CLI, Qwen Code, Factory Droid (``hosts/copilot.py``, ``qwen.py``, ``droid.py``):
     # Claude-style keys; Qwen's timeouts are written in milliseconds (``desired_groups``).
@@ -104,22 +108,23 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
         ("SessionEnd", "session-end", None, 5),
     ),
     # Pi and OpenCode: the events their shims (ovhooks/hosts/shims/) map onto ovhooks' hooks,
-    # with the shim's own bound on each process (it answers sooner: hookrun's deadlines).
+    # with the shim's own bound on each process (``launch.kill_after_s``: it kills the
+    # process group then; each hook answers sooner, under hookrun's deadlines).
     "pi": (
-        ("session_start", "session-start", None, 12),
-        ("before_agent_start", "user-prompt-submit", None, 12),
-        ("agent_end", "stop", None, 12),
-        ("session_before_compact", "pre-compact", None, 32),
-        ("session_shutdown", "session-end", None, 6),
-        ("tool_call", "pre-tool-use", "read|grep|find|ls", 5),
+        ("session_start", "session-start", None, _kill_s("session-start")),
+        ("before_agent_start", "user-prompt-submit", None, _kill_s("user-prompt-submit")),
+        ("agent_end", "stop", None, _kill_s("stop")),
+        ("session_before_compact", "pre-compact", None, _kill_s("pre-compact")),
+        ("session_shutdown", "session-end", None, _kill_s("session-end")),
+        ("tool_call", "pre-tool-use", "read|grep|find|ls", _kill_s("pre-tool-use")),
     ),
     "opencode": (
-        ("session.created", "session-start", None, 12),
-        ("chat.message", "user-prompt-submit", None, 12),
-        ("session.idle", "stop", None, 12),
-        ("experimental.session.compacting", "pre-compact", None, 32),
-        ("dispose", "session-end", None, 6),
-        ("tool.execute.before", "pre-tool-use", "read|glob|grep|list", 5),
+        ("session.created", "session-start", None, _kill_s("session-start")),
+        ("chat.message", "user-prompt-submit", None, _kill_s("user-prompt-submit")),
+        ("session.idle", "stop", None, _kill_s("stop")),
+        ("experimental.session.compacting", "pre-compact", None, _kill_s("pre-compact")),
+        ("dispose", "session-end", None, _kill_s("session-end")),
+        ("tool.execute.before", "pre-tool-use", "read|glob|grep|list", _kill_s("pre-tool-use")),
     ),
 }
 
@@ -278,7 +283,8 @@ def quote_arg(path: str) -> str:
 
 
 def hook_command(executable: str, command: str, host: str) -> str:
-    return f"{executable} {command} --host {host}"
+    """The fail-open command line the host runs (``hosts/launch.py``)."""
+    return launch.command_line(executable, command, host)
 
 
 def desired_groups(host: str, executable: str) -> dict[str, dict[str, object]]:

@@ -7,6 +7,7 @@ import os
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.doctor.result import check
+from ovhooks.hosts.launch import executable_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,16 +15,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.commands.doctor.result import Check, Registration
-
-
-def _first_token(command: str) -> str:
-    import shlex
-
-    try:
-        return shlex.split(command)[0]
-    except (ValueError, IndexError):
-        parts = command.split(maxsplit=1)
-        return parts[0] if parts else ""
 
 
 def registrations(
@@ -90,7 +81,7 @@ def check_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
             status, fix = "warn", f"run `ovhooks install {host} --scope {scope}` again"
             notes.append(f"{scope}: missing {', '.join(missing)}")
         for _event, _gi, _hi, command in handlers:
-            exe = _first_token(command)
+            exe = executable_of(command)
             if os.path.isabs(exe) and not os.path.exists(exe):
                 status, fix = "fail", f"run `ovhooks install {host} --scope {scope}` again"
                 notes.append(f"{scope}: the hooks run {exe}, which no longer exists")
