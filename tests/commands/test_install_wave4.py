@@ -14,6 +14,7 @@ from ovhooks.commands import hostconfig
 from ovhooks.commands.doctor.hooks import check_host
 from ovhooks.commands.install import mcp_json
 from ovhooks.commands.install.hooks_json import our_handlers
+from ovhooks.hosts.launch import executable_of
 from tests.support.cli import run_cli, run_json
 
 HOSTS = ("copilot", "qwen", "droid")
@@ -92,7 +93,7 @@ def test_install_then_uninstall_restores_every_byte(host: str, home: Path, tmp_p
     events = {event for event, *_ in hostconfig.HOOK_TABLE[host]}
     assert {h[0] for h in our_handlers(doc)} == events
     for _event, _gi, _hi, command in our_handlers(doc):
-        assert command.startswith(f"{exe} ") and command.endswith(f" --host {host}")
+        assert executable_of(command) == exe and f" --host {host}" in command
     hooks = doc["hooks"]
     if host != "copilot":  # Copilot's are a file of ovhooks' own; theirs stay in settings.json
         assert isinstance(hooks, dict) and hooks["Stop"][0] == USER_HOOK  # theirs first, kept
