@@ -172,6 +172,16 @@ class Wave4Host:
     def transcript_roots(self) -> list[str]:
         raise NotImplementedError
 
+    def session_ids(self) -> list[str]:
+        """Host session ids, oldest transcript first."""
+        return [os.path.basename(p)[: -len(".jsonl")] for p in self.transcripts()]
+
+    def ov_sessions(self) -> list[str]:
+        """ovhooks' session keys for them (``ids.ov_session_id``)."""
+        from ovhooks.ids import ov_session_id
+
+        return [ov_session_id(self.host, sid) for sid in self.session_ids()]
+
     def describe(self) -> str:
         return "\n".join(run.describe()[-2000:] for run in self.runs)
 
@@ -213,6 +223,9 @@ class CopilotHost(Wave4Host):
     def command(self, prompt: str, resume: bool) -> list[str]:
         args = [self.binary, "-p", prompt, "--allow-all-tools", "-s"]
         return [*args, "--continue"] if resume else args
+
+    def session_ids(self) -> list[str]:  # session-state/<id>/events.jsonl
+        return [os.path.basename(os.path.dirname(p)) for p in self.transcripts()]
 
     def transcript_roots(self) -> list[str]:
         return [os.path.join(self.copilot_home, "session-state")]
