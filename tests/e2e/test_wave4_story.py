@@ -80,7 +80,12 @@ def local_env(base: Path) -> dict[str, str]:
 
 def ovhooks(ovhooks_bin: str, env: dict[str, str], *args: str) -> dict[str, Any]:
     done = subprocess.run(
-        [ovhooks_bin, *args, "--json"], env=env, capture_output=True, text=True, timeout=120
+        [ovhooks_bin, *args, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, (args, done.stdout, done.stderr)
     doc: dict[str, Any] = json.loads(done.stdout)
