@@ -23,7 +23,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     CLI, after the session-start block SessionStart held for this first prompt."""
     reply = _recall(event, ctx)  # first: a recall cut by the deadline leaves the block held
     start = ""
-    if ctx.host in ("gemini", "qwen") and event.session_id and not ctx.dry_run:
+    if ctx.host in ("gemini", "qwen", "copilot") and event.session_id and not ctx.dry_run:
         from ovhooks.hosts.gemini import take_start_context
 
         start = take_start_context(ctx.settings.state_dir, ctx.session_key(event))

@@ -12,6 +12,10 @@ camelCase keys, are read the same way.
   is ignored): on SessionStart it becomes its own user message before the prompt, on
   UserPromptSubmit a ``<system_reminder>`` after the prompt in the same message. Every other
   field is left out; a hook's exit status never blocks Copilot.
+- SessionStart's block is held for the session's first UserPromptSubmit (as for Gemini and
+  Qwen): a resumed session (``--continue``) puts the new process's block in place of the
+  old one, the second message of every request, which changed the request prefix and so
+  defeated the provider's prompt cache (seen with the real CLI).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +171,78 @@ def test_session_two_model_request_carries_both_memories(story: Story) -> None:
     text = all_text(requests[0].body)
     assert st.MEMORY_PHRASE in text, story.debug()
     assert FACT_PHRASE in text, story.debug()
+
+
+# --- the prompt cache: what the model request keeps from one prompt to the next -------------
+
+
+def main_requests(stub: ChatStub) -> list[dict[str, Any]]:
+    """The conversation's own model requests: one per prompt here (no tool calls), in order.
+
+    Side calls are left out by what they are: Qwen's managed auto-memory extractor (a request
+    whose system prompt is its own) and any request that holds none of the prompts."""
+    out = []
+    for request in stub.turn_requests():
+        body = request.body if isinstance(request.body, dict) else {}
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        users = [str(m.get("content")) for m in messages if m.get("role") == "user"]
+        system = str(messages[0].get("content")) if messages else ""
+        if users and any(p in users[-1] for p in CACHE_PROMPTS) and "Managed memory" not in system:
+            out.append(body)
+    return out
+
+
+@pytest.fixture(scope="module", params=["copilot", "qwen", "droid"])
+def cache_requests(
+    request: pytest.FixtureRequest, ovhooks_bin: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, list[dict[str, Any]], Wave4Host]]:
+    name = str(request.param)
+    binary = _cli(name)
+    base = tmp_path_factory.mktemp(f"{name}-cache")
+    env = local_env(base)
+    ovhooks(ovhooks_bin, env, "remember", "The build scripts here are run with make, not npm.")
+    with ChatStub(log_dir=str(base / "stub-requests")) as stub:
+        host = wave4_hosts.make_host(
+            name, binary, str(base / name), stub, install_with=ovhooks_bin, base_env=env
+        )
+        _session(host, list(CACHE_PROMPTS))
+        yield name, main_requests(stub), host
+
+
+QWEN_OWN = "<system-reminder>"
+
+
+def without_qwens_reminders(message: dict[str, Any]) -> dict[str, Any]:
+    """A message without the ``<system-reminder>`` parts Qwen Code itself moves to the newest
+    user message in every ``-c`` process (the current date; MCP servers' instructions)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    kept = [p for p in content if not str(p.get("text", "")).startswith(QWEN_OWN)]
+    return {**message, "content": kept}
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any], name: str) -> list[int]:
+    old = [json.dumps(m, ensure_ascii=False) for m in before["messages"]]
+    new = [json.dumps(m, ensure_ascii=False) for m in after["messages"]]
+    assert new[0] == old[0], f"{name}: the system prompt changed"
+    assert len(new) > len(old)
+    return [i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b]
+
+
+def test_three_prompts_keep_the_system_prompt_and_earlier_messages_byte_for_byte(
+    cache_requests: tuple[str, list[dict[str, Any]], Wave4Host],
+) -> None:
+    name, bodies, host = cache_requests
+    assert len(bodies) == 3, (len(bodies), host.describe())
+    recalled = [any("make, not npm" in str(m) for m in b["messages"]) for b in bodies]
+    assert all(recalled), recalled  # recall really injected something each time
+    for before, after in pairwise(bodies):
+        changed = _changed(before, after, name)
+        if name == "qwen" and changed:
+            # Qwen's own reminders move with every -c process, with or without ovhooks (seen
+            # with --no-mcp too: the date); everything else must stay as it was.
+            strip = {"messages": [without_qwens_reminders(m) for m in before["messages"]]}
+            kept = {"messages": [without_qwens_reminders(m) for m in after["messages"]]}
+            changed = _changed(strip, kept, name)
+        assert not changed, (name, changed, before["messages"][changed[0]])
