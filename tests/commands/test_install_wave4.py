@@ -192,3 +192,46 @@ def test_status_lists_the_host_as_installed(host: str, home: Path, tmp_path: Pat
     rows = {row["host"]: row for row in status["hosts"]}
     assert rows[host]["installed"] == ["user"]
     assert rows[host]["label"] == hostconfig.HOST_LABELS[host]
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_trust_is_refused_and_a_dry_run_writes_nothing(
+    host: str, home: Path, tmp_path: Path
+) -> None:
+    result = run_cli("install", host, "--trust", "--exe", _exe(tmp_path))
+    assert result.exit_code != 0 and "--trust is for Codex" in result.output
+    folder = _seed(host, home)
+    before = _files(folder)
+    _code, planned = run_json("install", host, "--dry-run", "--exe", _exe(tmp_path))
+    assert planned["hooks_file"]["action"] in ("created", "updated")
+    assert _files(folder) == before
+
+
+@pytest.mark.parametrize("host", ["qwen", "droid"])
+def test_uninstall_after_the_user_edited_the_file_takes_out_only_ovhooks(
+    host: str, home: Path, tmp_path: Path
+) -> None:
+    _seed(host, home)
+    assert run_cli("install", host, "--exe", _exe(tmp_path), "--no-mcp").exit_code == 0
+    path = Path(hostconfig.hooks_file(host, "user", {"HOME": str(home)}, os.getcwd()))
+    doc = json.loads(path.read_text())
+    hooks = doc if host == "droid" else doc["hooks"]
+    hooks["SessionEnd"].insert(0, USER_HOOK)  # the user adds a hook of their own since
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    _code, removed = run_json("uninstall", host)
+    assert removed["hooks_file"]["action"] == "updated"
+    left = json.loads(path.read_text())
+    left_hooks = left if host == "droid" else left["hooks"]
+    assert our_handlers({"hooks": left_hooks}) == []
+    assert left_hooks == {"Stop": [USER_HOOK], "SessionEnd": [USER_HOOK]}
+    assert Path(removed["hooks_file"]["backup"]).is_file()  # what was there, kept
+
+
+def test_an_empty_droid_file_of_ovhooks_alone_is_removed(home: Path, tmp_path: Path) -> None:
+    assert run_cli("install", "droid", "--exe", _exe(tmp_path), "--no-mcp").exit_code == 0
+    _code, again = run_json("install", "droid", "--exe", _exe(tmp_path), "--no-mcp")
+    assert again["hooks_file"]["action"] == "unchanged"
+    _code, removed = run_json("uninstall", "droid")
+    assert removed["hooks_file"]["action"] == "removed"
+    _code, absent = run_json("uninstall", "droid")
+    assert absent["hooks_file"]["action"] == "absent"
