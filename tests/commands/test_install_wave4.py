@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,17 @@ def test_an_empty_droid_file_of_ovhooks_alone_is_removed(home: Path, tmp_path: P
     assert removed["hooks_file"]["action"] == "removed"
     _code, absent = run_json("uninstall", "droid")
     assert absent["hooks_file"]["action"] == "absent"
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_doctor_starts_the_registered_memory_tools_server(host: str, home: Path) -> None:
+    """The entry install wrote, run as the host would run it: ``ovhooks mcp`` answers."""
+    from ovhooks.commands.doctor.mcp import check_mcp
+
+    exe = os.path.join(os.path.dirname(sys.executable), "ovhooks")
+    assert run_cli("install", host, "--exe", exe).exit_code == 0
+    result = check_mcp(host, dict(os.environ))
+    assert result["status"] == "ok", result
+    assert result["details"]["config"] == mcp_json.server_file(host, {"HOME": str(home)})
+    assert run_cli("uninstall", host).exit_code == 0
+    assert check_mcp(host, dict(os.environ))["status"] == "skip"
