@@ -8,7 +8,9 @@ a user (the fail-open launcher of ``hosts/launch.py``), with FAKE standing in fo
   neither, but the launcher turns every status into 0 anyway);
 - hanging: sleeps 60 s (the launcher kills it at its bound; the host's own timeout comes a
   second later);
-- healthy: answers ``{}`` at once, the baseline the hang is measured against.
+- healthy: answers ``{}`` at once; with missing and broken, the baseline the hang is
+  measured against (the fastest of the three, against the faster of two hung runs: a
+  single run varies by seconds on a loaded machine).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def _fake(base: Path, kind: str) -> str:
     if kind == "missing":
         return str(path)  # never created
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(FAKES[kind])
+    path.write_text(FAKES[kind.removesuffix("-again")])
     path.chmod(0o755)
     return str(path)
 
@@ -64,9 +66,10 @@ def _processes_running(needle: str) -> list[str]:
 
 
 class Outcome:
-    def __init__(self, run: HostRun, leftovers: list[str]) -> None:
+    def __init__(self, run: HostRun, leftovers: list[str], markers: list[str]) -> None:
         self.run = run
         self.leftovers = leftovers
+        self.markers = markers  # the launcher's "ovhooks hung in this host process" files
 
 
 @pytest.fixture(scope="module", params=["copilot", "qwen", "droid"])
@@ -78,10 +81,17 @@ def outcomes(
     base = tmp_path_factory.mktemp(f"{name}-failopen")
     results: dict[str, Outcome] = {}
     with ChatStub() as stub:
-        for kind in ("healthy", "missing", "broken", "hanging"):
+        for kind in ("healthy", "missing", "broken", "hanging", "hanging-again"):
             fake = _fake(base, kind)
+            runtime = base / kind / "run"  # the launcher's hang marker goes here, not to /tmp
+            runtime.mkdir(parents=True)
             host = wave4_hosts.make_host(
-                name, binary, str(base / kind), stub, base_env=local_env(base / kind)
+                name,
+                binary,
+                str(base / kind),
+                stub,
+                base_env=local_env(base / kind),
+                extra_env={"XDG_RUNTIME_DIR": str(runtime)},
             )
             done = subprocess.run(
                 [ovhooks_bin, "install", name, "--exe", fake, "--no-mcp"],
@@ -94,7 +104,8 @@ def outcomes(
             assert done.returncode == 0, done.stdout + done.stderr
             run = host.prompt(f"Hello from the {kind} case.")
             time.sleep(LEFTOVER_WAIT_S)
-            results[kind] = Outcome(run, _processes_running(os.path.dirname(fake)))
+            markers = sorted(p.name for p in runtime.glob("ovhooks-hung-*"))
+            results[kind] = Outcome(run, _processes_running(os.path.dirname(fake)), markers)
             pytest_plugin.record_timing(f"{name} fail-open: {kind} prompt", run.seconds)
     yield name, results
 
@@ -109,12 +120,18 @@ def test_the_agent_still_answers(outcomes: tuple[str, dict[str, Outcome]], kind:
 
 def test_a_hung_ovhooks_adds_at_most_six_seconds(outcomes: tuple[str, dict[str, Outcome]]) -> None:
     name, results = outcomes
-    added = results["hanging"].run.seconds - results["healthy"].run.seconds
+    assert results["hanging"].markers and not results["healthy"].markers  # it really hung
+    # the baseline: the fastest run whose hooks returned at once (one run varies by seconds
+    # on a loaded machine; healthy, missing and broken all cost the same few milliseconds)
+    baseline = min(results[kind].run.seconds for kind in ("healthy", "missing", "broken"))
+    added = min(results[kind].run.seconds for kind in ("hanging", "hanging-again")) - baseline
     pytest_plugin.record_timing(f"{name} fail-open: time a hung ovhooks added", added)
+    # one marker per host process that saw a hang: 1 means one 4 s hang, later hooks skipped
+    pytest_plugin.record_timing(f"{name} fail-open: hang markers", len(results["hanging"].markers))
     assert added <= HUNG_BUDGET_S, (added, results["hanging"].run.describe())
 
 
-@pytest.mark.parametrize("kind", ["broken", "hanging"])
+@pytest.mark.parametrize("kind", ["broken", "hanging", "hanging-again"])
 def test_no_ovhooks_process_is_left_ten_seconds_after_the_host_exits(
     outcomes: tuple[str, dict[str, Outcome]], kind: str
 ) -> None:
