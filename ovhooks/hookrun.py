@@ -39,18 +39,18 @@ _DEADLINE_EVENTS = {
     "SubagentStart": "recall_deadline_s",
 }
 _DEADLINE_SLACK_S = 0.25
-# Every other hook answers at least a second before the shortest timeout either host gives it
-# (hooks.json, hooks.claude.json), even when it works inline (OVHOOKS_DETACH=0) or a read
-# blocks: the host must never be the one that stops it.
+# Every other hook answers at least a second before the fail-open launcher would kill it
+# (hosts/launch.py ``kill_after_s``; the host's own timeout is a second later), even when it
+# works inline (OVHOOKS_DETACH=0) or a read blocks: neither must be the one that stops it.
 HOST_TIMEOUT_DEADLINES_S = {
-    "Stop": 9.0,
-    "SubagentStop": 9.0,
-    "PreCompact": 29.0,
-    "PostCompact": 4.0,
-    "SessionEnd": 2.0,
-    "PreToolUse": 4.0,
-    "PostToolUse": 4.0,
-    "DirectoryAdded": 4.0,
+    "Stop": 5.0,
+    "SubagentStop": 5.0,
+    "PreCompact": 5.0,
+    "PostCompact": 5.0,
+    "SessionEnd": 5.0,
+    "PreToolUse": 2.0,
+    "PostToolUse": 2.0,
+    "DirectoryAdded": 5.0,
 }
 
 HOOK_COMMANDS = frozenset(EVENT_NAMES)
@@ -111,6 +111,10 @@ def run_hook(
         from ovhooks.hosts.gemini import normalize_payload
 
         payload = normalize_payload(payload)
+    elif host in ("copilot", "qwen"):  # hosts/<host>.py: their fields as the events read them
+        from importlib import import_module
+
+        payload = import_module(f"ovhooks.hosts.{host}").normalize_payload(payload, environ)
     if host in SHIM_HOSTS:
         payload = _adapt_shim_payload(host, event_name, payload, environ)
     stderr = ""

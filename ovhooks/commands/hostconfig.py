@@ -4,6 +4,10 @@ Gemini CLI: ``$GEMINI_CLI_HOME/.gemini/settings.json`` (default ``~/.gemini``) f
 ``<project>/.gemini/settings.json`` for a project (its ``hooks`` object, beside every other
 setting).
 
+Copilot CLI: ``$COPILOT_HOME/hooks/ovhooks.json`` (a file of ovhooks' own; project:
+``.github/hooks/ovhooks.json``); Qwen Code: ``~/.qwen/settings.json`` (``.qwen/``); Factory
+Droid: ``~/.factory/hooks.json`` (``.factory/``), keyed by event at the top level.
+
 Codex: ``$CODEX_HOME/hooks.json`` (default ``~/.codex``) for the user, ``<repo>/.codex/hooks.json``
 for a project; its ``config.toml`` holds the hooks feature flag and the trust records.
 Claude Code: ``$CLAUDE_CONFIG_DIR/settings.json`` (default ``~/.claude/settings.json``) for the
@@ -20,13 +24,14 @@ import os
 import shlex
 import sys
 
+from ovhooks.hosts import launch
 from ovhooks.ids import project_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-HOSTS = ("codex", "claude", "pi", "opencode", "gemini")
+HOSTS = ("codex", "claude", "pi", "opencode", "gemini", "copilot", "qwen", "droid")
 SCOPES = ("user", "project")
 # Hosts that load a shim file: (project folder, file name); the user folder is the last part
 # of the project folder under the host's config root (~/.pi/agent/extensions, ~/.config/
@@ -37,59 +42,89 @@ SHIM_FILES = {
 }
 HOST_LABELS = {"codex": "Codex", "claude": "Claude Code", "pi": "Pi", "opencode": "OpenCode"}
 HOST_LABELS["gemini"] = "Gemini CLI"
+HOST_LABELS.update(copilot="GitHub Copilot CLI", qwen="Qwen Code", droid="Factory Droid")
 
+_host_s, _kill_s = launch.host_timeout_s, launch.kill_after_s
 GEMINI_FILE_TOOLS = "^(read_file|read_many_files|list_directory|glob|grep_search)$"
 # (host event, hook command, matcher or None, timeout in seconds), per host, in file order.
+# The timeouts are the fail-open launcher's (hosts/launch.py): the host's a second after the
+# launcher's own kill, which comes a second after the hook's own deadline.
 HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
     "codex": (
-        ("SessionStart", "session-start", "startup|resume|clear|compact", 10),
-        ("UserPromptSubmit", "user-prompt-submit", None, 5),
-        ("Stop", "stop", None, 10),
-        ("PreCompact", "pre-compact", None, 30),
-        ("PostCompact", "post-compact", None, 5),
-        ("SessionEnd", "session-end", None, 3),
+        ("SessionStart", "session-start", "startup|resume|clear|compact", _host_s("session-start")),
+        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("Stop", "stop", None, _host_s("stop")),
+        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
+        ("PostCompact", "post-compact", None, _host_s("post-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
     ),
     "claude": (
-        ("SessionStart", "session-start", None, 10),
-        ("UserPromptSubmit", "user-prompt-submit", None, 10),
-        ("PreToolUse", "pre-tool-use", "Read|Glob|Grep", 5),
-        ("PostToolUse", "post-tool-use", "Read", 5),
-        ("Stop", "stop", None, 10),
-        ("SubagentStart", "subagent-start", None, 10),
-        ("SubagentStop", "subagent-stop", None, 10),
-        ("PreCompact", "pre-compact", None, 30),
-        ("PostCompact", "post-compact", None, 10),
-        ("SessionEnd", "session-end", None, 5),
-        ("DirectoryAdded", "directory-added", None, 5),
+        ("SessionStart", "session-start", None, _host_s("session-start")),
+        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("PreToolUse", "pre-tool-use", "Read|Glob|Grep", _host_s("pre-tool-use")),
+        ("PostToolUse", "post-tool-use", "Read", _host_s("post-tool-use")),
+        ("Stop", "stop", None, _host_s("stop")),
+        ("SubagentStart", "subagent-start", None, _host_s("subagent-start")),
+        ("SubagentStop", "subagent-stop", None, _host_s("subagent-stop")),
+        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
+        ("PostCompact", "post-compact", None, _host_s("post-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
+        ("DirectoryAdded", "directory-added", None, _host_s("directory-added")),
     ),
     # Gemini CLI: timeouts are written in milliseconds (``desired_groups``); tool matchers
     # are regular expressions on its tool names (hosts/gemini.py maps them for the guard).
     "gemini": (
-        ("SessionStart", "session-start", None, 10),
-        ("BeforeAgent", "user-prompt-submit", None, 10),
-        ("AfterAgent", "stop", None, 10),
-        ("PreCompress", "pre-compact", None, 30),
-        ("SessionEnd", "session-end", None, 5),
-        ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, 5),
-        ("AfterTool", "post-tool-use", "^read_file$", 5),
+        ("SessionStart", "session-start", None, _host_s("session-start")),
+        ("BeforeAgent", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("AfterAgent", "stop", None, _host_s("stop")),
+        ("PreCompress", "pre-compact", None, _host_s("pre-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
+        ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, _host_s("pre-tool-use")),
+        ("AfterTool", "post-tool-use", "^read_file$", _host_s("post-tool-use")),
+    ),
+    # Copilot CLI, Qwen Code, Factory Droid (``hosts/copilot.py``, ``qwen.py``, ``droid.py``):
+    # Claude-style keys; Qwen's timeouts are written in milliseconds (``desired_groups``).
+    # No tool hooks: Copilot drops a whole file over one bad matcher, and none of the three
+    # names its file tools as the viking:// guard knows them.
+    "copilot": (
+        ("SessionStart", "session-start", None, _host_s("session-start")),
+        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("Stop", "stop", None, _host_s("stop")),
+        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
+    ),
+    "qwen": (
+        ("SessionStart", "session-start", None, _host_s("session-start")),
+        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("Stop", "stop", None, _host_s("stop")),
+        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
+    ),
+    "droid": (
+        ("SessionStart", "session-start", None, _host_s("session-start")),
+        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
+        ("Stop", "stop", None, _host_s("stop")),
+        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
+        ("SessionEnd", "session-end", None, _host_s("session-end")),
     ),
     # Pi and OpenCode: the events their shims (ovhooks/hosts/shims/) map onto ovhooks' hooks,
-    # with the shim's own bound on each process (it answers sooner: hookrun's deadlines).
+    # with the shim's own bound on each process (``launch.kill_after_s``: it kills the
+    # process group then; each hook answers sooner, under hookrun's deadlines).
     "pi": (
-        ("session_start", "session-start", None, 12),
-        ("before_agent_start", "user-prompt-submit", None, 12),
-        ("agent_end", "stop", None, 12),
-        ("session_before_compact", "pre-compact", None, 32),
-        ("session_shutdown", "session-end", None, 6),
-        ("tool_call", "pre-tool-use", "read|grep|find|ls", 5),
+        ("session_start", "session-start", None, _kill_s("session-start")),
+        ("before_agent_start", "user-prompt-submit", None, _kill_s("user-prompt-submit")),
+        ("agent_end", "stop", None, _kill_s("stop")),
+        ("session_before_compact", "pre-compact", None, _kill_s("pre-compact")),
+        ("session_shutdown", "session-end", None, _kill_s("session-end")),
+        ("tool_call", "pre-tool-use", "read|grep|find|ls", _kill_s("pre-tool-use")),
     ),
     "opencode": (
-        ("session.created", "session-start", None, 12),
-        ("chat.message", "user-prompt-submit", None, 12),
-        ("session.idle", "stop", None, 12),
-        ("experimental.session.compacting", "pre-compact", None, 32),
-        ("dispose", "session-end", None, 6),
-        ("tool.execute.before", "pre-tool-use", "read|glob|grep|list", 5),
+        ("session.created", "session-start", None, _kill_s("session-start")),
+        ("chat.message", "user-prompt-submit", None, _kill_s("user-prompt-submit")),
+        ("session.idle", "stop", None, _kill_s("stop")),
+        ("experimental.session.compacting", "pre-compact", None, _kill_s("pre-compact")),
+        ("dispose", "session-end", None, _kill_s("session-end")),
+        ("tool.execute.before", "pre-tool-use", "read|glob|grep|list", _kill_s("pre-tool-use")),
     ),
 }
 
@@ -122,6 +157,51 @@ def gemini_dir(environ: Mapping[str, str]) -> str:
     return gemini_home(environ)
 
 
+def _copilot_file(environ: Mapping[str, str], project: str) -> str:
+    """A hooks file of ovhooks' own (Copilot reads every ``hooks/*.json``)."""
+    from ovhooks.hosts.copilot import copilot_home
+
+    if project:
+        return os.path.join(project, ".github", "hooks", "ovhooks.json")
+    return os.path.join(copilot_home(environ), "hooks", "ovhooks.json")
+
+
+def _qwen_file(environ: Mapping[str, str], project: str) -> str:
+    from ovhooks.hosts.qwen import qwen_dir
+
+    return os.path.join(project, ".qwen") if project else qwen_dir(environ)
+
+
+def _droid_file(environ: Mapping[str, str], project: str) -> str:
+    """``hooks.json``, keyed by event at the top level (``install/droid.py`` wraps it)."""
+    from ovhooks.hosts.droid import factory_dir
+
+    return os.path.join(project, ".factory") if project else factory_dir(environ)
+
+
+def _qwen_settings(environ: Mapping[str, str], project: str) -> str:
+    return os.path.join(_qwen_file(environ, project), "settings.json")
+
+
+def _droid_hooks(environ: Mapping[str, str], project: str) -> str:
+    return os.path.join(_droid_file(environ, project), "hooks.json")
+
+
+WAVE4_FILES = {"copilot": _copilot_file, "qwen": _qwen_settings, "droid": _droid_hooks}
+
+
+def host_dir(host: str, environ: Mapping[str, str]) -> str:
+    """The host's own config folder (doctor: is the host there at all)."""
+    if host == "copilot":
+        from ovhooks.hosts.copilot import copilot_home
+
+        return copilot_home(environ)
+    if host in ("qwen", "droid"):
+        return (_qwen_file if host == "qwen" else _droid_file)(environ, "")
+    getter = {"codex": codex_home, "gemini": gemini_dir}.get(host, claude_dir)
+    return getter(environ)
+
+
 def host_label(host: str) -> str:
     return HOST_LABELS.get(host, host)
 
@@ -149,6 +229,9 @@ def codex_config_toml(environ: Mapping[str, str]) -> str:
 
 def hooks_file(host: str, scope: str, environ: Mapping[str, str], cwd: str) -> str:
     """The file ovhooks' hooks go into for ``host`` at ``scope``."""
+    if host in WAVE4_FILES:
+        root = project_root(cwd) if scope == "project" else ""
+        return WAVE4_FILES[host](environ, root)
     if host in SHIM_FILES:  # a shim file the host loads, not a hooks document
         folder, name = SHIM_FILES[host]
         if scope == "project":
@@ -200,7 +283,8 @@ def quote_arg(path: str) -> str:
 
 
 def hook_command(executable: str, command: str, host: str) -> str:
-    return f"{executable} {command} --host {host}"
+    """The fail-open command line the host runs (``hosts/launch.py``)."""
+    return launch.command_line(executable, command, host)
 
 
 def desired_groups(host: str, executable: str) -> dict[str, dict[str, object]]:
@@ -217,6 +301,8 @@ def desired_groups(host: str, executable: str) -> dict[str, dict[str, object]]:
         }
         if host == "gemini":  # milliseconds; a name for /hooks panel and hooksConfig.disabled
             handler = {"name": f"ovhooks-{command}", **handler, "timeout": timeout * 1000}
+        elif host == "qwen":  # milliseconds
+            handler["timeout"] = timeout * 1000
         group["hooks"] = [handler]
         out[event] = group
     return out

@@ -50,9 +50,12 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "
                 "session(s) are queued and will be retried. See `ovhooks status`."
             )
-    if context and ctx.host == "gemini" and not ctx.dry_run:
+    if context and ctx.host in ("gemini", "qwen", "copilot") and not ctx.dry_run:
         # Gemini puts SessionStart's context before the prompt in -p mode, and a resume then
         # drops that message: the block waits for the first BeforeAgent (hosts/gemini.py).
+        # Qwen Code puts it in the system prompt, where a continued session's new block would
+        # defeat the prompt cache: it waits for the first UserPromptSubmit (hosts/qwen.py).
+        # Copilot CLI replaces its session-start message with each process's new block.
         from ovhooks.hosts.gemini import hold_start_context
 
         hold_start_context(settings.state_dir, key, context)

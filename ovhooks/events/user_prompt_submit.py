@@ -23,7 +23,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     CLI, after the session-start block SessionStart held for this first prompt."""
     reply = _recall(event, ctx)  # first: a recall cut by the deadline leaves the block held
     start = ""
-    if ctx.host == "gemini" and event.session_id and not ctx.dry_run:
+    if ctx.host in ("gemini", "qwen", "copilot") and event.session_id and not ctx.dry_run:
         from ovhooks.hosts.gemini import take_start_context
 
         start = take_start_context(ctx.settings.state_dir, ctx.session_key(event))
@@ -107,6 +107,10 @@ def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
         from ovhooks.transcripts.gemini import recent_user_texts
     elif host == "pi":
         from ovhooks.transcripts.pi import recent_user_texts
+    elif host in ("copilot", "qwen", "droid"):  # transcripts/<host>.py
+        from importlib import import_module
+
+        recent_user_texts = import_module(f"ovhooks.transcripts.{host}").recent_user_texts
     else:
         from ovhooks.transcripts.codex import recent_user_texts
     texts = recent_user_texts(records, RECENT_USER_TURNS + 1)

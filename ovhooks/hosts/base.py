@@ -22,6 +22,7 @@ __all__ = [
     "MAX_ID_CHARS",
     "MAX_PATH_CHARS",
     "SHIM_HOSTS",
+    "WAVE4_HOSTS",
     "Event",
     "Reply",
     "cap_context",
@@ -47,8 +48,11 @@ _CLAUDE_SPECIFIC = frozenset(
 # Every host ovhooks serves (``--host``). Pi and OpenCode reach ovhooks through the shims in
 # ``hosts/shims/`` and answer in Claude Code's reply shape (the shims read it).
 # Gemini CLI: command hooks in settings.json, its own dialect (hosts/gemini.py).
-HOSTS = ("codex", "claude", "pi", "opencode", "gemini")
+HOSTS = ("codex", "claude", "pi", "opencode", "gemini", "copilot", "qwen", "droid")
 SHIM_HOSTS = frozenset({"pi", "opencode"})
+# Copilot CLI, Qwen Code, Factory Droid: Claude-style command hooks (hosts/<host>.py); their
+# transcripts are read by transcripts/<host>.py.
+WAVE4_HOSTS = frozenset({"copilot", "qwen", "droid"})
 
 EVENT_NAMES = {
     "session-start": "SessionStart",
@@ -180,6 +184,13 @@ def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     # Gemini CLI sets CLAUDE_PROJECT_DIR too (for Claude-style hooks): it is checked first.
     if environ.get("GEMINI_SESSION_ID") or environ.get("GEMINI_PROJECT_DIR"):
         return "gemini"
+    # These three set CLAUDE_PROJECT_DIR too (for Claude-style hooks): checked before it.
+    if environ.get("COPILOT_CLI") or environ.get("COPILOT_PROJECT_DIR"):
+        return "copilot"
+    if environ.get("QWEN_CODE_CLI") or environ.get("QWEN_PROJECT_DIR"):
+        return "qwen"
+    if environ.get("FACTORY_PROJECT_DIR") or environ.get("DROID_PROJECT_DIR"):
+        return "droid"
     event = _str(payload, "hook_event_name")
     if event in _PI_EVENTS:
         return "pi"
@@ -200,6 +211,10 @@ def render_reply(host: str, event_name: str, reply: Reply) -> str:
         from ovhooks.hosts.gemini import render_reply as render_gemini
 
         return render_gemini(event_name, reply)
+    if host == "copilot":  # a top-level additionalContext, nothing else (hosts/copilot.py)
+        from ovhooks.hosts.copilot import render_reply as render_copilot
+
+        return render_copilot(event_name, reply)
     out: dict[str, Any] = {}
     specific_ok = (_CODEX_SPECIFIC if host == "codex" else _CLAUDE_SPECIFIC).__contains__(
         event_name

@@ -234,6 +234,12 @@ def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list
         from ovhooks.transcripts.opencode import records_to_turns as opencode_turns
 
         return opencode_turns
+    if host in ("copilot", "qwen", "droid"):  # transcripts/<host>.py
+        from importlib import import_module
+
+        reader: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]]
+        reader = import_module(f"ovhooks.transcripts.{host}").records_to_turns
+        return reader
     from ovhooks.transcripts.codex import records_to_turns as codex_turns
 
     return codex_turns

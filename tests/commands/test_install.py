@@ -11,6 +11,7 @@ import pytest
 from ovhooks.commands import hostconfig
 from ovhooks.commands.install.codex_toml import enable_hooks_feature, hooks_feature
 from ovhooks.commands.install.hooks_json import merge_hooks, our_handlers, remove_hooks
+from ovhooks.hosts import launch
 from tests.support.cli import ENVELOPE, OPT_STR, check_schema, run_cli, run_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,7 +92,7 @@ def test_upgrade_replaces_stale_entries_in_place(homes: dict[str, Path]) -> None
     doc = json.loads((homes["codex"] / "hooks.json").read_text())
     commands = [h[3] for h in our_handlers(doc)]
     assert len(commands) == len(hostconfig.HOOK_TABLE["codex"])
-    assert all(c.startswith(EXE + " ") for c in commands)
+    assert {launch.executable_of(c) for c in commands} == {EXE}
 
 
 @pytest.mark.parametrize("host", ["codex", "claude"])

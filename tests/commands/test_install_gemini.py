@@ -12,6 +12,7 @@ import pytest
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.install.hooks_json import our_handlers
+from ovhooks.hosts import launch
 from tests.support.cli import run_cli, run_json
 from tests.support.gemini_replies import FIXTURES
 
@@ -74,7 +75,7 @@ def test_each_hook_is_named_in_milliseconds_and_the_guard_matches_file_tools_onl
         assert handler == {
             "name": f"ovhooks-{command}",
             "type": "command",
-            "command": f"{EXE} {command} --host gemini",
+            "command": launch.command_line(EXE, command, "gemini"),
             "timeout": seconds * 1000,
         }
         assert ours[0].get("matcher") == matcher
@@ -173,7 +174,7 @@ def test_project_scope_goes_to_the_repositorys_gemini_settings(
     target = tmp_path / "project" / ".gemini" / "settings.json"
     assert result["hooks_file"]["path"] == str(target) and target.is_file()
     commands = {h[3] for h in our_handlers(json.loads(target.read_text()))}
-    assert "ovhooks stop --host gemini" in commands
+    assert launch.command_line("ovhooks", "stop", "gemini") in commands
     assert run_cli("uninstall", "gemini", "--scope", "project").exit_code == 0
     assert not (tmp_path / "project" / ".gemini").exists()
 

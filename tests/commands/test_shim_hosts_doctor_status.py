@@ -87,7 +87,7 @@ def test_status_lists_every_host_installed_and_active(env: dict[str, str], tmp_p
     code, doc = run_json("status", "--offline")
     assert code == 0, doc
     rows = {row["host"]: row for row in doc["hosts"]}
-    assert list(rows) == ["codex", "claude", "pi", "opencode", "gemini"]
+    assert list(rows) == ["codex", "claude", "pi", "opencode", "gemini", "copilot", "qwen", "droid"]
     assert rows["pi"]["installed"] == ["user"] and rows["pi"]["sessions"] == 2
     assert rows["opencode"]["installed"] == [] and rows["opencode"]["sessions"] == 1
     assert rows["opencode"]["last_capture_at"] == pytest.approx(now - 30)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ovhooks.hosts import launch
 from tests.support.claude_transcripts import ClaudeTranscript
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import (
@@ -87,7 +88,7 @@ def test_hook_registration_covers_every_event(host_samples: Path) -> None:
         assert len(groups) == 1
         (handler,) = groups[0]["hooks"]
         assert handler["type"] == "command"
-        assert handler["command"] == f"ovhooks {HOOKS[event]} --host claude"
+        assert handler["command"] == launch.command_line("ovhooks", HOOKS[event], "claude")
         assert isinstance(handler["timeout"], int) and 1 <= handler["timeout"] <= 60  # seconds
     assert hooks["PreToolUse"][0]["matcher"] == "Read|Glob|Grep"
     assert hooks["PostToolUse"][0]["matcher"] == "Read"

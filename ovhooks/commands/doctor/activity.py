@@ -55,6 +55,13 @@ def host_last_used(host: str, environ: Mapping[str, str]) -> float:
         )
     if host == "gemini":  # ~/.gemini/tmp/<project>/chats/session-*.jsonl
         return _newest_file(os.path.join(hostconfig.gemini_dir(environ), "tmp"), ".jsonl", 2)
+    if host in ("copilot", "qwen", "droid"):  # session-state/<id>/, projects/<cwd>/chats/, …
+        root, depth = {
+            "copilot": (os.path.join(hostconfig.host_dir(host, environ), "session-state"), 1),
+            "qwen": (os.path.join(hostconfig.host_dir(host, environ), "projects"), 2),
+            "droid": (os.path.join(hostconfig.host_dir(host, environ), "sessions"), 1),
+        }[host]
+        return _newest_file(root, ".jsonl", depth)
     if host == "pi":  # sessions/--<cwd>--/<time>_<id>.jsonl
         return _newest_file(
             os.path.join(hostconfig.pi_agent_dir(environ), "sessions"), ".jsonl", depth=1

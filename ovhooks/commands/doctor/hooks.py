@@ -7,6 +7,7 @@ import os
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.doctor.result import check
+from ovhooks.hosts.launch import executable_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,16 +15,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.commands.doctor.result import Check, Registration
-
-
-def _first_token(command: str) -> str:
-    import shlex
-
-    try:
-        return shlex.split(command)[0]
-    except (ValueError, IndexError):
-        parts = command.split(maxsplit=1)
-        return parts[0] if parts else ""
 
 
 def registrations(
@@ -45,7 +36,7 @@ def registrations(
         except CommandError as exc:
             problems.append(exc.message)
             continue
-        handlers = our_handlers(doc)
+        handlers = our_handlers({"hooks": doc} if host == "droid" else doc)  # top-level keys
         if handlers:
             found.append((scope, path, handlers))
     return found, problems
@@ -57,9 +48,7 @@ def _not_registered(host: str, problems: list[str], environ: Mapping[str, str]) 
     if problems:
         fix = f"fix the file, then run `ovhooks install {host}`"
         return check(name, "fail", "; ".join(problems), fix)
-    host_dir = {"codex": hostconfig.codex_home, "gemini": hostconfig.gemini_dir}.get(
-        host, hostconfig.claude_dir
-    )(environ)
+    host_dir = hostconfig.host_dir(host, environ)
     if not os.path.isdir(host_dir):
         summary = f"{label} not found ({host_dir} does not exist)"
         return check(name, "skip", summary, installed=False)
@@ -92,7 +81,7 @@ def check_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
             status, fix = "warn", f"run `ovhooks install {host} --scope {scope}` again"
             notes.append(f"{scope}: missing {', '.join(missing)}")
         for _event, _gi, _hi, command in handlers:
-            exe = _first_token(command)
+            exe = executable_of(command)
             if os.path.isabs(exe) and not os.path.exists(exe):
                 status, fix = "fail", f"run `ovhooks install {host} --scope {scope}` again"
                 notes.append(f"{scope}: the hooks run {exe}, which no longer exists")
@@ -120,6 +109,6 @@ def no_host_at_all(host_checks: list[Check]) -> Check | None:
             "hooks",
             "fail",
             "hooks missing: no host has ovhooks' hooks",
-            "run `ovhooks install HOST` (codex, claude, pi, opencode or gemini)",
+            f"run `ovhooks install HOST` ({', '.join(hostconfig.HOSTS)})",
         )
     return None

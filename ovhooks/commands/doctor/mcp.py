@@ -53,7 +53,13 @@ def registered_argv(host: str, environ: Mapping[str, str]) -> tuple[list[str] | 
         except ValueError:
             entry = None
     else:
-        path = mcp_config.claude_json_path(environ)
+        from ovhooks.commands.install import mcp_json
+
+        path = (
+            mcp_config.claude_json_path(environ)
+            if host == "claude"
+            else mcp_json.server_file(host, environ)
+        )
         try:
             servers = read_json_doc(path)[0].get("mcpServers")
         except Exception:
@@ -145,7 +151,9 @@ def check_mcp(host: str, environ: Mapping[str, str]) -> Check:
     name = f"mcp:{host}"
     if host not in MCP_HOSTS:
         return check(name, "skip", f"ovhooks registers no memory tools server with {host}")
-    label = "Codex" if host == "codex" else "Claude Code"
+    from ovhooks.commands.hostconfig import host_label
+
+    label = host_label(host)
     argv, path = registered_argv(host, environ)
     if argv is None:
         return check(

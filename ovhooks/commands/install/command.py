@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-HostArg = Annotated[str, typer.Argument(help="codex, claude, pi, opencode or gemini")]
+HostArg = Annotated[
+    str, typer.Argument(help="codex, claude, pi, opencode, gemini, copilot, qwen or droid")
+]
 ScopeOption = Annotated[
     str,
     typer.Option(
@@ -49,7 +51,7 @@ def _host_module(host: str, scope: str) -> ModuleType:
         raise CommandError(
             f"unknown scope {scope!r}", fix="use user or project", code=ExitCode.USAGE, slug="usage"
         )
-    from ovhooks.commands.install import claude, codex, gemini, opencode, pi
+    from ovhooks.commands.install import claude, codex, copilot, droid, gemini, opencode, pi, qwen
 
     modules: dict[str, ModuleType] = {
         "codex": codex,
@@ -57,6 +59,9 @@ def _host_module(host: str, scope: str) -> ModuleType:
         "pi": pi,
         "opencode": opencode,
         "gemini": gemini,
+        "copilot": copilot,
+        "qwen": qwen,
+        "droid": droid,
     }
     return modules[host]
 

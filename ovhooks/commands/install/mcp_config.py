@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 SERVER = "ovhooks"
-MCP_HOSTS = ("codex", "claude")  # the hosts install registers ``ovhooks mcp`` with
+# The hosts install registers ``ovhooks mcp`` with (the last three: ``mcp_json``).
+MCP_HOSTS = ("codex", "claude", "copilot", "qwen", "droid")
 MARKER = "# ovhooks memory tools (ovhooks install; ovhooks uninstall removes this block)"
 WRITE_TOOLS = ("remember", "forget")
 # Settings the memory tools read from the environment (connection, identity, where the

@@ -1,0 +1,112 @@
+"""The command line a host's hook configuration runs: ovhooks started so that it can never
+block the agent, whatever happens to it (issue 38).
+
+Contract (every command-hook host — Codex, Claude Code, Gemini CLI, and any host added later
+that runs a shell command per event — registers ``command_line(exe, hook, host)`` with its
+own per-hook timeout ``host_timeout_s(hook)``):
+
+- The host always sees "carry on": exit status 0, and on stdout either ovhooks' one JSON line
+  or nothing. A missing or unrunnable ``ovhooks`` (127, 126), a crash (1), a usage error (2,
+  which Claude Code and Codex read as "block"), a signal: all become exit 0 with stdout as
+  ovhooks left it. stderr is discarded: Gemini CLI parses stderr when stdout is empty, and
+  reads plain text with a status other than 0 or 1 as a deny.
+- Bounded: ovhooks runs under ``timeout -k 1 <kill_after_s(hook)>`` when ``timeout`` is on
+  PATH (GNU coreutils, busybox; it puts ovhooks in its own process group and kills that
+  group, so a hung ovhooks and anything it started are gone at that time even when the host
+  has already killed the shell). Each hook answers on its own well before (``hookrun``'s
+  deadlines are at least a second inside ``kill_after_s``). The host's own timeout
+  (``host_timeout_s``) is a second later still: the host is never the one that stops it.
+- A hang costs once per host process, not once per event: when ``timeout`` had to stop
+  ovhooks, a marker named after the host's pid (the shell's ``$PPID``) in
+  ``$XDG_RUNTIME_DIR`` (else ``$TMPDIR``, else ``/tmp``) makes the next ``SKIP_AFTER_HANG``
+  hooks of that host process answer at once without starting ovhooks; the one after that
+  tries again (and clears the marker if ovhooks answered). Only shell builtins do this work,
+  so a healthy run pays one ``stat`` and the ``timeout`` exec (about a millisecond).
+
+Shim hosts (Pi, OpenCode) apply the same rules in their own runtime (``hosts/shims/``) with
+``kill_after_s`` as the bound on each process. On Windows the bare command is returned.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Seconds after which the launcher kills ovhooks, per hook command: the hook's own deadline
+# plus a margin for a loaded machine. Recall and session start answer within
+# ``recall_deadline_s``/``session_start_deadline_s`` (1.5 s by default) of starting; the tool
+# hooks within 2 s; the others hand their work to a detached worker at once, and get 5 s
+# only so that the inline mode of tests and debugging (``OVHOOKS_DETACH=0``) can finish.
+# The first hang in a host process costs one of these; later hooks skip (``SKIP_AFTER_HANG``).
+KILL_AFTER_S: dict[str, int] = {
+    "session-start": 4,
+    "user-prompt-submit": 4,
+    "subagent-start": 4,
+    "pre-tool-use": 3,
+    "post-tool-use": 3,
+    "stop": 6,
+    "subagent-stop": 6,
+    "pre-compact": 6,
+    "post-compact": 6,
+    "session-end": 6,
+    "directory-added": 6,
+}
+DEFAULT_KILL_AFTER_S = 6
+# How many hooks of one host process answer at once after a hang before ovhooks is tried again.
+SKIP_AFTER_HANG = 19
+MARKER_NAME = "ovhooks-hung-"
+
+
+def kill_after_s(hook: str) -> int:
+    return KILL_AFTER_S.get(hook, DEFAULT_KILL_AFTER_S)
+
+
+def host_timeout_s(hook: str) -> int:
+    """The timeout to register with the host for ``hook`` (seconds; Gemini wants ms)."""
+    return kill_after_s(hook) + 1
+
+
+def command_line(executable: str, hook: str, host: str, *, posix: bool | None = None) -> str:
+    """The shell command a host runs for ``hook``: ``executable`` (already shell-quoted, as
+    ``hostconfig.hook_executable`` gives it) wrapped so that it fails open (module doc)."""
+    bare = f"{executable} {hook} --host {host}"
+    if not (os.name != "nt" if posix is None else posix):
+        return bare
+    skip = SKIP_AFTER_HANG
+    marker = f'm="${{XDG_RUNTIME_DIR:-${{TMPDIR:-/tmp}}}}/{MARKER_NAME}$PPID"'
+    # n: hooks skipped since the last hang (1..skip: skip this one too); 0 or anything else:
+    # run. 124 is timeout's status when it stopped ovhooks, 137 when it had to kill it.
+    return (
+        f'{marker}; n=0; [ -f "$m" ] && read -r n <"$m" 2>/dev/null; '
+        f'case $n in {_one_to(skip)}) echo $((n+1)) >"$m" 2>/dev/null; exit 0;; esac; '
+        f"if command -v timeout >/dev/null; then timeout -k 1 {kill_after_s(hook)} {bare}; "
+        f"else {bare}; fi 2>/dev/null; "
+        f'case $? in 124|137) echo 1 >"$m";; *) [ "$n" = 0 ] || echo 0 >"$m";; esac 2>/dev/null; '
+        "exit 0"
+    )
+
+
+def _one_to(last: int) -> str:
+    """A ``case`` pattern matching the numbers 1..``last`` (``last`` < 100)."""
+    if last < 10:
+        return f"[1-{last}]"
+    tens, ones = divmod(last, 10)
+    patterns = ["[1-9]", *(f"{t}[0-9]" for t in range(1, tens)), f"{tens}[0-{ones}]"]
+    return "|".join(patterns)
+
+
+def executable_of(command: str) -> str:
+    """The ovhooks executable a registered hook command starts (``""`` when none is found):
+    the word before the hook name, in the launcher's form and in the bare one."""
+    import shlex
+    from itertools import pairwise
+
+    from ovhooks.hosts.base import EVENT_NAMES
+
+    try:
+        words = shlex.split(command, posix=os.name != "nt")
+    except ValueError:
+        words = command.split()
+    for before, word in pairwise(words):
+        if word in EVENT_NAMES:
+            return before
+    return words[0] if words else ""

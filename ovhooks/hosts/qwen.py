@@ -1,0 +1,40 @@
+"""Qwen Code's dialect (0.24.4, ``shared/spec/hosts-wave4.md`` §2).
+
+Qwen Code runs Claude-style command hooks from ``~/.qwen/settings.json`` (timeouts in
+milliseconds) and sends Claude Code's payload fields; replies are Claude Code's
+``hookSpecificOutput.additionalContext``. What differs is said here:
+
+- **exit status 2 on UserPromptSubmit blocks the turn** (no model request): ovhooks always
+  exits 0, and the fail-open launcher turns any other status into 0 as well;
+- SessionStart's context is appended to the **system prompt**, which would then change with
+  every recall of a continued session (``-c``) and defeat the provider's prompt cache: the
+  block is held for the session's first UserPromptSubmit instead, which puts it after the
+  prompt (``hosts/gemini.py`` holds it the same way);
+- UserPromptSubmit also fires for tool-result and hook continuations (its ``prompt`` is then
+  not the user's text, and ``submitted_prompt`` is absent); those are answered with nothing;
+- SessionEnd does not fire in ``-p`` mode: each Stop's capture is what a headless run keeps.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+
+def qwen_dir(environ: Mapping[str, str]) -> str:
+    """``~/.qwen``: Qwen Code's settings (hooks, MCP servers) and chat recordings."""
+    return os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".qwen")
+
+
+def normalize_payload(payload: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """Qwen's payload as the events read it: a UserPromptSubmit without ``submitted_prompt``
+    is a tool-result or hook continuation (its ``prompt`` is empty or not the user's), so its
+    prompt is emptied and nothing is recalled for it."""
+    out = dict(payload)
+    if out.get("hook_event_name") == "UserPromptSubmit" and "submitted_prompt" not in out:
+        out["prompt"] = ""
+    return out
