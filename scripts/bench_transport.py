@@ -42,12 +42,12 @@ MARK = "<!-- transport benchmark -->"
 
 CLIENT = """
 import sys, time
-from ovhooks.backend.http import Request
+from ovhooks.transport.http import Request
 try:
-    from ovhooks.backend.http import HttpClient
+    from ovhooks.transport.http import HttpClient
     send = HttpClient(environ={})
 except ImportError:  # the old module
-    from ovhooks.backend.http import socket_transport as send
+    from ovhooks.transport.http import socket_transport as send
 url, timeout = sys.argv[1], float(sys.argv[2])
 start, cpu = time.monotonic(), time.process_time()
 try:
@@ -91,7 +91,7 @@ def import_profile(checkout: Path, url: str, state: str) -> tuple[float, float, 
         module = name.strip()
         total += int(self_us)
         if module in NET_MODULES or module.startswith(
-            ("ovhooks.backend.http", "ovhooks.backend.wire", "ovhooks.backend.url")
+            ("ovhooks.transport.http", "ovhooks.transport.wire", "ovhooks.transport.url")
         ):
             network += int(self_us)
             if module in NET_MODULES:

@@ -54,6 +54,11 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("ovhooks.log",),
     ),
     (
+        "transport",
+        "the one HTTP/1.1 client (connections, proxies, TLS, URLs) and its error",
+        ("ovhooks.transport",),
+    ),
+    (
         "backend",
         "the Backend protocol: OpenViking over HTTP, the local store, the embedding service",
         ("ovhooks.backend", "ovhooks.semantic"),

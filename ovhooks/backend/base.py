@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ovhooks.backend.errors import BackendError
+from ovhooks.transport.errors import BackendError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

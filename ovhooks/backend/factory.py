@@ -5,8 +5,8 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ovhooks.backend.base import Backend
-    from ovhooks.backend.http import Transport
     from ovhooks.settings.config import Settings
+    from ovhooks.transport.http import Transport
 
 
 def make_backend(
@@ -18,7 +18,7 @@ def make_backend(
     request_timeout_s: float | None = None,
 ) -> Backend:
     """The store the settings choose. Hooks, the worker and the human commands all come here,
-    so ``doctor`` exercises the same transport (``backend/http.py``) the hooks use."""
+    so ``doctor`` exercises the same transport (``transport/http.py``) the hooks use."""
     if settings.backend == "local":
         from ovhooks.backend.local import LocalBackend
 

@@ -17,8 +17,8 @@ import json
 import time
 
 from ovhooks import __version__
-from ovhooks.backend.errors import BackendError
-from ovhooks.backend.http import Request, transport_for
+from ovhooks.transport.errors import BackendError
+from ovhooks.transport.http import Request, transport_for
 
 # How many archives, newest first, ``newest_mark`` reads when the live messages hold no mark.
 # Only commits made while a batch's answer was unknown can stand between it and the live tail.
@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import JSON
-    from ovhooks.backend.http import Transport
     from ovhooks.settings.config import Settings
+    from ovhooks.transport.http import Transport
 
 
 def identity_headers(settings: Settings, peer: str) -> dict[str, str]:
@@ -124,7 +124,7 @@ class OpenVikingBackend:
         """The same server, identity and deadline on a connection of its own, for a request
         sent alongside this backend's (the HTTP client keeps one connection, not a pool). A
         transport given from outside is shared: it is a test's or a caller's to make safe."""
-        from ovhooks.backend.http import HttpClient
+        from ovhooks.transport.http import HttpClient
 
         other = type(self).__new__(type(self))
         other.__dict__.update(self.__dict__)  # a shallow copy without ``copy`` (~1 ms)

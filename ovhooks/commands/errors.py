@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from ovhooks.backend.errors import failure_kind
+from ovhooks.transport.errors import failure_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
 
 class ExitCode(IntEnum):
@@ -155,7 +155,7 @@ _COMMAND_MESSAGES["tenant_missing"] = _COMMAND_MESSAGES["server_error"]
 
 def backend_failure(exc: Exception, *, url: str = "") -> CommandError:
     """Turn a ``BackendError`` into a message a person can act on."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     if not isinstance(exc, BackendError):  # pragma: no cover (callers pass BackendErrors)
         return CommandError(str(exc), code=ExitCode.ERROR)

@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ovhooks.backend.errors import BackendError
     from ovhooks.backend.local import LocalBackend
     from ovhooks.settings.config import Settings
+    from ovhooks.transport.errors import BackendError
 
 # The planning helpers are part of this command's public face (tests and callers use them).
 __all__ = ["export", "open_local", "server_uri", "session_steps"]
@@ -102,9 +102,9 @@ def _run_export(
     settings: Settings, target: str, url: str | None, out: Output, *, dry_run: bool
 ) -> dict[str, Any]:
     """One export under the per-server lock; returns its summary document."""
-    from ovhooks.backend.errors import BackendError
     from ovhooks.fsutil import FileLock
     from ovhooks.settings.layout import export_progress_path
+    from ovhooks.transport.errors import BackendError
 
     local = open_local(settings)
     path = export_progress_path(settings.state_dir, progress_key(settings, target))

@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ovhooks.backend.http import HttpClient
     from ovhooks.backend.local import LocalBackend
     from ovhooks.backend.openviking import OpenVikingBackend
     from ovhooks.settings.config import Settings
+    from ovhooks.transport.http import HttpClient
 
 
 class ProgressFile:
@@ -90,7 +90,7 @@ def _bad_progress(path: str, why: str) -> CommandError:
 def refused_for_good(exc: Exception) -> bool:
     """The server rejected this one item (a 4xx other than auth): retrying cannot help, and
     stopping would leave every later item stuck behind it."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     return (
         isinstance(exc, BackendError)
@@ -112,8 +112,8 @@ class Remote:
 
     def backend(self, peer: str) -> OpenVikingBackend:
         if peer not in self._backends:
-            from ovhooks.backend.http import transport_for
             from ovhooks.backend.openviking import OpenVikingBackend
+            from ovhooks.transport.http import transport_for
 
             if self._transport is None:
                 self._transport = transport_for(self.settings)
@@ -131,7 +131,7 @@ class Remote:
 
 def _server_total(backend: OpenVikingBackend, session_id: str) -> int | None:
     """How many messages the server's session ever received (None when it cannot say)."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     try:
         info = backend.session_info(session_id)

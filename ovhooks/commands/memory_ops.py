@@ -252,7 +252,7 @@ def own_memory(settings: Settings, backend: Backend, uri: str, verb: str) -> str
 
 def forget_uri(settings: Settings, backend: Backend, uri: str) -> str:
     """Delete the memory file at ``uri``; returns the URI deleted."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     uri = own_memory(settings, backend, uri, "forget")
     try:

@@ -180,7 +180,7 @@ def command_failure(command: str, exc: Exception) -> CommandError:
     (the traceback goes to the log, never to the screen). Call it inside the ``except``."""
     if isinstance(exc, CommandError):
         return exc
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     if isinstance(exc, BackendError):
         return backend_failure(exc)

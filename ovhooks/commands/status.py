@@ -68,7 +68,7 @@ def session_rows(state_dir: str, now: float, limit: int) -> list[dict[str, Any]]
 
 
 def server_health(settings: Settings, backend: Backend) -> dict[str, Any]:
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     try:
         health = backend.health()

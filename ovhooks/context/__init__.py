@@ -61,9 +61,9 @@ def build_session_start(
     compaction the host has dropped the earlier block, so the same one goes in again.
     """
     del source  # the block is the same for every source; the caller decides when to build it
-    from ovhooks.backend.errors import BackendError
     from ovhooks.recall import server_key
     from ovhooks.recall.state import ServerState
+    from ovhooks.transport.errors import BackendError
 
     server = ServerState(settings.state_dir, server_key(backend, settings))
     if server.breaker_open(now):
@@ -103,7 +103,7 @@ def _ask(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
     A server that is down or refuses our credentials raises ``_ServerDownError``: asking it the
     next question would only spend the hook's deadline on the same failure.
     """
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     try:
         return call(*args, **kwargs)

@@ -162,8 +162,8 @@ class MemoryTools:
 
     # --- failures -----------------------------------------------------------------------
     def _failure(self, name: str, exc: Exception) -> str:
-        from ovhooks.backend.errors import BackendError
         from ovhooks.commands.errors import CommandError, backend_failure
+        from ovhooks.transport.errors import BackendError
 
         if isinstance(exc, BackendError):
             failure = backend_failure(exc, url=self._url())

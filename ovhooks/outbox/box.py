@@ -13,10 +13,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Protocol
 
-    from ovhooks.backend.errors import BackendError
     from ovhooks.log import Log
     from ovhooks.session.store import StateStore
     from ovhooks.settings.layout import QueueEntry, State
+    from ovhooks.transport.errors import BackendError
 
     class Box(Protocol):
         """One session's queue (``queue.Outbox`` and the dry run's ``PlannedOutbox``)."""

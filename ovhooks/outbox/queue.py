@@ -33,10 +33,10 @@ from __future__ import annotations
 import os
 import time
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.fsutil import read_json, remove_stale_tmp, write_json_atomic
 from ovhooks.outbox.box import MAX_BATCH, DrainResult, InflightError
 from ovhooks.settings import layout
+from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

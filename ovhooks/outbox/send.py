@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.fsutil import ensure_dir, write_json_atomic
 from ovhooks.outbox.box import MAX_BATCH, InflightError
 from ovhooks.settings import layout
+from ovhooks.transport.errors import BackendError
 
 # What starts the ``turn_id`` of every message ovhooks sends (see ``marked``).
 MARK_PREFIX = "ovh1:"

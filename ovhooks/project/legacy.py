@@ -59,7 +59,7 @@ def refresh(state_dir: str, peer: str, legacy_peer: str, backend: Backend, now: 
     fresh = isinstance(checked, int | float) and now - checked < RECHECK_S
     if doc.get("legacy_peer") == legacy_peer and fresh:
         return
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     try:  # ``backend`` acts as the old peer: OpenViking filters peer memories by the actor
         found = backend.ls(memory_uri(legacy_peer), recursive=True, limit=8)

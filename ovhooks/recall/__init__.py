@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
     from ovhooks.backend.base import Backend
-    from ovhooks.backend.errors import BackendError
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
     from ovhooks.recall.trace import Trace
     from ovhooks.settings.config import Settings
+    from ovhooks.transport.errors import BackendError
 
 __all__ = ["RecallOutcome", "recall_for_prompt", "recall_paused", "reset_session"]
 
@@ -105,7 +105,7 @@ def _seconds(value: float) -> str:
 def failure_reason(exc: BackendError) -> str:
     """How a failure reads in the user's note: "memory server <reason>; recall paused…"
     (the short wording of ``backend.errors.failure_kind``; commands word it at length)."""
-    from ovhooks.backend.errors import failure_kind
+    from ovhooks.transport.errors import failure_kind
 
     kind = failure_kind(exc)
     if kind == "unreachable":
@@ -154,7 +154,7 @@ def recall_for_prompt(
     server = ServerState(settings.state_dir, server_key(backend, settings))
     if server.breaker_open(now):
         return _paused(server, settings)
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     text, query = _outbound_query(text, recent_user_texts, settings)
     seen = injected_uris(settings.state_dir, session_key)

@@ -31,9 +31,9 @@ def refresh_calibration(
     import os
 
     def measure() -> dict[str, object] | None:
-        from ovhooks.backend.errors import BackendError
         from ovhooks.recall import calibrate
         from ovhooks.recall.state import ServerState
+        from ovhooks.transport.errors import BackendError
 
         if hasattr(backend, "deadline"):
             import time

@@ -9,13 +9,13 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ovhooks.backend.base import JSON, Backend
-    from ovhooks.backend.errors import BackendError
     from ovhooks.backend.local import LocalBackend
     from ovhooks.backend.openviking import OpenVikingBackend
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
     from ovhooks.recall.trace import Trace
     from ovhooks.settings.config import Settings
+    from ovhooks.transport.errors import BackendError
 
 # How long a server that lacks context search is sent plain find instead (it may be upgraded).
 FIND_FALLBACK_S = 6 * 3600.0
@@ -145,8 +145,8 @@ class _BridgedSearch:
         return job
 
     def _run(self) -> None:
-        from ovhooks.backend.errors import BackendError
         from ovhooks.recall.rank import from_context_entries
+        from ovhooks.transport.errors import BackendError
 
         threshold = self.settings.recall_score_threshold
         try:
@@ -213,8 +213,8 @@ def retrieve(
     """Candidates from the server: context search, or plain find on servers without it.
     ``prompt`` (the prompt alone, without the recent turns) reaches the local store, whose
     embedding service matches it by meaning."""
-    from ovhooks.backend.errors import BackendError
     from ovhooks.recall.rank import from_context_entries, from_find_result
+    from ovhooks.transport.errors import BackendError
 
     if threshold is None:
         threshold = settings.recall_score_threshold
@@ -279,7 +279,7 @@ def _wide_search(
     """The context search with the wider pool's quotas; a server that refuses them (one
     with context search but without quotas) is asked again without, and not asked for them
     for ``FIND_FALLBACK_S``. Its refusal must not read as "no context search at all"."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     server_backend: OpenVikingBackend = backend  # type: ignore[assignment]
     try:

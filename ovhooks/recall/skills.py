@@ -84,7 +84,7 @@ def lookup(backend: Backend, name: str) -> tuple[str, list[dict[str, Any]]]:
 
     A missing memory file is normal (most skills have none yet); it is not an error.
     """
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     text = ""
     uri = memory_uri(name)

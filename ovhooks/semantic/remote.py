@@ -1,7 +1,7 @@
 """An embedding model of the user's own behind an HTTP endpoint (``embed_url``): an
 OpenAI-compatible ``/v1/embeddings`` or Ollama's ``/api/embed``.
 
-Only the embedding service uses it, through the project's own transport (``backend.http``),
+Only the embedding service uses it, through the project's own transport (``transport.http``),
 with tight deadlines: a prompt's few texts get ``QUERY_TIMEOUT_S``, a background batch
 ``BATCH_TIMEOUT_S``. Any failure is a ``RemoteError``; the service then serves the bundled
 model and tries the endpoint again later. The API key is read from the environment variable
@@ -20,8 +20,8 @@ import json
 import os
 import threading
 
-from ovhooks.backend.errors import BackendError
-from ovhooks.backend.http import HttpClient, Request
+from ovhooks.transport.errors import BackendError
+from ovhooks.transport.http import HttpClient, Request
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

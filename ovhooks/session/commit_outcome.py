@@ -97,7 +97,7 @@ def poll_pending(
     deadline_s: float = POLL_DEADLINE_S,
 ) -> None:
     """Poll every pending extraction until it ends or the deadline passes."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     waiting = pending(store.all())
     deadline = time.monotonic() + deadline_s

@@ -144,7 +144,7 @@ def _server_page(
         roots.append(f"viking://user/{user}/peers")
     found: dict[str, Memory] = {}
     complete = True
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     for root in roots:
         try:
@@ -209,7 +209,7 @@ def _mod_time(raw: object) -> float:
 def readable_line(backend: Backend, uri: str, text: str, level: str = "abstract") -> str:
     """What a row of the viewer says for ``uri``: the start of ``text``, else of what the
     store gives at ``level``, else "(text unavailable: why)"; never nothing."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     if not text.strip():
         try:

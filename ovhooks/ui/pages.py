@@ -84,8 +84,8 @@ class Data:
 
     # --- memories -------------------------------------------------------------------------
     def memories(self, scope: str, category: str, number: int, q: str) -> dict[str, Any]:
-        from ovhooks.backend.errors import BackendError
         from ovhooks.recall.journal import per_memory, read
+        from ovhooks.transport.errors import BackendError
         from ovhooks.ui import memories
 
         if scope not in ("", *memories.SCOPES):
@@ -122,8 +122,8 @@ class Data:
         }
 
     def memory(self, uri: str) -> dict[str, Any]:
-        from ovhooks.backend.errors import BackendError
         from ovhooks.recall.journal import per_memory, read
+        from ovhooks.transport.errors import BackendError
         from ovhooks.ui.memories import category_of, provenance, scope_of
 
         backend = self.backend()
@@ -154,9 +154,9 @@ class Data:
     def edit(self, uri: str, content: str) -> dict[str, Any]:
         """Write the new text back through the backend, through the same scrubber as capture
         (a secret typed into the editor is not stored)."""
-        from ovhooks.backend.errors import BackendError
         from ovhooks.capture.scrub import clean_outbound
         from ovhooks.rules.limits import memory_size_problem
+        from ovhooks.transport.errors import BackendError
 
         too_large = memory_size_problem(content.strip())
         if too_large:
@@ -171,7 +171,7 @@ class Data:
         return {"uri": uri, "scrubbed": cleaned != content}
 
     def forget(self, uris: list[str], now: float) -> dict[str, Any]:
-        from ovhooks.backend.errors import BackendError
+        from ovhooks.transport.errors import BackendError
         from ovhooks.ui import trash
 
         backend = self.backend()
@@ -182,7 +182,7 @@ class Data:
             raise UserError(_backend_words(exc), 502) from exc
 
     def undo(self, undo_id: str, now: float) -> dict[str, Any]:
-        from ovhooks.backend.errors import BackendError
+        from ovhooks.transport.errors import BackendError
         from ovhooks.ui import trash
 
         try:

@@ -90,8 +90,8 @@ def _failure(error: dict[str, Any]) -> dict[str, Any]:
 def detail(
     settings: Settings, key: str, backend_factory: Callable[[], Backend]
 ) -> dict[str, Any] | None:
-    from ovhooks.backend.errors import BackendError
     from ovhooks.session.store import StateStore
+    from ovhooks.transport.errors import BackendError
 
     if not key or "/" in key or key.startswith("."):
         return None

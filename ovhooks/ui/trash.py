@@ -53,7 +53,7 @@ def forget(backend: Backend, state_dir: str, uris: Sequence[str], now: float) ->
     _write(os.path.join(trash_dir(state_dir), undo_id + ".json"), {"t": now, "items": kept})
     forgotten: list[str] = []
     failed: list[str] = []
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     for item in kept:
         try:

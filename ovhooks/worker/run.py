@@ -18,11 +18,11 @@ from __future__ import annotations
 import os
 import time
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.outbox.box import InflightError
 from ovhooks.outbox.queue import Outbox
 from ovhooks.session.store import StateStore, new_state
 from ovhooks.settings import layout
+from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -281,7 +281,7 @@ def backends_for(settings: Settings) -> Callable[[str], Backend]:
 
     transport = None
     if settings.backend != "local":
-        from ovhooks.backend.http import transport_for
+        from ovhooks.transport.http import transport_for
 
         transport = transport_for(settings)
 

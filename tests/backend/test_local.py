@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.backend.local import LocalBackend
 from ovhooks.backend.local.schema import crc32, scope_token
+from ovhooks.transport.errors import BackendError
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -47,7 +47,7 @@ while True:
 
 COMMITTER = """
 import sys
-from ovhooks.backend.errors import BackendError
+from ovhooks.transport.errors import BackendError
 from ovhooks.backend.local import LocalBackend
 backend = LocalBackend(sys.argv[1], peer="proj")
 print("ready", flush=True)

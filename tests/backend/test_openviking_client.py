@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
-from ovhooks.backend.http import HttpClient, Request, Response, split_url
 from ovhooks.backend.openviking import OpenVikingBackend, identity_headers, parse_envelope, quote
 from ovhooks.settings.config import load_settings
+from ovhooks.transport.errors import BackendError
+from ovhooks.transport.http import HttpClient, Request, Response, split_url
 from tests.support.fake_openviking import FakeOpenViking
 
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.commands.doctor import activity, codex, ingestion, server
 from ovhooks.session.store import StateStore, new_state
 from ovhooks.settings.config import load_settings
+from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from ovhooks.backend.errors import BackendError, failure_kind
 from ovhooks.backend.openviking import parse_envelope
 from ovhooks.commands.errors import (
     ExitCode,
@@ -20,6 +19,7 @@ from ovhooks.commands.errors import (
     not_an_openviking_answer,
     usage_error,
 )
+from ovhooks.transport.errors import BackendError, failure_kind
 
 KINDS = (
     "unreachable",

@@ -525,9 +525,9 @@ def test_export_scrubs_what_the_local_store_kept(fake_ov: FakeOpenViking) -> Non
 def test_a_stopped_export_says_what_went_over_and_which_server(
     url: str | None, environ: dict[str, str], where: str
 ) -> None:
-    from ovhooks.backend.errors import BackendError
     from ovhooks.commands.export import stopped_failure
     from ovhooks.settings.config import load_settings
+    from ovhooks.transport.errors import BackendError
 
     settings = load_settings({**os.environ, **environ})
     target = (url or settings.url).rstrip("/")

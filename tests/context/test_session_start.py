@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.capture.sanitize import strip_injected
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.context import build_session_start
 from ovhooks.context.render import GUIDE, MAX_BLOCK_CHARS, elide_profile
 from ovhooks.recall import recall_paused
+from ovhooks.transport.errors import BackendError
 from tests.support.fake_backend import MEMORIES, SEED, FakeBackend, make_settings
 
 NOW = 1_800_000_000.0

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.log import Log, read_recent
 from ovhooks.outbox.box import InflightError
 from ovhooks.outbox.queue import Outbox, batches, find
 from ovhooks.session.store import StateStore, new_state
 from ovhooks.settings import layout
+from ovhooks.transport.errors import BackendError
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.outbox_rig import RecordingBackend, msgs, session_box, texts
 

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.log import Log, read_recent
 from ovhooks.outbox.box import InflightError
+from ovhooks.transport.errors import BackendError
 from tests.support.outbox_rig import RecordingBackend, msgs, session_box, texts
 
 if TYPE_CHECKING:

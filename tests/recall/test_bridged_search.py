@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
-from ovhooks.backend.http import Request, Response
 from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.recall import recall_for_prompt
 from ovhooks.recall.state import ServerState
 from ovhooks.recall.trace import Trace, explain
 from ovhooks.semantic import fusion, socket_path
 from ovhooks.semantic.rescore import BRIDGED_STRONG
+from ovhooks.transport.errors import BackendError
+from ovhooks.transport.http import Request, Response
 from tests.support.fake_backend import make_settings
 from tests.support.semantic import CannedService, hold_off_starts
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ovhooks.backend.errors import BackendError, failure_kind
 from ovhooks.recall import failure_reason
+from ovhooks.transport.errors import BackendError, failure_kind
 
 
 @pytest.mark.parametrize(

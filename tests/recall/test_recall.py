@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.capture.sanitize import strip_injected
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.recall import RecallOutcome, recall_for_prompt, recall_paused, reset_session
+from ovhooks.transport.errors import BackendError
 from tests.support.fake_backend import MEMORIES, SEED, FakeBackend, make_settings
 from tests.support.semantic import hold_off_starts
 

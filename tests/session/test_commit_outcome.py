@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.log import Log
 from ovhooks.session.commit_outcome import (
@@ -17,6 +16,7 @@ from ovhooks.session.commit_outcome import (
 )
 from ovhooks.session.store import StateStore, new_state
 from ovhooks.settings.config import load_settings
+from ovhooks.transport.errors import BackendError
 from tests.support.cli import run_json
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.hooks import run_inline

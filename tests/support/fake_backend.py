@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from ovhooks.backend.errors import BackendError
+from ovhooks.transport.errors import BackendError
 
 USER = "default"
 MEMORIES = f"viking://user/{USER}/memories"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.outbox.queue import Outbox
 from ovhooks.session.store import StateStore, new_state
+from ovhooks.transport.errors import BackendError
 
 if TYPE_CHECKING:
     from pathlib import Path

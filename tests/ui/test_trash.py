@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.backend.local import LocalBackend
 from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.settings.config import load_settings
+from ovhooks.transport.errors import BackendError
 from ovhooks.ui import memories, trash
 from tests.support.fake_openviking import FakeOpenViking
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.backend.openviking import OpenVikingBackend
 from ovhooks.settings.config import load_settings
+from ovhooks.transport.errors import BackendError
 from ovhooks.ui import trash
 
 pytestmark = pytest.mark.real_server

@@ -6,7 +6,6 @@ import _sqlite3 as sqlite3  # not the sqlite3 package: see schema.py
 import json
 import os
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.backend.local.schema import (
     MEMORY_CATEGORIES,
     db_error,
@@ -15,6 +14,7 @@ from ovhooks.backend.local.schema import (
     iso_time,
     not_found,
 )
+from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

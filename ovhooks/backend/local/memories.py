@@ -7,7 +7,6 @@ import _sqlite3 as sqlite3  # not the sqlite3 package: see schema.py
 import os
 import time
 
-from ovhooks.backend.errors import BackendError
 from ovhooks.backend.local.schema import (
     Transaction,
     db_error,
@@ -17,6 +16,7 @@ from ovhooks.backend.local.schema import (
     scope_token,
 )
 from ovhooks.lexical.text import fts_or_query, term_string
+from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import _sqlite3 as sqlite3
 import time
 
-from ovhooks.backend.errors import BackendError
+from ovhooks.transport.errors import BackendError
 
 SCHEMA_VERSION = 2
 DB_NAME = "memory.db"

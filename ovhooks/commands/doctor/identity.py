@@ -11,9 +11,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.backend.errors import BackendError
     from ovhooks.commands.doctor.result import Check
     from ovhooks.settings.config import Settings
+    from ovhooks.transport.errors import BackendError
 
 
 def _masked_key(settings: Settings) -> str:
@@ -107,7 +107,7 @@ def _whoami_failed(settings: Settings, exc: BackendError) -> Check:
 
 def check_identity(settings: Settings, backend: Backend) -> tuple[Check, str | None]:
     """The identity check, and the user the server named (None when it failed)."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     try:
         user = backend.whoami()

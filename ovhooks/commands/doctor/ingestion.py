@@ -66,7 +66,7 @@ def check_double_ingestion(
     if scan_processes:
         reasons += [f"running: {cmd}" for cmd in _ingest_processes()[:2]]
     if backend is not None and getattr(backend, "name", "") != "local":
-        from ovhooks.backend.errors import BackendError
+        from ovhooks.transport.errors import BackendError
 
         try:
             items = backend.ls("viking://~/sessions", limit=500)

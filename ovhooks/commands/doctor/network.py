@@ -1,6 +1,6 @@
 """``doctor``'s network checks: the route and CAs the hooks use, and the hooks' own budget.
 
-Every command builds its backend with ``make_backend`` on ``backend/http.py``, the transport
+Every command builds its backend with ``make_backend`` on ``transport/http.py``, the transport
 the hooks use, so what ``doctor`` sees is what a hook sees. Two things can still differ, and
 ``doctor`` says so when they do: the time budget (a hook waits ``recall_deadline_s``, doctor
 ``--timeout``) and connection reuse (a hook process opens a fresh connection, commands keep
@@ -24,10 +24,10 @@ _LOOPBACK = ("localhost", "127.", "::1")
 
 def check_network(settings: Settings, environ: Mapping[str, str]) -> Check:
     """How the hooks reach ``settings.url``: direct or which proxy, and which CAs for https."""
-    from ovhooks.backend.errors import BackendError
-    from ovhooks.backend.http import transport_for
-    from ovhooks.backend.url import split_url
     from ovhooks.commands.doctor.result import check
+    from ovhooks.transport.errors import BackendError
+    from ovhooks.transport.http import transport_for
+    from ovhooks.transport.url import split_url
 
     client = transport_for(settings)
     client.environ = environ
@@ -50,7 +50,7 @@ def check_network(settings: Settings, environ: Mapping[str, str]) -> Check:
         fix = f"add {host} to NO_PROXY if the server runs on this machine (curl and httpx agree)"
         parts.append("a loopback server reached through a proxy")
     if scheme == "https":
-        from ovhooks.backend.tls import ca_source
+        from ovhooks.transport.tls import ca_source
 
         ca_from, ca_path = ca_source(settings.ca_bundle, environ)
         details.update(ca_source=ca_from, ca_path=ca_path)
@@ -62,10 +62,10 @@ def check_hook_path(
     settings: Settings, peer: str, doctor_outcome: str, doctor_timeout_s: float
 ) -> Check:
     """The server asked once as a fresh hook process would (its budget, a new connection)."""
-    from ovhooks.backend.errors import BackendError
     from ovhooks.backend.factory import make_backend
-    from ovhooks.backend.http import transport_for
     from ovhooks.commands.doctor.result import check
+    from ovhooks.transport.errors import BackendError
+    from ovhooks.transport.http import transport_for
 
     budget = settings.recall_deadline_s
     client = transport_for(settings, keep_alive=False)

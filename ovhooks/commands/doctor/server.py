@@ -10,9 +10,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.backend.base import Backend
-    from ovhooks.backend.errors import BackendError
     from ovhooks.commands.doctor.result import Check
     from ovhooks.settings.config import Settings
+    from ovhooks.transport.errors import BackendError
 
 
 def url_fix(settings: Settings) -> str:
@@ -101,7 +101,7 @@ def _health_verdict(settings: Settings, health: dict[str, Any]) -> Check:
 
 def check_server(settings: Settings, backend: Backend) -> tuple[Check, dict[str, Any] | None]:
     """The server check, and the ``/health`` document when the server answered as one."""
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     try:
         health = backend.health()
@@ -133,7 +133,7 @@ def check_ready(settings: Settings, backend: Backend) -> Check:
     ready = getattr(backend, "ready", None)
     if ready is None:
         return check("ready", "skip", "this backend cannot ask /ready")
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     try:
         doc = ready()

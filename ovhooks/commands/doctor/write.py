@@ -14,7 +14,7 @@ def check_write(backend: Backend, now: float) -> Check:
     """Append one message to a scratch session (never committed) and read it back."""
     import secrets
 
-    from ovhooks.backend.errors import BackendError
+    from ovhooks.transport.errors import BackendError
 
     session = f"ovhooks-doctor-{int(now)}-{secrets.token_hex(3)}"
     text = f"ovhooks doctor write test {session}"

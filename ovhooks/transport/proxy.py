@@ -18,7 +18,7 @@ http targets); any other scheme is a clear ``config`` error, never a silent dire
 
 from __future__ import annotations
 
-from ovhooks.backend.errors import BackendError
+from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,12 +81,12 @@ def parse_proxy(value: str, source: str) -> Proxy:
     if at:
         import binascii
 
-        from ovhooks.backend.url import unquote
+        from ovhooks.transport.url import unquote
 
         user, _, password = userinfo.partition(":")
         token = f"{unquote(user)}:{unquote(password)}".encode()
         auth = "Basic " + binascii.b2a_base64(token, newline=False).decode("ascii")
-    from ovhooks.backend.url import split_hostport
+    from ovhooks.transport.url import split_hostport
 
     try:
         host, port = split_hostport(hostport, 80)

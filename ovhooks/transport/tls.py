@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from ovhooks.backend.errors import BackendError
+from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -23,9 +23,9 @@ from __future__ import annotations
 import os
 import time
 
-from ovhooks.backend.errors import BackendError
-from ovhooks.backend.url import origin_url, resolve, split_url
-from ovhooks.backend.wire import Closed, Connection, open_connection, too_large
+from ovhooks.transport.errors import BackendError
+from ovhooks.transport.url import origin_url, resolve, split_url
+from ovhooks.transport.wire import Closed, Connection, open_connection, too_large
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ class HttpClient:
 
     def route(self, url: str) -> tuple[str, str]:
         """(``direct`` or the proxy shown without credentials, where it came from)."""
-        from ovhooks.backend.proxy import proxy_for
+        from ovhooks.transport.proxy import proxy_for
 
         scheme, host, port, _path = split_url(url)
         proxy = proxy_for(scheme, host, port, self.environ)
@@ -173,7 +173,7 @@ class HttpClient:
         scheme, host, port, path = split_url(url)
         proxy = None
         if any(k.lower().endswith("_proxy") for k in self.environ):
-            from ovhooks.backend.proxy import proxy_for
+            from ovhooks.transport.proxy import proxy_for
 
             proxy = proxy_for(scheme, host, port, self.environ)
         what = f"{method} {path.split('?', 1)[0]}"
@@ -283,7 +283,7 @@ def _encode_request(
     body: bytes | None,
     extra: list[str],
 ) -> bytes:
-    from ovhooks.backend.url import host_header
+    from ovhooks.transport.url import host_header
 
     lines = [f"{method} {target} HTTP/1.1", f"Host: {host_header(scheme, host, port)}", *extra]
     if body is not None or method in ("POST", "PUT", "PATCH"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ovhooks.backend.errors import BackendError
+from ovhooks.transport.errors import BackendError
 
 
 def split_hostport(hostport: str, default_port: int) -> tuple[str, int]:

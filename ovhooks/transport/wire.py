@@ -16,13 +16,13 @@ import _socket
 import os
 import time
 
-from ovhooks.backend.errors import BackendError
+from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ovhooks.backend.proxy import Proxy
+    from ovhooks.transport.proxy import Proxy
 
 _RECV = 256 * 1024
 _LINE_RECV = 16 * 1024
@@ -250,7 +250,7 @@ def _handshake(
 ) -> _socket.socket:
     import socket
 
-    from ovhooks.backend import tls
+    from ovhooks.transport import tls
 
     ctx = tls.context(ca_bundle)
     sock = socket.socket(raw.family, raw.type, raw.proto, fileno=raw.detach())

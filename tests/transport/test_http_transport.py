@@ -1,4 +1,4 @@
-"""backend/http.py against real loopback servers: TLS, proxies, IPv6, redirects, deadlines,
+"""transport/http.py against real loopback servers: TLS, proxies, IPv6, redirects, deadlines,
 big answers, header validation, keep-alive. The paths through hooks, the worker and doctor
 are in test_http_paths.py."""
 
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from ovhooks.backend.errors import BackendError
-from ovhooks.backend.http import HttpClient, Request
-from ovhooks.backend.proxy import bypasses, proxy_for
+from ovhooks.transport.errors import BackendError
+from ovhooks.transport.http import HttpClient, Request
+from ovhooks.transport.proxy import bypasses, proxy_for
 from tests.support.transport_rig import OK_JSON, ScriptedServer, fake_server, make_ca, proxy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def test_https_honours_ssl_cert_file(tmp_path: Path, monkeypatch: pytest.MonkeyP
     # OpenSSL reads SSL_CERT_FILE when the default store is loaded, i.e. per new context
     monkeypatch.setenv("SSL_CERT_FILE", str(ca.pem))
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
-    from ovhooks.backend import tls
+    from ovhooks.transport import tls
 
     monkeypatch.setattr(tls, "_contexts", {})
     with fake_server(ca=ca) as server:
@@ -81,7 +81,7 @@ def test_a_plain_request_leaves_a_costly_module_out(host: str, module: str) -> N
         url = server.url.replace("127.0.0.1", host)
         code = (
             "import sys\n"
-            "from ovhooks.backend.http import HttpClient, Request\n"
+            "from ovhooks.transport.http import HttpClient, Request\n"
             f"r = HttpClient(environ={{}})(Request('GET', '{url}/health', {{}}, None, 5))\n"
             f"print(r.status, {module!r} in sys.modules)\n"
         )
@@ -340,7 +340,7 @@ def test_a_kept_connection_is_not_reused_after_fork() -> None:
 
 # --- URL pieces ---------------------------------------------------------------------------------
 def test_url_pieces() -> None:
-    from ovhooks.backend.url import host_header, resolve, split_url
+    from ovhooks.transport.url import host_header, resolve, split_url
 
     assert split_url("https://[::1]/x") == ("https", "::1", 443, "/x")
     assert split_url("http://H?q=1") == ("http", "h", 80, "/?q=1")
