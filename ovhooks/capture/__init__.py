@@ -1,6 +1,6 @@
 """Capture: transcript turns -> the OpenViking message bodies actually sent.
 
-One pipeline for both hosts. For each turn, in order:
+One pipeline for every host. For each turn, in order:
 
 1. only ``user`` and ``assistant`` turns (assistant ones only if enabled);
 2. ``sanitize.strip_injected``: injected context, ``<private>`` spans and host boilerplate go;

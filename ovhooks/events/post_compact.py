@@ -1,4 +1,4 @@
-"""PostCompact: nothing to write (PreCompact committed); a valid no-op for both hosts."""
+"""PostCompact: nothing to write (PreCompact committed); a valid no-op on every host."""
 
 from __future__ import annotations
 

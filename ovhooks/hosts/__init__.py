@@ -1,1 +1,1 @@
-"""The two hosts' dialects: payloads read into one Event, replies shaped by each host's rules."""
+"""Every host's dialect: payloads read into one Event, replies shaped by each host's rules."""

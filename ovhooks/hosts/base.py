@@ -50,6 +50,18 @@ _CLAUDE_SPECIFIC = frozenset(
 # Gemini CLI: command hooks in settings.json, its own dialect (hosts/gemini.py).
 HOSTS = ("codex", "claude", "pi", "opencode", "gemini", "copilot", "qwen", "droid")
 SHIM_HOSTS = frozenset({"pi", "opencode"})
+# What people call each host: help texts and the README name every host by these words
+# (tests/test_host_names.py holds them to HOSTS).
+PRODUCT_NAMES = {
+    "codex": "Codex CLI",
+    "claude": "Claude Code",
+    "pi": "Pi",
+    "opencode": "OpenCode",
+    "gemini": "Gemini CLI",
+    "copilot": "GitHub Copilot CLI",
+    "qwen": "Qwen Code",
+    "droid": "Factory Droid",
+}
 # Copilot CLI, Qwen Code, Factory Droid: Claude-style command hooks (hosts/<host>.py); their
 # transcripts are read by transcripts/<host>.py.
 WAVE4_HOSTS = frozenset({"copilot", "qwen", "droid"})

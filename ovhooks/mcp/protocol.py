@@ -141,6 +141,6 @@ class Dispatcher:
 
 
 def text_result(text: str, *, is_error: bool = False) -> dict[str, Any]:
-    """A ``CallToolResult`` of one text block (no ``structuredContent``: both hosts would
+    """A ``CallToolResult`` of one text block (no ``structuredContent``: Codex and Claude Code would
     hand the model that JSON instead of the text, spec mcp.md §0.5)."""
     return {"content": [{"type": "text", "text": text}], "isError": is_error}

@@ -9,7 +9,7 @@ SessionStart looks at the *other* sessions it knows (seed 001):
   means concurrent terminals, and which of them ended is unknowable, so leave them to the
   idle sweep. Activity is a captured turn, not registration: a session that merely started
   never counts (anchor bug #4), and registering the new session touches no other state.
-- idle sweep (both hosts): a session with uncommitted turns and no activity for
+- idle sweep (every host): a session with uncommitted turns and no activity for
   ``idle_ttl_s`` is committed.
 
 A commit never deletes the session's state: the transcript cursor survives, so a session

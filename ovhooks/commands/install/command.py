@@ -1,5 +1,5 @@
 """The ``ovhooks install`` and ``uninstall`` commands: check the host and scope, hand the work
-to the host's module (``codex``, ``claude``), print what changed."""
+to the host's module (``commands/install/<host>.py``), print what changed."""
 
 from __future__ import annotations
 
@@ -198,15 +198,17 @@ def install(
     ] = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Register ovhooks' hooks with Codex, Claude Code, Pi or OpenCode (idempotent).
+    """Register ovhooks with a coding agent (idempotent): Codex CLI, Claude Code, Gemini CLI,
+    GitHub Copilot CLI, Qwen Code, Factory Droid, Pi or OpenCode.
 
-    Codex, Claude Code: merges one entry per hook event into the host's hooks file (other
-    hooks kept), keeps a backup (<file>.ovhooks.bak), writes atomically, and for Codex
-    switches the hooks feature on; with the user scope it also registers the memory tools
-    server (`ovhooks mcp`): Codex's config.toml, or Claude Code's ~/.claude.json plus
-    permission rules. Pi, OpenCode: writes ovhooks' extension / plugin file into the host's
-    folder (a file of that name that is not ovhooks' is kept as the backup). Running it
-    again changes nothing.
+    Codex CLI, Claude Code, Gemini CLI, GitHub Copilot CLI, Qwen Code, Factory Droid: merges
+    one entry per hook event into the host's hooks file (other hooks kept), keeps a backup
+    (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on; each
+    hook runs through a fail-open launcher, so a missing, broken or hung ovhooks never blocks
+    the agent. With the user scope it also registers the memory tools server (`ovhooks mcp`)
+    where the host takes MCP servers. Pi, OpenCode: writes ovhooks' extension / plugin file
+    into the host's folder (a file of that name that is not ovhooks' is kept as the backup).
+    Running it again changes nothing.
     """
     result = do_install(
         host,
@@ -229,8 +231,9 @@ def uninstall(
     dry_run: DryRunOption = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Remove exactly ovhooks' hooks from Codex, Claude Code, Pi or OpenCode; nothing else
-    changes.
+    """Remove exactly ovhooks' hooks (and its memory tools entry) from a host: Codex CLI,
+    Claude Code, Gemini CLI, GitHub Copilot CLI, Qwen Code, Factory Droid, Pi or OpenCode;
+    nothing else changes.
 
     Right after an install, the files come back byte for byte as they were.
     """
