@@ -21,7 +21,9 @@ own per-hook timeout ``host_timeout_s(hook)``):
   ``$XDG_RUNTIME_DIR`` (else ``$TMPDIR``, else ``/tmp``) makes the next ``SKIP_AFTER_HANG``
   hooks of that host process answer at once without starting ovhooks; the one after that
   tries again (and clears the marker if ovhooks answered). Only shell builtins do this work,
-  so a healthy run pays one ``stat`` and the ``timeout`` exec (about a millisecond).
+  so a healthy run pays a few ``stat`` calls and the ``timeout`` exec (about a millisecond).
+- The command holds no ``${...}`` and only ``ovh_``-prefixed shell variables: Gemini CLI
+  substitutes environment variables in its settings strings before the shell runs them.
 
 Shim hosts (Pi, OpenCode) apply the same rules in their own runtime (``hosts/shims/``) with
 ``kill_after_s`` as the bound on each process. On Windows the bare command is returned.
@@ -72,16 +74,21 @@ def command_line(executable: str, hook: str, host: str, *, posix: bool | None = 
     if not (os.name != "nt" if posix is None else posix):
         return bare
     skip = SKIP_AFTER_HANG
-    marker = f'm="${{XDG_RUNTIME_DIR:-${{TMPDIR:-/tmp}}}}/{MARKER_NAME}$PPID"'
-    # n: hooks skipped since the last hang (1..skip: skip this one too); 0 or anything else:
-    # run. 124 is timeout's status when it stopped ovhooks, 137 when it had to kill it.
+    # No ``${...}`` and no short variable names: Gemini CLI substitutes environment variables
+    # in settings.json strings (``${NAME}``, ``$NAME``) before the shell sees the command.
+    marker = (
+        'ovh_d=$XDG_RUNTIME_DIR; [ -d "$ovh_d" ] || ovh_d=$TMPDIR; [ -d "$ovh_d" ] || ovh_d=/tmp; '
+        f'ovh_m="$ovh_d/{MARKER_NAME}$PPID"'
+    )
+    # ovh_n: hooks skipped since the last hang (1..skip: skip this one too); 0 or anything
+    # else: run. 124 is timeout's status when it stopped ovhooks, 137 when it had to kill it.
     return (
-        f'{marker}; n=0; [ -f "$m" ] && read -r n <"$m" 2>/dev/null; '
-        f'case $n in {_one_to(skip)}) echo $((n+1)) >"$m" 2>/dev/null; exit 0;; esac; '
+        f'{marker}; ovh_n=0; [ -f "$ovh_m" ] && read -r ovh_n <"$ovh_m" 2>/dev/null; '
+        f'case $ovh_n in {_one_to(skip)}) echo $((ovh_n+1)) >"$ovh_m" 2>/dev/null; exit 0;; esac; '
         f"if command -v timeout >/dev/null; then timeout -k 1 {kill_after_s(hook)} {bare}; "
         f"else {bare}; fi 2>/dev/null; "
-        f'case $? in 124|137) echo 1 >"$m";; *) [ "$n" = 0 ] || echo 0 >"$m";; esac 2>/dev/null; '
-        "exit 0"
+        f'case $? in 124|137) echo 1 >"$ovh_m";; *) [ "$ovh_n" = 0 ] || echo 0 >"$ovh_m";; esac '
+        "2>/dev/null; exit 0"
     )
 
 

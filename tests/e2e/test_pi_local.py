@@ -75,7 +75,9 @@ def test_pi_two_sessions_recall_on_the_local_store(
     question = requests[first_session_requests].body
     assert chat_stub.user_texts(question)[-1] == st.QUESTION
     system = "\n".join(chat_stub.system_texts(question))
-    assert st.MEMORY_PHRASE in system, f"{system[-2000:]}\n{_debug(tmp_path)}"
+    after = chat_stub.text_from_prompt(question, st.QUESTION)
+    assert st.MEMORY_PHRASE in after, f"{after[-2000:]}\n{_debug(tmp_path)}"
+    assert st.MEMORY_PHRASE not in system  # never in the system prompt (prompt cache)
     assert store.texts(f"pi-{ids[1]}")[:1] == [st.QUESTION], _debug(tmp_path)
 
 

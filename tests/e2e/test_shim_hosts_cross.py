@@ -17,11 +17,12 @@ from tests.support.shim_hosts import OpenCodeHost, PiHost
 pytestmark = [pytest.mark.hosts_e2e]
 
 
-def _system_of_first_turn(stub: ChatStub) -> str:
+def _memory_of_first_turn(stub: ChatStub) -> str:
+    """What follows the question in the first turn request (never the system prompt)."""
     turns = [r.body for r in stub.turn_requests() if chat_stub.turn_kind(r.body) == "text"]
     assert turns, "no turn request"
-    assert chat_stub.user_texts(turns[0])[-1].strip() == st.QUESTION
-    return "\n".join(chat_stub.system_texts(turns[0]))
+    assert st.MEMORY_PHRASE not in "\n".join(chat_stub.system_texts(turns[0]))
+    return chat_stub.text_from_prompt(turns[0], st.QUESTION)
 
 
 @pytest.mark.parametrize("first", ["pi", "opencode"])
@@ -56,7 +57,7 @@ def test_stated_in_one_shim_host_recalled_in_the_other(
     second = "opencode" if first == "pi" else "pi"
     with ChatStub(log_dir=str(tmp_path / "stub-2")) as stub:
         host(second, stub).prompt(st.QUESTION).check()
-        system = _system_of_first_turn(stub)
+        system = _memory_of_first_turn(stub)
     assert st.MEMORY_PHRASE in system, (
         f"{system[-1500:]}\n{st.read_ovhooks_logs(str(tmp_path / 'state'))}"
     )

@@ -4,13 +4,17 @@ Each shim is rendered as ``ovhooks install`` writes it, loaded the way its host 
 (Pi: Node + jiti; OpenCode: the Bun inside ``opencode``), and one handler is called with a
 hook command that misbehaves: missing, crashing, printing garbage or too much, or hanging.
 The handler must come back with no context, within the shim's bound, and never throw; with
-a well-behaved hook, its context reaches the system prompt.
+a well-behaved hook, its context is added to the conversation after the prompt (Pi: a
+custom message; OpenCode: synthetic parts of the user message), never to the system prompt.
+A hung hook is killed with everything it started, and the next hooks skip it.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -61,25 +65,103 @@ def test_a_misbehaving_hook_costs_no_more_than_the_bound_and_adds_nothing(
         host, _host_bin(request, host), command, EVENTS[host], PAYLOAD, tmp_path, env
     )
     if host == "pi":
-        assert result["returned"] is None, result  # the system prompt is left alone
-    else:
-        assert result["system"] == [], result
+        assert result["returned"] is None, result  # nothing added, the system prompt untouched
+    assert result["added"] == [], result
     # before_agent_start / chat.message start two hooks (session-start, then recall)
     assert result["ms"] < 2 * BOUND_MS + 1500, result
 
 
 @pytest.mark.parametrize("host", ["pi", "opencode"])
-def test_a_good_hooks_context_reaches_the_system_prompt(
+def test_a_good_hooks_context_follows_the_prompt_never_in_the_system_prompt(
     host: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     command = _command(tmp_path, "good", GOOD)
     result = call_shim(host, _host_bin(request, host), command, EVENTS[host], PAYLOAD, tmp_path, {})
     if host == "pi":
-        system = result["returned"]["systemPrompt"]
-        assert system.startswith("BASE\n\n")
+        returned = result["returned"]
+        assert "systemPrompt" not in returned, returned
+        assert returned["message"]["customType"] == "ovhooks-memory"
+        assert returned["message"]["display"] is False
+        assert returned["message"]["details"] == {"sessionStart": True}
+        assert result["added"] == ["RECALLED-session-start\n\nRECALLED-user-prompt-submit"]
     else:
-        system = "\n\n".join(result["system"])
-    assert "RECALLED-session-start" in system and "RECALLED-user-prompt-submit" in system
+        user, start, recall = result["parts"]
+        assert user["text"] == PAYLOAD["prompt"]
+        assert [start["text"], recall["text"]] == result["added"]
+        assert result["added"] == ["RECALLED-session-start", "RECALLED-user-prompt-submit"]
+        for part in (start, recall):  # stored with the message, ordered after the prompt
+            assert part["synthetic"] is True and part["messageID"] == "msg_1"
+            assert part["sessionID"] == PAYLOAD["session_id"] and part["id"] > user["id"]
+        assert recall["id"] > start["id"]
+        assert start["metadata"] == {"ovhooks-memory": "session-start"}
+
+
+@pytest.mark.parametrize("host", ["pi", "opencode"])
+def test_the_session_start_block_is_given_once_per_session(
+    host: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    command = _command(tmp_path, "good", GOOD)
+    env = {"DRIVER_REPEAT": "2"}
+    result = call_shim(
+        host, _host_bin(request, host), command, EVENTS[host], PAYLOAD, tmp_path, env
+    )
+    assert result["added"][-1:] == ["RECALLED-user-prompt-submit"], result  # second prompt
+    if host == "pi":  # a continued session whose branch already carries it (`pi -c`)
+        given = {"type": "custom_message", "customType": "ovhooks-memory"}
+        branch = [{**given, "details": {"sessionStart": True}}]
+        payload = {**PAYLOAD, "branch": branch}
+        again = call_shim(
+            "pi", _host_bin(request, "pi"), command, EVENTS["pi"], payload, tmp_path, {}
+        )
+        assert again["added"] == ["RECALLED-user-prompt-submit"], again
+        after_compaction = {**PAYLOAD, "branch": [*branch, {"type": "compaction"}]}
+        again = call_shim(
+            "pi", _host_bin(request, "pi"), command, EVENTS["pi"], after_compaction, tmp_path, {}
+        )
+        assert again["returned"]["message"]["details"] == {"sessionStart": True}, again
+    else:
+        assert result["added"][:2] == ["RECALLED-session-start", "RECALLED-user-prompt-submit"]
+        assert len(result["added"]) == 3, result
+
+
+HUNG = (
+    "import os, subprocess, sys, time\n"
+    "child = subprocess.Popen(['sleep', '60'])\n"
+    "with open(sys.argv[1], 'a') as f: f.write(f'{os.getpid()} {child.pid}\\n')\n"
+    "time.sleep(60)\n"
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
+
+
+@pytest.mark.parametrize("host", ["pi", "opencode"])
+def test_a_hung_hook_is_killed_with_its_children_and_the_next_ones_skip_it(
+    host: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    script = tmp_path / "hung.py"
+    script.write_text(HUNG, encoding="utf-8")
+    pids = tmp_path / "pids"
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    command = f"{command} {shlex.quote(str(pids))}"  # where it notes its pids
+    env = {"OVHOOKS_SHIM_TIMEOUT_MS": str(BOUND_MS), "DRIVER_REPEAT": "3"}
+    result = call_shim(
+        host, _host_bin(request, host), command, EVENTS[host], PAYLOAD, tmp_path, env
+    )
+    first, *later = result["each_ms"]
+    assert BOUND_MS <= first < BOUND_MS + 1500, result  # one hang: session start, then skips
+    assert all(ms < 100 for ms in later), result
+    assert result["added"] == [], result
+    started = pids.read_text().split()
+    assert len(started) == 2, started  # one process (and its child), never started again
+    time.sleep(0.3)
+    assert not [p for p in started if _alive(int(p))], "a hung hook outlived its bound"
 
 
 def test_the_shims_register_only_their_memory_events(
@@ -102,7 +184,6 @@ def test_the_shims_register_only_their_memory_events(
         "chat.message",
         "dispose",
         "event",
-        "experimental.chat.system.transform",
         "experimental.session.compacting",
         "tool.execute.before",
     ]
@@ -139,7 +220,7 @@ def test_file_tools_aimed_at_memory_uris_are_blocked_with_the_command_to_use(
         returned = result["returned"] or {}
         reason = returned.get("reason", "") if returned.get("block") is True else ""
     else:
-        (outcome,) = result["system"]
+        (outcome,) = result["added"]
         reason = outcome.removeprefix("BLOCKED: ") if outcome.startswith("BLOCKED") else ""
     if blocked:
         assert "ovhooks" in reason and "viking://" in reason, result

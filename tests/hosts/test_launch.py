@@ -163,3 +163,15 @@ def test_the_skip_pattern_counts_one_to_the_limit() -> None:
             == 0
         ]
         assert matched == list(range(1, last + 1)), (last, pattern)
+
+
+def test_the_command_survives_geminis_settings_substitution() -> None:
+    """Gemini CLI replaces ``${NAME}`` and ``$NAME`` in settings.json strings with the
+    environment's values before the shell sees them: the command uses neither braces nor
+    names a user's environment could hold, only its own ``ovh_`` ones and the shell's."""
+    import re
+
+    command = launch.command_line("/v/bin/ovhooks", "stop", "gemini")
+    assert "${" not in command
+    names = set(re.findall(r"\$(\w+)", command))
+    assert names == {"ovh_d", "ovh_m", "ovh_n", "PPID", "XDG_RUNTIME_DIR", "TMPDIR"}, names

@@ -63,6 +63,18 @@ def all_text(body: dict[str, Any]) -> str:
     )
 
 
+def text_from_prompt(body: dict[str, Any], prompt: str) -> str:
+    """The text of the last user message that starts with ``prompt`` and of every message
+    after it: where the shims put memory (after the prompt, stored with the turn)."""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    for at in range(len(messages) - 1, -1, -1):
+        message = messages[at]
+        text = _content_text(message.get("content")).strip()
+        if message.get("role") == "user" and text.startswith(prompt.strip()):
+            return "\n".join(_content_text(m.get("content")) for m in messages[at:])
+    return ""
+
+
 def turn_kind(body: dict[str, Any]) -> str:
     """``tool_result``, ``title``, ``summary``, ``shell`` or ``text`` for one request."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]

@@ -39,7 +39,7 @@ def call_shim(
     env: dict[str, str],
     timeout_s: float = 60.0,
 ) -> dict[str, Any]:
-    """What the handler for ``event`` returned (Pi) or added to the system prompt (OpenCode),
+    """What the handler for ``event`` returned (Pi) and added to the conversation (``added``),
     and how long it took (``ms``)."""
     shim = tmp / ("ovhooks.ts" if host == "pi" else "ovhooks.mjs")
     name = "pi_extension.ts" if host == "pi" else "opencode_plugin.js"

@@ -3,56 +3,91 @@
 // are replaced. Node built-ins only: OpenCode never has to install anything for it.
 //
 // A thin shim: for each memory event it starts `ovhooks <hook> --host opencode`, writes a
-// small JSON payload on its stdin and reads one JSON reply. Every failure (no ovhooks, a
-// crash, a timeout, bad JSON) means "no reply": OpenCode is never blocked and never sees an
-// error. All decisions (what to recall, capture, commit) are made by ovhooks, in Python,
-// which reads the conversation from OpenCode's own database (read-only).
+// small JSON payload on its stdin and reads one JSON reply. It fails open
+// (ovhooks/hosts/launch.py has the contract): no ovhooks, a crash, bad JSON or a timeout all
+// mean "no reply"; a hung process is killed with its process group at its bound (and when
+// OpenCode exits), and after a hang the next SKIP_AFTER_HANG hooks answer at once.
+//
+// Memory goes where OpenCode keeps the conversation, so the provider's prompt cache stays
+// valid: the recall for a prompt is a synthetic text part after it in the same user message
+// (stored with the turn), and the session-start block rides with the session's first prompt.
+// The system prompt is never touched; subagent sessions get nothing, and title generation
+// reads only the user's own parts. All decisions (what to recall, capture, commit) are made
+// by ovhooks, in Python, which reads the conversation from OpenCode's database (read-only).
 import { spawn } from "node:child_process";
 
 const OVHOOKS = ["ovhooks"]; // ovhooks-command (written by `ovhooks install opencode`)
 const HOST = "opencode";
-// Each hook answers before its own deadline; these only bound a hung process.
+// The bound on each process, per hook (ovhooks/hosts/launch.py KILL_AFTER_S): each hook
+// answers well before it; only a hung process ever reaches it.
 const TIMEOUT_MS = {
-	"session-start": 12000,
-	"user-prompt-submit": 12000,
-	stop: 12000,
-	"pre-compact": 32000,
+	"session-start": 4000,
+	"user-prompt-submit": 4000,
+	stop: 6000,
+	"pre-compact": 6000,
 	"session-end": 6000,
-	"pre-tool-use": 5000,
+	"pre-tool-use": 3000,
 };
+const SKIP_AFTER_HANG = 19;
+// Marks ovhooks' parts (metadata), so that a continued session is not given its block twice.
+const MEMORY_MARK = "ovhooks-memory";
 // File tools whose target can be a viking:// memory URI (ovhooks names the command to use).
 const GUARDED_TOOLS = new Set(["read", "glob", "grep", "list"]);
 // OVHOOKS_SHIM_TIMEOUT_MS (milliseconds) replaces every bound above: for tests and debugging.
 const TIMEOUT_OVERRIDE_MS = Number(process.env.OVHOOKS_SHIM_TIMEOUT_MS) || 0;
 const MAX_REPLY_CHARS = 1000000;
 
+const running = new Set();
+let skipLeft = 0; // hooks still to skip after a hang
+
+function killGroup(child) {
+	try {
+		if (child.pid) process.kill(-child.pid, "SIGKILL"); // ovhooks and anything it started
+	} catch {
+		try {
+			child.kill("SIGKILL");
+		} catch {}
+	}
+}
+
+// OpenCode exiting mid-hook: nothing ovhooks started outlives it.
+process.once("exit", () => {
+	for (const child of running) killGroup(child);
+});
+
 function runHook(hook, payload) {
+	if (skipLeft > 0) {
+		skipLeft -= 1;
+		return Promise.resolve({});
+	}
 	return new Promise((resolve) => {
 		let settled = false;
 		let out = "";
 		let timer;
+		let child;
 		const finish = (reply) => {
 			if (settled) return;
 			settled = true;
 			if (timer) clearTimeout(timer);
+			if (child) running.delete(child);
 			resolve(reply);
 		};
-		let child;
 		try {
 			child = spawn(OVHOOKS[0], [...OVHOOKS.slice(1), hook, "--host", HOST], {
 				stdio: ["pipe", "pipe", "ignore"],
 				env: process.env,
+				detached: true, // its own process group, killed whole on timeout
 			});
 		} catch {
 			finish({});
 			return;
 		}
+		running.add(child);
 		timer = setTimeout(() => {
-			try {
-				child.kill("SIGKILL");
-			} catch {}
+			killGroup(child);
+			skipLeft = SKIP_AFTER_HANG;
 			finish({});
-		}, TIMEOUT_OVERRIDE_MS || TIMEOUT_MS[hook] || 12000);
+		}, TIMEOUT_OVERRIDE_MS || TIMEOUT_MS[hook] || 6000);
 		child.on("error", () => finish({}));
 		child.stdout?.setEncoding("utf8");
 		child.stdout?.on("data", (chunk) => {
@@ -71,6 +106,26 @@ function runHook(hook, payload) {
 	});
 }
 
+// A part id after every id in ``parts``: OpenCode orders a message's parts by id
+// ("prt_" + 12 hex digits of milliseconds * 4096 + a counter, then 14 random characters).
+let lastPartStamp = 0n;
+function partIdAfter(parts) {
+	let stamp = BigInt(Date.now()) * 4096n;
+	for (const part of parts) {
+		const id = typeof part?.id === "string" ? part.id : "";
+		if (/^prt_[0-9a-f]{12}/.test(id)) {
+			const theirs = BigInt("0x" + id.slice(4, 16));
+			if (theirs >= stamp) stamp = theirs + 1n;
+		}
+	}
+	if (stamp <= lastPartStamp) stamp = lastPartStamp + 1n;
+	lastPartStamp = stamp;
+	const chars = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	let tail = "";
+	for (let i = 0; i < 14; i++) tail += chars[Math.floor(Math.random() * 62)];
+	return "prt_" + stamp.toString(16).padStart(12, "0").slice(-12) + tail;
+}
+
 function contextOf(reply) {
 	const text = reply?.hookSpecificOutput?.additionalContext;
 	return typeof text === "string" ? text : "";
@@ -84,36 +139,62 @@ function promptOf(parts) {
 		.join("\n\n");
 }
 
+// Whether an earlier message of the session already carries ovhooks' session-start block.
+async function startBlockStored(client, sessionID) {
+	try {
+		const got = await client?.session?.messages?.({ path: { id: sessionID } });
+		const messages = Array.isArray(got?.data) ? got.data : Array.isArray(got) ? got : [];
+		return messages.some((m) =>
+			(m?.parts ?? []).some((p) => p?.metadata?.[MEMORY_MARK] === "session-start"),
+		);
+	} catch {
+		return false;
+	}
+}
+
 export const OvhooksMemory = async (input) => {
 	const cwd = typeof input?.directory === "string" ? input.directory : process.cwd();
-	const startBlocks = new Map(); // session id -> the session-start block
-	const recallBlocks = new Map(); // session id -> what was recalled for its latest prompt
+	const startBlocks = new Map(); // session id -> the session-start block ("" once given)
+	const created = new Set(); // sessions created in this process (nothing stored before)
+	const subagents = new Set(); // child sessions (a task's subagent): no memory
 	const payload = (event, sessionID, extra) => ({
 		hook_event_name: event,
 		session_id: typeof sessionID === "string" ? sessionID : "",
 		cwd,
 		...extra,
 	});
+	const memoryPart = (parts, sid, messageID, text, kind) => ({
+		id: partIdAfter(parts),
+		sessionID: sid,
+		messageID,
+		type: "text",
+		text,
+		synthetic: true,
+		metadata: { [MEMORY_MARK]: kind },
+	});
 
 	return {
+		// Added after the user's parts of the same message, stored with the turn: every later
+		// request repeats it byte for byte, so the provider's cached prefix stays valid.
 		"chat.message": async (hookInput, output) => {
 			const sid = hookInput?.sessionID;
-			if (typeof sid !== "string") return;
+			const parts = output?.parts;
+			if (typeof sid !== "string" || !Array.isArray(parts) || subagents.has(sid)) return;
+			const messageID = output?.message?.id ?? parts.find((p) => p?.messageID)?.messageID;
 			if (!startBlocks.has(sid)) {
+				// Once per session and process (it registers the session, and commits ended ones);
+				// its block only if no earlier message of a continued session carries it.
 				const reply = await runHook("session-start", payload("chat.message", sid, {}));
-				startBlocks.set(sid, contextOf(reply));
+				const stored = !created.has(sid) && (await startBlockStored(input?.client, sid));
+				startBlocks.set(sid, stored ? "" : contextOf(reply));
 			}
-			const prompt = promptOf(output?.parts);
+			const prompt = promptOf(parts);
 			const reply = await runHook("user-prompt-submit", payload("chat.message", sid, { prompt }));
-			recallBlocks.set(sid, contextOf(reply));
-		},
-		// Added to the system prompt of each model call, never stored in the session.
-		"experimental.chat.system.transform": async (hookInput, output) => {
-			const sid = hookInput?.sessionID;
-			if (typeof sid !== "string" || !Array.isArray(output?.system)) return;
-			for (const block of [startBlocks.get(sid), recallBlocks.get(sid)]) {
-				if (typeof block === "string" && block.trim()) output.system.push(block);
-			}
+			const start = startBlocks.get(sid) ?? "";
+			const recall = contextOf(reply);
+			if (start.trim()) parts.push(memoryPart(parts, sid, messageID, start, "session-start"));
+			if (recall.trim()) parts.push(memoryPart(parts, sid, messageID, recall, "recall"));
+			startBlocks.set(sid, ""); // given once
 		},
 		"experimental.session.compacting": async (hookInput) => {
 			await runHook("pre-compact", payload("experimental.session.compacting", hookInput?.sessionID, {}));
@@ -138,7 +219,10 @@ export const OvhooksMemory = async (input) => {
 		},
 		event: async ({ event }) => {
 			const props = event?.properties ?? {};
-			if (event?.type === "session.idle") {
+			if (event?.type === "session.created" && typeof props.info?.id === "string") {
+				created.add(props.info.id);
+				if (props.info.parentID) subagents.add(props.info.id);
+			} else if (event?.type === "session.idle") {
 				await runHook("stop", payload("session.idle", props.sessionID, {}));
 			} else if (event?.type === "session.deleted") {
 				const sid = props.info?.id ?? props.sessionID;

@@ -1,10 +1,13 @@
-// Test driver: load one ovhooks shim in its host's runtime, call one handler once, and
-// print {"ms": elapsed, "result": what the handler returned or added} as one JSON line.
+// Test driver: load one ovhooks shim in its host's runtime, call one handler (DRIVER_REPEAT
+// times, default once), and print {"ms", "each_ms", "result"...} as one JSON line.
 // Pi's extension is loaded through jiti (as Pi loads it; JITI_MODULE names jiti.mjs);
 // OpenCode's plugin is imported by the Bun inside the opencode binary (BUN_BE_BUN=1).
+// "added": what the handler put into the conversation (Pi: the returned message's content;
+// OpenCode: the text of the parts it added to the user message, or a tool call's outcome).
 const [shimPath, host, event, payloadJson] = process.argv.slice(2);
 const payload = JSON.parse(payloadJson);
-const started = performance.now();
+const repeat = Number(process.env.DRIVER_REPEAT) || 1;
+const each = [];
 let result;
 if (host === "pi") {
 	const { createJiti } = await import(process.env.JITI_MODULE);
@@ -12,38 +15,60 @@ if (host === "pi") {
 	const factory = await jiti.import(shimPath, { default: true });
 	const handlers = {};
 	factory({ on: (name, fn) => { handlers[name] = fn; } });
+	const branch = [...(payload.branch ?? [])]; // what Pi stores, as Pi stores it
 	const ctx = {
 		cwd: payload.cwd,
 		sessionManager: {
 			getSessionId: () => payload.session_id,
 			getSessionFile: () => payload.transcript_path,
 			getLeafId: () => null,
+			getBranch: () => branch,
 		},
 	};
-	const t0 = performance.now();
 	const piEvent = { type: event, ...payload, systemPrompt: "BASE" };
-	result = await handlers[event](piEvent, ctx);
-	result = { returned: result ?? null, handlers: Object.keys(handlers).sort(), ms: performance.now() - t0 };
+	let returned;
+	for (let i = 0; i < repeat; i++) {
+		const t0 = performance.now();
+		returned = await handlers[event](piEvent, ctx);
+		each.push(performance.now() - t0);
+		const message = returned?.message;
+		if (message) branch.push({ type: "custom_message", ...message });
+	}
+	const content = returned?.message?.content;
+	result = {
+		returned: returned ?? null,
+		added: typeof content === "string" ? [content] : [],
+		handlers: Object.keys(handlers).sort(),
+	};
 } else {
 	const mod = await import(shimPath);
 	const hooks = await mod.OvhooksMemory({ directory: payload.cwd });
-	const t0 = performance.now();
-	const system = [];
-	if (event === "tool.execute.before") {
-		try {
-			await hooks[event]({ tool: payload.tool, sessionID: payload.session_id, callID: "c1" },
-				{ args: payload.input });
-			system.push("ALLOWED");
-		} catch (error) {
-			system.push("BLOCKED: " + error.message);
+	const added = [];
+	let parts = [];
+	for (let i = 0; i < repeat; i++) {
+		const t0 = performance.now();
+		if (event === "tool.execute.before") {
+			try {
+				await hooks[event]({ tool: payload.tool, sessionID: payload.session_id, callID: "c1" },
+					{ args: payload.input });
+				added.push("ALLOWED");
+			} catch (error) {
+				added.push("BLOCKED: " + error.message);
+			}
+		} else if (event === "chat.message") {
+			const user = { id: "prt_00000000000aUSERPARTxxxxx", sessionID: payload.session_id,
+				messageID: "msg_1", type: "text", text: payload.prompt };
+			parts = [user];
+			await hooks["chat.message"]({ sessionID: payload.session_id },
+				{ message: { id: "msg_1" }, parts });
+			for (const part of parts.slice(1)) added.push(part.text);
+		} else {
+			await hooks.event({ event: { type: event, properties: { sessionID: payload.session_id } } });
 		}
-	} else if (event === "chat.message") {
-		await hooks["chat.message"]({ sessionID: payload.session_id },
-			{ message: {}, parts: [{ type: "text", text: payload.prompt }] });
-		await hooks["experimental.chat.system.transform"]({ sessionID: payload.session_id }, { system });
-	} else {
-		await hooks.event({ event: { type: event, properties: { sessionID: payload.session_id } } });
+		each.push(performance.now() - t0);
 	}
-	result = { system, handlers: Object.keys(hooks).sort(), ms: performance.now() - t0 };
+	result = { added, parts, handlers: Object.keys(hooks).sort() };
 }
+result.each_ms = each;
+result.ms = each.reduce((a, b) => a + b, 0);
 console.log(JSON.stringify(result));
