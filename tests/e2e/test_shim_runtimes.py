@@ -94,6 +94,9 @@ def test_a_good_hooks_context_follows_the_prompt_never_in_the_system_prompt(
             assert part["sessionID"] == PAYLOAD["session_id"] and part["id"] > user["id"]
         assert recall["id"] > start["id"]
         assert start["metadata"] == {"ovhooks-memory": "session-start"}
+        # stored hidden (title generation reads stored parts), shown to the agent's calls
+        assert start["ignored"] is True and recall["ignored"] is True
+        assert result["shown"] == [user["text"], *result["added"]]
 
 
 @pytest.mark.parametrize("host", ["pi", "opencode"])
@@ -184,6 +187,7 @@ def test_the_shims_register_only_their_memory_events(
         "chat.message",
         "dispose",
         "event",
+        "experimental.chat.messages.transform",
         "experimental.session.compacting",
         "tool.execute.before",
     ]

@@ -175,3 +175,20 @@ def test_the_command_survives_geminis_settings_substitution() -> None:
     assert "${" not in command
     names = set(re.findall(r"\$(\w+)", command))
     assert names == {"ovh_d", "ovh_m", "ovh_n", "PPID", "XDG_RUNTIME_DIR", "TMPDIR"}, names
+
+
+@pytest.mark.parametrize("name", ["pi_extension.ts", "opencode_plugin.js"])
+def test_the_shims_bound_each_hook_as_the_launcher_does(name: str) -> None:
+    import re
+
+    from ovhooks.commands.install.shim_file import template
+
+    text = template(name)
+    table = text[text.index("const TIMEOUT_MS") : text.index("};", text.index("const TIMEOUT_MS"))]
+    bounds = {
+        key.strip('"'): int(ms)
+        for key, ms in re.findall(r'^\s*("?[\w-]+"?): (\d+),$', table, flags=re.MULTILINE)
+    }
+    assert bounds, table
+    assert bounds == {hook: launch.kill_after_s(hook) * 1000 for hook in bounds}
+    assert f"const SKIP_AFTER_HANG = {launch.SKIP_AFTER_HANG};" in text

@@ -163,6 +163,8 @@ export const OvhooksMemory = async (input) => {
 		cwd,
 		...extra,
 	});
+	// Stored "ignored" (so title generation, which reads stored parts as they are, never sees
+	// it) and shown to the main agent's model calls by the messages transform below.
 	const memoryPart = (parts, sid, messageID, text, kind) => ({
 		id: partIdAfter(parts),
 		sessionID: sid,
@@ -170,8 +172,10 @@ export const OvhooksMemory = async (input) => {
 		type: "text",
 		text,
 		synthetic: true,
+		ignored: true,
 		metadata: { [MEMORY_MARK]: kind },
 	});
+	let compacting = false; // the next messages transform builds a compaction summary
 
 	return {
 		// Added after the user's parts of the same message, stored with the turn: every later
@@ -196,7 +200,25 @@ export const OvhooksMemory = async (input) => {
 			if (recall.trim()) parts.push(memoryPart(parts, sid, messageID, recall, "recall"));
 			startBlocks.set(sid, ""); // given once
 		},
+		// Before each main-agent model call: ovhooks' stored parts are shown, as stored (the
+		// same bytes every call). A compaction summary's call (announced by the compacting
+		// hook just before) and title generation (no transform) leave them out.
+		"experimental.chat.messages.transform": async (_hookInput, output) => {
+			if (compacting) {
+				compacting = false;
+				return;
+			}
+			const messages = output?.messages;
+			if (!Array.isArray(messages)) return;
+			messages.forEach((message, at) => {
+				const parts = message?.parts;
+				if (!Array.isArray(parts) || !parts.some((p) => p?.metadata?.[MEMORY_MARK])) return;
+				const shown = parts.map((p) => (p?.metadata?.[MEMORY_MARK] ? { ...p, ignored: false } : p));
+				messages[at] = { ...message, parts: shown }; // a copy: stored parts stay as they are
+			});
+		},
 		"experimental.session.compacting": async (hookInput) => {
+			compacting = true;
 			await runHook("pre-compact", payload("experimental.session.compacting", hookInput?.sessionID, {}));
 		},
 		// A file tool aimed at a viking:// URI is blocked (OpenCode blocks on a thrown Error,

@@ -45,6 +45,7 @@ if (host === "pi") {
 	const hooks = await mod.OvhooksMemory({ directory: payload.cwd });
 	const added = [];
 	let parts = [];
+	let shown = [];
 	for (let i = 0; i < repeat; i++) {
 		const t0 = performance.now();
 		if (event === "tool.execute.before") {
@@ -62,12 +63,15 @@ if (host === "pi") {
 			await hooks["chat.message"]({ sessionID: payload.session_id },
 				{ message: { id: "msg_1" }, parts });
 			for (const part of parts.slice(1)) added.push(part.text);
+			const transformed = { messages: [{ info: { id: "msg_1" }, parts }] };
+			await hooks["experimental.chat.messages.transform"]({}, transformed);
+			shown = transformed.messages[0].parts.filter((p) => !p.ignored).map((p) => p.text);
 		} else {
 			await hooks.event({ event: { type: event, properties: { sessionID: payload.session_id } } });
 		}
 		each.push(performance.now() - t0);
 	}
-	result = { added, parts, handlers: Object.keys(hooks).sort() };
+	result = { added, parts, shown, handlers: Object.keys(hooks).sort() };
 }
 result.each_ms = each;
 result.ms = each.reduce((a, b) => a + b, 0);
