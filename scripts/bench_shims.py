@@ -88,7 +88,9 @@ if (host === "pi") {
 }
 function direct() {
   return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { stdio: ["pipe", "pipe", "ignore"] });
+    // detached as the shims spawn (a new session: the same scheduling group on Linux)
+    const child = spawn(argv[0], argv.slice(1),
+                        { stdio: ["pipe", "pipe", "ignore"], detached: true });
     let out = "";
     child.stdout.on("data", (d) => { out += d; });
     child.on("close", () => { JSON.parse(out || "{}"); resolve(); });

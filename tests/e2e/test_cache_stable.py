@@ -76,7 +76,9 @@ def _host(
             yield (lambda text, more: codex.exec(text, resume=more)), codex_stub
         elif host == "claude":
             claude_stub = stack.enter_context(MessagesStub())
-            claude = ClaudeHost(cli, str(base), claude_stub, base_env=env)
+            # one model for every run: Claude Code names it in its own system prompt
+            pinned = {"ANTHROPIC_MODEL": "claude-opus-4-8"}
+            claude = ClaudeHost(cli, str(base), claude_stub, base_env=env, extra_env=pinned)
             home = {"HOME": claude.home, "CLAUDE_CONFIG_DIR": claude.config_dir}
             install_hooks(ovhooks_bin, "claude", home, [*args, "--no-mcp"])
             yield (
@@ -135,6 +137,11 @@ def _main_requests(stub: RecordingServer) -> list[dict[str, Any]]:
     return [r.body for r in turns if replies.get(r.number) == "text"]
 
 
+def _diff(before: str, after: str) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), 0)
+    return f"at {at}: {before[at - 80 : at + 120]!r} -> {after[at - 80 : at + 120]!r}"
+
+
 @pytest.mark.parametrize("host", HOSTS)
 def test_each_request_extends_the_previous_one_byte_for_byte(
     host: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -148,10 +155,11 @@ def test_each_request_extends_the_previous_one_byte_for_byte(
             run = prompt(text, i > 0)
             assert run.returncode == 0, run.describe()
         bodies = _main_requests(stub)
+        kinds: dict[int, str] = getattr(stub, "replies", {})
         sides = [
-            r.body
+            (kinds.get(r.number), r.body)
             for r in stub.turn_requests()  # type: ignore[attr-defined]
-            if getattr(stub, "replies", {}).get(r.number) != "text"
+            if kinds.get(r.number) != "text"
         ]
     assert len(bodies) == len(PROMPTS), [len(bodies), getattr(stub, "replies", {})]
     previous: tuple[str, list[str]] | None = None
@@ -165,9 +173,13 @@ def test_each_request_extends_the_previous_one_byte_for_byte(
         upto = messages[: carrying[-1] + 1]
         assert any(asked in m.replace(needle, "") for m in upto), f"{host}: recall before prompt"
         if previous is not None:
-            assert system == previous[0], f"{host}: the system prompt changed"
-            assert messages[: len(previous[1])] == previous[1], f"{host}: earlier turns changed"
+            assert system == previous[0], (
+                f"{host}: the system prompt changed: {_diff(previous[0], system)}"
+            )
+            changed = [_diff(a, b) for a, b in zip(previous[1], messages, strict=False) if a != b]
+            assert not changed, f"{host}: earlier turns changed: {changed[:2]}"
+            assert messages[: len(previous[1])] == previous[1], f"{host}: earlier turns lost"
             assert len(messages) > len(previous[1])
         previous = (system, messages)
-    for body in sides:  # title generation and other side calls: no memory
-        assert RECALL not in json.dumps(body) and START not in json.dumps(body), host
+    for kind, body in sides:  # title generation and other side calls: no memory
+        assert RECALL not in json.dumps(body) and START not in json.dumps(body), (host, kind)

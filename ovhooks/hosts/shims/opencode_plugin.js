@@ -210,6 +210,9 @@ export const OvhooksMemory = async (input) => {
 			}
 			const messages = output?.messages;
 			if (!Array.isArray(messages)) return;
+			// A session's first call forks its title generation with this same array; letting
+			// it start first makes it take its slice of the history before the copies below.
+			await new Promise((resolve) => setTimeout(resolve, 0));
 			messages.forEach((message, at) => {
 				const parts = message?.parts;
 				if (!Array.isArray(parts) || !parts.some((p) => p?.metadata?.[MEMORY_MARK])) return;
