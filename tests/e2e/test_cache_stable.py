@@ -121,6 +121,15 @@ def conversation(host: str, body: dict[str, Any]) -> tuple[str, list[str]]:
         system, messages = body.get("instructions"), body.get("input") or []
     elif host == "claude":
         system, messages = body.get("system"), body.get("messages") or []
+        # Claude Code's -c sends an earlier turn's text as a string where it first sent one
+        # text block (it does so with no hooks at all); the Messages API reads both as the
+        # same block, so they count as the same bytes here.
+        messages = [
+            {**m, "content": [{"text": m["content"], "type": "text"}]}
+            if isinstance(m, dict) and isinstance(m.get("content"), str)
+            else m
+            for m in messages
+        ]
     elif host == "gemini":
         system, messages = body.get("systemInstruction"), body.get("contents") or []
     else:
