@@ -1,7 +1,8 @@
 """``ovhooks`` / ``python -m ovhooks``.
 
-Hook commands take a fast path that never imports Typer, Rich or httpx (together ~150 ms):
-a hook is a fresh process on the agent's critical path. Everything else goes to the Typer app.
+Hook commands (and ``version``) take a fast path that never imports Typer, Rich or httpx
+(together ~150 ms): a hook is a fresh process on the agent's critical path. Everything else
+goes to the Typer app.
 """
 
 from __future__ import annotations
@@ -11,6 +12,12 @@ import sys
 
 def main() -> None:
     argv = sys.argv[1:]
+    if argv == ["version"]:
+        # hosts and scripts ask for it several times a session: no Typer for one line
+        from ovhooks import __version__
+
+        sys.stdout.write(__version__ + "\n")
+        sys.exit(0)
     if argv:
         from ovhooks.hookrun import HOOK_COMMANDS
 

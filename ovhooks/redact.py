@@ -44,6 +44,28 @@ def remember_secret(value: object) -> None:
             _memo.clear()
 
 
+# Where the key may be set besides a configuration file (config.py's ``api_key`` variables,
+# tests/test_redact.py keeps the two lists equal): a long-lived process that answers before it
+# loads its settings (``ovhooks mcp``) registers these at start.
+KEY_VARIABLES = ("OPENVIKING_API_KEY", "OPENVIKING_BEARER_TOKEN")
+
+
+def remember_environment(environ: object) -> None:
+    """Register the key values the environment holds (before any settings are loaded)."""
+    get = getattr(environ, "get", None)
+    if get is not None:
+        for name in KEY_VARIABLES:
+            remember_secret(get(name))
+
+
+def quoted(value: object, limit: int = 60) -> str:
+    """A value from the request as an error text quotes it: enough to recognise, never all
+    of it (``'…'`` marks the cut), and without our key."""
+    text = value if isinstance(value, str) else repr(value)
+    cut = text[:limit] + ("…" if len(text) > limit else "")
+    return repr(redact_known_secrets(cut))
+
+
 def _pattern() -> re.Pattern[str]:
     if not _compiled:
         _compiled.append(re.compile(_HEADER_SRC))

@@ -146,3 +146,32 @@ def test_a_key_that_cannot_be_sent_is_a_configuration_error(
     files = _files_text(Path(env["OVHOOKS_STATE_DIR"]))
     assert not [p for p, text in files.items() if "7Q2xR9mL4pZ8" in text]
     assert not [p for p, text in files.items() if "hook_crashed" in text]
+
+
+def test_the_key_variables_are_the_configurations() -> None:
+    """``ovhooks mcp`` registers these before loading settings: the same list as config's."""
+    from ovhooks.redact import KEY_VARIABLES
+    from ovhooks.settings.config import _FIELDS
+
+    assert _FIELDS["api_key"][0] == KEY_VARIABLES
+
+
+def test_the_environment_key_is_known_before_any_settings() -> None:
+    from ovhooks.redact import remember_environment
+
+    key = "envkey-Lq7Vn2Tz9Wc4Rb8Xm3"
+    remember_environment({"OPENVIKING_BEARER_TOKEN": key, "OTHER": "not-a-key-at-all"})
+    remember_environment(None)  # nothing to read: nothing registered, no error
+    assert redact_known_secrets(f"unknown tool {key}") == f"unknown tool {REDACTED_KEY}"
+    assert redact_known_secrets("not-a-key-at-all") == "not-a-key-at-all"
+
+
+def test_a_quoted_request_value_is_cut_and_keyless() -> None:
+    from ovhooks.redact import quoted
+
+    remember_secret(KEY)
+    assert quoted("search") == "'search'"
+    long = quoted("x" * 500)
+    assert len(long) < 70 and long.endswith("…'")
+    assert KEY not in quoted(f"viking://x/{KEY}") and REDACTED_KEY in quoted(f"v/{KEY}")
+    assert quoted(42) == "'42'"

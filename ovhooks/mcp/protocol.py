@@ -13,6 +13,8 @@ result with ``isError: true`` and text that says what to do, so the model can co
 
 from __future__ import annotations
 
+from ovhooks.redact import quoted
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -101,7 +103,7 @@ class Dispatcher:
             return error(msg_id, INVALID_PARAMS, "params must be an object")
         handler = self._methods().get(method)
         if handler is None:
-            return error(msg_id, METHOD_NOT_FOUND, f"method not found: {method}")
+            return error(msg_id, METHOD_NOT_FOUND, f"method not found: {quoted(method)}")
         return handler(msg_id, params)
 
     def _methods(self) -> dict[str, Callable[[object, dict[str, Any]], dict[str, Any]]]:
@@ -128,7 +130,7 @@ class Dispatcher:
         name = params.get("name")
         if not isinstance(name, str) or name not in self.tool_names:
             known = ", ".join(sorted(self.tool_names))
-            return error(msg_id, INVALID_PARAMS, f"unknown tool {name!r}; tools: {known}")
+            return error(msg_id, INVALID_PARAMS, f"unknown tool {quoted(name)}; tools: {known}")
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}

@@ -79,6 +79,7 @@ def _lines(stream: IO[bytes]) -> Any:
 
 def serve(stdin: IO[bytes], stdout: IO[bytes], dispatcher: Dispatcher) -> None:
     from ovhooks.mcp.protocol import INVALID_REQUEST, error
+    from ovhooks.redact import redact_json_text
 
     for line in _lines(stdin):
         reply = (
@@ -89,6 +90,8 @@ def serve(stdin: IO[bytes], stdout: IO[bytes], dispatcher: Dispatcher) -> None:
         if reply is None:
             continue
         data = json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str)
+        # the one way out: no answer or error, whatever it quotes, carries our key
+        data = redact_json_text(data)
         stdout.write(data.encode("utf-8", "replace") + b"\n")
         stdout.flush()
 
@@ -106,6 +109,9 @@ def main(argv: list[str]) -> int:
     from ovhooks.mcp.handlers import server_cwd
 
     environ = dict(os.environ)
+    from ovhooks.redact import remember_environment
+
+    remember_environment(environ)  # settings load on the first tools/call; errors come sooner
     dispatcher = make_dispatcher(environ, server_cwd(environ))
     try:
         serve(sys.stdin.buffer, out, dispatcher)

@@ -6,8 +6,9 @@ on the machine may use it without the token printed at start:
 
 - the Host header must name the loopback address and port the server is bound to (a rebinding
   attack arrives with the attacker's host name);
-- every request carries the session cookie, or the start token in ``?token=`` (then swapped
-  for the cookie and redirected to a URL without it);
+- every request carries the session cookie, or the start token in ``?token=``: the token is
+  swapped for the cookie once (then redirected to a URL without it) and refused afterwards, so
+  a URL left in a shell history, a log or a screenshot opens nothing;
 - a request that changes anything is a POST with the CSRF token in ``X-CSRF-Token``, and an
   ``Origin`` (when the browser sends one) equal to the viewer's own; ``Sec-Fetch-Site`` other
   than ``same-origin``/``none`` is refused too.
@@ -16,6 +17,7 @@ on the machine may use it without the token printed at start:
 from __future__ import annotations
 
 import hmac
+import threading
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +26,10 @@ if TYPE_CHECKING:
 COOKIE = "ovhooks_ui"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 SAFE_METHODS = ("GET", "HEAD")
+SPENT = (
+    "this sign-in URL was already used (it works once): use the browser it signed in, "
+    "or restart `ovhooks ui` for a new one"
+)
 
 # Sent with every answer: nothing from elsewhere runs, nothing frames the page, the token in a
 # URL never leaks through a Referer, nothing is cached.
@@ -43,14 +49,26 @@ SECURITY_HEADERS = (
 
 
 class Secrets:
-    """The start token (printed once), the cookie value and the CSRF token of one run."""
+    """The start token (printed once, good for one sign-in), the cookie value and the CSRF
+    token of one run."""
 
-    __slots__ = ("cookie", "csrf", "token")
+    __slots__ = ("_lock", "cookie", "csrf", "spent", "token")
 
     def __init__(self, token: str, cookie: str, csrf: str) -> None:
         self.token = token
         self.cookie = cookie
         self.csrf = csrf
+        self.spent = False
+        self._lock = threading.Lock()
+
+    def spend(self) -> bool:
+        """Use the start token up: True for the one caller that did (the server is threaded,
+        so two requests racing with the same URL get one cookie between them)."""
+        with self._lock:
+            if self.spent:
+                return False
+            self.spent = True
+            return True
 
     @classmethod
     def fresh(cls) -> Secrets:
@@ -117,6 +135,8 @@ def judge(
     signed_in = bool(cookie) and same(cookie, secrets.cookie)
     if not signed_in:
         if method == "GET" and query_token and same(query_token, secrets.token):
+            if secrets.spent:
+                return Verdict(403, SPENT)
             return Verdict(303, login=True)
         return Verdict(403, "missing or wrong token: open the URL `ovhooks ui` printed")
     if method not in SAFE_METHODS:

@@ -102,6 +102,14 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         return  # the URL may carry the start token: never printed
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """A request the standard library refuses before any route (a malformed or over-long
+        request line, a bad header): its standard phrase only, since its own page quotes the
+        request line, key and token included."""
+        phrase = self.responses.get(code, ("error",))[0]
+        self.close_connection = True
+        self._send(Response(code, phrase.lower(), "text/plain; charset=utf-8"))
+
     def _serve(self, method: str) -> None:
         viewer = self.server.viewer
         parts = urlsplit(self.path)
@@ -109,6 +117,9 @@ class Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         verdict = guard.judge(method, headers, query.get("token", ""), viewer.secrets, viewer.hosts)
         if verdict.status == 303:
+            if not viewer.secrets.spend():  # another request signed in with it just now
+                self._send(Response(403, guard.SPENT, "text/plain; charset=utf-8"))
+                return
             clean = parts.path + _without_token(parts.query)
             cookie = f"{guard.COOKIE}={viewer.secrets.cookie}; HttpOnly; SameSite=Strict; Path=/"
             self._send(Response(303, "", headers=(("Location", clean), ("Set-Cookie", cookie))))
@@ -167,14 +178,45 @@ class Handler(BaseHTTPRequestHandler):
         return doc if isinstance(doc, dict) else None
 
     def _send(self, response: Response, *, head: bool = False) -> None:
+        body = redacted_body(response)
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type)
-        self.send_header("Content-Length", str(len(response.body)))
+        self.send_header("Content-Length", str(len(body)))
         for name, value in guard.SECURITY_HEADERS + response.headers:
-            self.send_header(name, value)
+            self.send_header(name, _redacted_header(name, value))
         self.end_headers()
         if not head:
-            self.wfile.write(response.body)
+            self.wfile.write(body)
+
+
+def redacted_body(response: Response) -> bytes:
+    """The bytes that leave: every page, JSON answer and error text without our API key (or
+    any header credential), whichever route made it and whatever it quotes (a memory, an
+    error, the request's own arguments). Our static files are sent as they are."""
+    kind = response.content_type
+    if not response.body or not kind.startswith(("text/html", "text/plain", "application/json")):
+        return response.body
+    from ovhooks.redact import redact_json_text, redact_known_secrets
+
+    text = response.body.decode("utf-8", "replace")
+    if kind.startswith("application/json"):
+        return redact_json_text(text).encode("utf-8")
+    return redact_known_secrets(text).encode("utf-8")
+
+
+def _redacted_header(name: str, value: str) -> str:
+    """A header we send: ``Location`` echoes the request's path and query, which may hold the
+    key percent-encoded; such a target loses its query (and the key in its path)."""
+    if name.lower() != "location":
+        return value
+    from urllib.parse import unquote
+
+    from ovhooks.redact import redact_known_secrets
+
+    plain = unquote(value)
+    if redact_known_secrets(plain) == plain:
+        return value
+    return "/" + redact_known_secrets(unquote(value.split("?", 1)[0])).lstrip("/")
 
 
 def _without_token(query: str) -> str:

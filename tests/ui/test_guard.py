@@ -58,6 +58,36 @@ def test_the_start_token_signs_a_browser_in() -> None:
     assert verdict.status == 303 and verdict.login
 
 
+def test_the_start_token_signs_in_once() -> None:
+    secrets = guard.Secrets("start-token", "cookie-value", "csrf-value")
+    host = {"host": "127.0.0.1:4242"}
+    assert guard.judge("GET", host, "start-token", secrets, HOSTS).status == 303
+    assert secrets.spend() and not secrets.spend()
+    spent = guard.judge("GET", host, "start-token", secrets, HOSTS)
+    assert spent.status == 403 and spent.reason == guard.SPENT
+    signed = {**host, "cookie": f"{guard.COOKIE}=cookie-value"}
+    assert guard.judge("GET", signed, "", secrets, HOSTS).ok  # the cookie it gave still works
+
+
+def test_racing_requests_with_the_token_get_one_cookie_between_them() -> None:
+    import threading
+
+    secrets = guard.Secrets("start-token", "cookie-value", "csrf-value")
+    won: list[bool] = []
+    barrier = threading.Barrier(8)
+
+    def claim() -> None:
+        barrier.wait()
+        won.append(secrets.spend())
+
+    threads = [threading.Thread(target=claim) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(won) == [False] * 7 + [True]
+
+
 def test_the_token_does_not_sign_in_a_post() -> None:
     assert judge("POST", {"host": "127.0.0.1:4242"}, token="start-token").status == 403
 

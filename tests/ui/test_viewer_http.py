@@ -62,10 +62,23 @@ def test_the_printed_url_signs_in_and_sets_a_strict_cookie(viewer: Viewer) -> No
     assert answer.headers["location"] == "/memories?scope=user"  # the token leaves the URL
     cookie = answer.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
-    viewer.sign_in()
+    viewer.cookie = cookie.split(";", 1)[0]
     page = viewer.get("/memories")
     assert page.status == 200 and all(fact in page.text for fact in FACTS)
     assert "default-src 'none'" in page.headers["content-security-policy"]
+
+
+def test_the_printed_url_works_once(viewer: Viewer) -> None:
+    """`ui --help` says one-time: a second browser (or anyone who read the URL in a shell
+    history or a screenshot) gets nothing, while the signed-in browser carries on."""
+    viewer.sign_in()
+    signed_in = viewer.cookie
+    viewer.cookie = ""
+    again = viewer.get(f"/memories?token={viewer.token}")
+    assert again.status == 403 and "set-cookie" not in again.headers
+    assert "already used" in again.text and "tabs" not in again.text
+    viewer.cookie = signed_in
+    assert viewer.get("/memories").status == 200
 
 
 def test_a_rebinding_host_or_foreign_origin_is_refused(viewer: Viewer) -> None:
