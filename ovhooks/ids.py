@@ -8,6 +8,9 @@ import os
 _PREFIX = {"codex": "cx-", "claude": "cc-", "pi": "pi-", "opencode": "oc-"}
 _PREFIX["gemini"] = "gm-"
 _PREFIX.update(copilot="cp-", qwen="qw-", droid="fd-")
+# Every prefix a session key may carry (``ov-``: a host without one of its own); the scrubber
+# reads this so no host's session keys are taken for secrets in the log.
+SESSION_KEY_PREFIXES = (*_PREFIX.values(), "ov-")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _PEER_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 

@@ -22,7 +22,7 @@ from ovhooks.capture.scrub import scrub, scrub_text
 from ovhooks.hosts.base import HOSTS
 from ovhooks.ids import ov_session_id, subagent_session_id
 from ovhooks.log import Log
-from ovhooks.session.layout import log_path
+from ovhooks.settings.layout import log_path
 
 # OpenCode's own session ids, from the recorded payloads in tests/fixtures/opencode
 OPENCODE = (
