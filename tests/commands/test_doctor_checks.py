@@ -178,3 +178,36 @@ def test_ingest_process_is_seen(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+class _OldPeer:
+    """The old path peer's listing, as ``project.legacy.refresh`` asks for it."""
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        self.entries = entries
+
+    def ls(self, uri: str, *, recursive: bool = False, limit: int = 0) -> list[dict[str, Any]]:
+        return self.entries
+
+
+@pytest.mark.parametrize(("entries", "said"), [([], False), ([{"uri": "m.md"}], True)])
+def test_doctor_says_the_old_peer_is_read_only_when_it_holds_memories(
+    tmp_path: Path, entries: list[dict[str, Any]], said: bool
+) -> None:
+    import subprocess
+
+    from ovhooks.commands.doctor.config import check_project
+    from ovhooks.project import resolve
+    from ovhooks.project.legacy import refresh
+    from tests.support.fake_backend import make_settings
+
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".ovhooks.toml").write_text('[project]\nid = "acme-app"\n')
+    settings = make_settings(str(tmp_path / "state"))
+    identity = resolve(str(project))
+    assert identity.legacy_peer, "a named project keeps its path peer as the old one"
+    refresh(settings.state_dir, identity.peer, identity.legacy_peer, _OldPeer(entries), NOW)  # type: ignore[arg-type]
+    summary = check_project(settings, str(project))["summary"]
+    assert ("are still read" in summary) is said, summary

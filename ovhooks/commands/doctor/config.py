@@ -52,5 +52,9 @@ def check_project(settings: Settings, cwd: str) -> Check:
         )
     summary = f"project {identity.peer or '(none)'} from {identity.source}"
     if identity.legacy_peer:
-        summary += f" (memories under the old path peer {identity.legacy_peer} are still read)"
+        from ovhooks.project.legacy import legacy_targets
+
+        # Said only when the last look (session start, at most daily) found memories there.
+        if legacy_targets(settings.state_dir, identity.peer, identity.legacy_peer):
+            summary += f" (memories under the old path peer {identity.legacy_peer} are still read)"
     return check("project", "ok", summary, **details)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 def next_steps(scope: str, *, trust: bool) -> list[str]:
     return [
         "Restart Claude Code (it reads hooks at start-up); `/hooks` lists them.",
-        "Then run `ovhooks doctor` to check the server, the key and the hooks.",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
     ]
 
 

@@ -144,7 +144,7 @@ def next_steps(scope: str, *, trust: bool) -> list[str]:
             if scope == "project"
             else []
         ),
-        "Then run `ovhooks doctor` to check the server, the key and the hooks.",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
     ]
     return [s for s in steps if "/hooks" not in s] if trust else steps
 

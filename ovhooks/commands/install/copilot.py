@@ -22,7 +22,10 @@ def next_steps(scope: str, *, trust: bool) -> list[str]:
     steps = ["Copilot reads hooks when a session starts: the next `copilot` run uses them."]
     if scope == "project":
         steps.append("`copilot -p` loads a repository's hooks only in a trusted folder.")
-    return [*steps, "Then run `ovhooks doctor` to check the server, the key and the hooks."]
+    return [
+        *steps,
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
+    ]
 
 
 def install(

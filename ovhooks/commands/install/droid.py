@@ -19,7 +19,7 @@ def next_steps(scope: str, *, trust: bool) -> list[str]:
     return [
         "Droid reads hooks when a session starts; `/hooks` lists them.",
         "`droid exec` runs no UserPromptSubmit hook: recall reaches it at session start.",
-        "Then run `ovhooks doctor` to check the server, the key and the hooks.",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
     ]
 
 

@@ -23,7 +23,7 @@ def next_steps(scope: str, *, trust: bool) -> list[str]:
     return [
         "Start Gemini CLI in a folder you trust (it skips settings hooks in untrusted ones); "
         "`/hooks panel` lists them.",
-        "Then run `ovhooks doctor` to check the server, the key and the hooks.",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
     ]
 
 

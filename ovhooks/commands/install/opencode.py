@@ -21,7 +21,7 @@ SHIM = "opencode_plugin.js"
 def next_steps(scope: str, *, trust: bool) -> list[str]:
     return [
         "Restart OpenCode (it loads plugins at start-up).",
-        "Then run `ovhooks doctor` to check the server, the key and the plugin.",
+        "Then run `ovhooks doctor` to check the memory store and the plugin.",
     ]
 
 

@@ -21,7 +21,7 @@ SHIM = "pi_extension.ts"
 def next_steps(scope: str, *, trust: bool) -> list[str]:
     return [
         "Start a new Pi session (Pi loads extensions at start-up; `/reload` reloads them).",
-        "Then run `ovhooks doctor` to check the server, the key and the extension.",
+        "Then run `ovhooks doctor` to check the memory store and the extension.",
     ]
 
 

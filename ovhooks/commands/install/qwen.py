@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def next_steps(scope: str, *, trust: bool) -> list[str]:
     return [
         "Start Qwen Code (it reads hooks at start-up; `--safe-mode` turns them off).",
-        "Then run `ovhooks doctor` to check the server, the key and the hooks.",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
     ]
 
 
