@@ -72,6 +72,9 @@ app.command("ui", rich_help_panel=MEMORY)(ui.ui)
 def run() -> None:
     """Run the app; Ctrl-C exits 130. Each command turns its own errors into one clear line
     and an exit code (``commands/output.py``); this catches nothing else."""
+    from ovhooks.commands.output import redact_std_streams
+
+    redact_std_streams()
     try:
         app()
     except KeyboardInterrupt:

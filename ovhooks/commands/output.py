@@ -76,7 +76,8 @@ class _Redacting:
     def write(self, text: str) -> int:
         from ovhooks.redact import redact_known_secrets
 
-        return int(self._stream.write(redact_known_secrets(text)) or 0)
+        self._stream.write(redact_known_secrets(text))
+        return len(text)  # what the caller gave, as a text stream reports
 
     def flush(self) -> None:
         self._stream.flush()
@@ -94,6 +95,20 @@ class _Redacting:
 
 def _redacting(stream: Any) -> IO[str]:
     return cast("IO[str]", _Redacting(stream))
+
+
+def redact_std_streams() -> None:
+    """Every line the CLI writes leaves without our key: Click's own usage errors (which quote
+    the arguments, before any command loaded the settings that name the key), Typer's help,
+    a command writing ``sys.stdout`` itself. The environment's key is known from the start;
+    a configuration file's once the command loads its settings."""
+    from ovhooks.redact import remember_environment
+
+    remember_environment(os.environ)
+    if not isinstance(sys.stdout, _Redacting):
+        sys.stdout = _redacting(sys.stdout)
+    if not isinstance(sys.stderr, _Redacting):
+        sys.stderr = _redacting(sys.stderr)
 
 
 def print_json(doc: dict[str, Any]) -> None:
