@@ -75,6 +75,15 @@ def text_from_prompt(body: dict[str, Any], prompt: str) -> str:
     return ""
 
 
+def _newest_prompt(messages: list[dict[str, Any]]) -> str:
+    prompt = ""
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            break
+        prompt = _content_text(message.get("content"))
+    return prompt
+
+
 def turn_kind(body: dict[str, Any]) -> str:
     """``tool_result``, ``title``, ``summary``, ``shell`` or ``text`` for one request."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
@@ -86,7 +95,9 @@ def turn_kind(body: dict[str, Any]) -> str:
     last_user = (user_texts(body) or [""])[-1]
     if any(marker in last_user.lower() for marker in SUMMARY_MARKERS):
         return "summary"
-    if "RUNSHELL" in last_user and body.get("tools"):
+    # The newest turn's prompt: its first user message (a shim stores memory after the prompt,
+    # Pi as a user-role custom message), so the prompt's RUNSHELL counts and a memory's not.
+    if "RUNSHELL" in _newest_prompt(messages) and body.get("tools"):
         return "shell"
     return "text"
 
