@@ -203,6 +203,12 @@ class World:
         self.opencode_db = base / "opencode" / "opencode.db"
         self.copilot_home = base / "copilot-home"
 
+    def logs(self) -> str:
+        """ovhooks' log tail, for failure messages."""
+        from tests.support.story import read_ovhooks_logs
+
+        return read_ovhooks_logs(self.env["OVHOOKS_STATE_DIR"], 4000)
+
     def host_env(self, host: str, overrides: dict[str, str] | None = None) -> dict[str, str]:
         """Where the host keeps its sessions, as its hooks' environment says."""
         extra = {
