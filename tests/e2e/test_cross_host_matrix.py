@@ -96,6 +96,9 @@ def matrix(ovhooks_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             pytest_plugin.record_timing(label, sum(times))
 
 
+# Runs before the reader cells (file order): a reader's SessionStart also commits earlier
+# uncommitted sessions (seen: a Codex writer without its SessionEnd was committed by the
+# first Codex reader), so this is where a host's own commit is held to account.
 @pytest.mark.parametrize("writer", HOSTS)
 def test_each_writer_session_is_captured_from_its_transcript_and_committed(
     matrix: Matrix, writer: str
@@ -103,6 +106,10 @@ def test_each_writer_session_is_captured_from_its_transcript_and_committed(
     key = ov_session_id(writer, SPECS[writer].session_id)
     texts = matrix.store.texts(key)
     assert fact_of(writer).statement in texts, (writer, texts)
+    # nothing a hook put into the recorded session came back as conversation (the recorder's
+    # markers, Gemini's <hook_context>, ovhooks' own blocks, host boilerplate)
+    needles = (*st.FORBIDDEN_IN_CAPTURE, "OVH-MARKER", "<hook_context>")
+    assert not [(n, t[:200]) for t in texts for n in needles if n in t], writer
     assert matrix.store.commit_count(key) >= 1, (writer, matrix.writer_seconds[writer])
 
 
