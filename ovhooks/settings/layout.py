@@ -116,6 +116,7 @@ if TYPE_CHECKING:
         last_assistant: str
         wait_for_transcript_s: float
         wait_for_reply_s: float  # Claude's Stop: how long to wait for last_assistant in the file
+        wait_for_answer_s: float  # Copilot's Stop: how long to wait for the turn's answer
         handed: NotRequired[int]
 
 

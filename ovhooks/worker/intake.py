@@ -60,6 +60,11 @@ def take_in(
         late = _wait_for_reply(path, cursor, to_turns, reply, state, wait_s, key, log)
         if late is not None:
             read, turns = late
+    answer_s = float(job.get("wait_for_answer_s") or 0)
+    if answer_s and not _answered(turns):
+        late = _wait_for_answer(path, cursor, to_turns, answer_s, key, log)
+        if late is not None:
+            read, turns = late
     fresh, synthetic_tail = _fresh_turns(turns, read, job, state, path)
     captured = build_messages(
         fresh, CaptureOptions.from_settings(settings), held=state.get("held") or []
@@ -144,6 +149,36 @@ def _wait_for_reply(
             log.debug("reply_waited", session=key, ms=round((time.monotonic() - started) * 1e3))
             return again, turns
     log.info("reply_not_in_transcript", session=key, waited_s=wait_s)
+    return None
+
+
+def _answered(turns: Sequence[Turn]) -> bool:
+    """The newest turn read is the assistant's: the file holds the answer to the prompt."""
+    return bool(turns) and turns[-1].role == "assistant"
+
+
+def _wait_for_answer(
+    path: str,
+    cursor: dict[str, Any],
+    to_turns: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]],
+    wait_s: float,
+    key: str,
+    log: Log,
+) -> tuple[ReadResult, list[Turn]] | None:
+    """Read again until the newest turn is answered in the file, for at most ``wait_s``
+    (a host whose Stop carries no reply and whose file lags behind it). None: the first
+    read stands, and what arrives later is read by the next hook."""
+    started = time.monotonic()
+    while time.monotonic() < started + wait_s:
+        time.sleep(REPLY_POLL_S)
+        again = _read(path, cursor, 0, key, log)
+        if again is None:
+            break
+        turns = to_turns(again.records)
+        if _answered(turns):
+            log.debug("answer_waited", session=key, ms=round((time.monotonic() - started) * 1e3))
+            return again, turns
+    log.info("answer_not_in_transcript", session=key, waited_s=wait_s)
     return None
 
 

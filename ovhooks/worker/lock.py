@@ -41,6 +41,9 @@ def merge_jobs(older: Job, newer: Job) -> Job:
     merged["wait_for_reply_s"] = max(
         float(older.get("wait_for_reply_s") or 0), float(newer.get("wait_for_reply_s") or 0)
     )
+    merged["wait_for_answer_s"] = max(
+        float(older.get("wait_for_answer_s") or 0), float(newer.get("wait_for_answer_s") or 0)
+    )
     merged["handed"] = int(older.get("handed") or 0) + int(newer.get("handed") or 0) + 1
     return merged  # type: ignore[return-value]
 
