@@ -10,20 +10,19 @@ import typer
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.errors import CommandError, ExitCode
-from ovhooks.commands.install import mcp_config
+from ovhooks.commands.install import kinds, mcp_config
 from ovhooks.commands.output import JsonFlag, Output, boundary
+from ovhooks.hosts.registry import HOSTS
+from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from types import ModuleType
     from typing import Any
 
     from rich.console import Console
 
-HostArg = Annotated[
-    str, typer.Argument(help="codex, claude, pi, opencode, gemini, copilot, qwen or droid")
-]
+HostArg = Annotated[str, typer.Argument(help=f"{', '.join(HOSTS[:-1])} or {HOSTS[-1]}")]
 ScopeOption = Annotated[
     str,
     typer.Option(
@@ -38,8 +37,8 @@ DryRunOption = Annotated[
 ]
 
 
-def _host_module(host: str, scope: str) -> ModuleType:
-    """The module that installs on ``host``; a usage error for an unknown host or scope."""
+def _check(host: str, scope: str) -> None:
+    """A usage error for an unknown host or scope."""
     if host not in hostconfig.HOSTS:
         raise CommandError(
             f"unknown host {host!r}",
@@ -51,21 +50,9 @@ def _host_module(host: str, scope: str) -> ModuleType:
         raise CommandError(
             f"unknown scope {scope!r}", fix="use user or project", code=ExitCode.USAGE, slug="usage"
         )
-    from ovhooks.commands.install import claude, codex, copilot, droid, gemini, opencode, pi, qwen
-
-    modules: dict[str, ModuleType] = {
-        "codex": codex,
-        "claude": claude,
-        "pi": pi,
-        "opencode": opencode,
-        "gemini": gemini,
-        "copilot": copilot,
-        "qwen": qwen,
-        "droid": droid,
-    }
-    return modules[host]
 
 
+# The hosts install registers ``ovhooks mcp`` with (``HostSpec.mcp``).
 MCP_HOSTS = mcp_config.MCP_HOSTS
 
 
@@ -81,7 +68,7 @@ def do_install(
     mcp: bool = True,
 ) -> dict[str, Any]:
     """``mcp``: also register ``ovhooks mcp`` (user scope only: it is one server per user)."""
-    module = _host_module(host, scope)
+    _check(host, scope)
     exe = executable or hostconfig.hook_executable()
     path = hostconfig.hooks_file(host, scope, environ, cwd)
     result: dict[str, Any] = {
@@ -91,15 +78,16 @@ def do_install(
         "executable": exe,
         "events": [event for event, *_ in hostconfig.HOOK_TABLE[host]],
     }
-    # The memory tools are registered where issue 24 put them: Codex and Claude Code.
-    options = {"mcp": mcp and scope == "user"} if host in MCP_HOSTS else {}
-    mcp = bool(options.get("mcp"))
-    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust, **options))
+    # The memory tools: wherever the host takes MCP servers, one server per user.
+    mcp = mcp and scope == "user" and host in MCP_HOSTS
+    result.update(
+        kinds.install(host, path, exe, environ, cwd, dry_run=dry_run, trust=trust, mcp=mcp)
+    )
     if mcp and not dry_run:
         from ovhooks.commands.install.mcp_files import set_marker
 
         set_marker(environ, host, registered=True)
-    result["next_steps"] = module.next_steps(scope, trust=trust)
+    result["next_steps"] = kinds.next_steps(host, scope, trust=trust)
     return result
 
 
@@ -108,10 +96,10 @@ def do_uninstall(
 ) -> dict[str, Any]:
     from ovhooks.commands.install.files import remove_created_dirs
 
-    module = _host_module(host, scope)
+    _check(host, scope)
     path = hostconfig.hooks_file(host, scope, environ, cwd)
     result: dict[str, Any] = {"host": host, "scope": scope, "dry_run": dry_run}
-    result.update(module.uninstall(path, scope, environ, cwd, dry_run=dry_run))
+    result.update(kinds.uninstall(host, path, scope, environ, cwd, dry_run=dry_run))
     if not dry_run:
         result["removed_dirs"] = remove_created_dirs(path)
         if scope == "user" and host in MCP_HOSTS:
@@ -119,6 +107,10 @@ def do_uninstall(
 
             set_marker(environ, host, registered=False)
     return result
+
+
+def _hooks_label(host: str) -> str:
+    return "extension" if host_spec(host).install == "shim" else "hooks"
 
 
 def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], None]:
@@ -132,7 +124,7 @@ def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], Non
         prefix = "(dry run) would be " if result["dry_run"] else ""
         console.print(f"[bold]ovhooks {prefix}{verb} {host}[/] ({result['scope']} scope)")
         for label, key in (
-            ("extension" if result["host"] in ("pi", "opencode") else "hooks", "hooks_file"),
+            (_hooks_label(result["host"]), "hooks_file"),
             ("config.toml", "config_toml"),
             ("trust", "trust"),
         ):
