@@ -1,5 +1,5 @@
 """The ``ovhooks install`` and ``uninstall`` commands: check the host and scope, hand the work
-to the host's module (``commands/install/<host>.py``), print what changed."""
+to the host's install kind (``commands/install/kinds.py``), print what changed."""
 
 from __future__ import annotations
 
@@ -190,11 +190,9 @@ def install(
     ] = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Register ovhooks with a coding agent (idempotent): Codex CLI, Claude Code, Gemini CLI,
-    GitHub Copilot CLI, Qwen Code, Factory Droid, Pi or OpenCode.
+    """Register ovhooks with a coding agent (idempotent): HOST is one of the names below.
 
-    Codex CLI, Claude Code, Gemini CLI, GitHub Copilot CLI, Qwen Code, Factory Droid: merges
-    one entry per hook event into the host's hooks file (other hooks kept), keeps a backup
+    Every host with command hooks (all but Pi and OpenCode): merges one entry per hook event into the host's hooks file (other hooks kept), keeps a backup
     (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on; each
     hook runs through a fail-open launcher, so a missing, broken or hung ovhooks never blocks
     the agent. With the user scope it also registers the memory tools server (`ovhooks mcp`)
@@ -223,8 +221,7 @@ def uninstall(
     dry_run: DryRunOption = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Remove exactly ovhooks' hooks (and its memory tools entry) from a host: Codex CLI,
-    Claude Code, Gemini CLI, GitHub Copilot CLI, Qwen Code, Factory Droid, Pi or OpenCode;
+    """Remove exactly ovhooks' hooks (and its memory tools entry) from a host (HOST below);
     nothing else changes.
 
     Right after an install, the files come back byte for byte as they were.
