@@ -27,6 +27,9 @@ sys.path.insert(0, str(REPO))
 from tests.support.fake_openviking import FakeOpenViking  # noqa: E402
 from tests.support.rollouts import CodexRollout, codex_payload  # noqa: E402
 
+sys.path.insert(0, str(REPO / "scripts"))
+from bench_recorded_hosts import CASES, recorded_rows  # noqa: E402
+
 
 def _pasted_prompt() -> str:
     from tests.support.scrub_texts import turn
@@ -168,46 +171,16 @@ def local_recall_rows(
     ]
 
 
-def gemini_rows(ovhooks: str, env: dict[str, str], tmp: Path, runs: int, server: object) -> list:
-    """Gemini CLI's events as it runs them (``--host gemini``), on its recorded payloads and a
-    copy of its recorded transcript (tests/fixtures/gemini)."""
-    fixtures = REPO / "tests" / "fixtures" / "gemini"
-    transcript = tmp / "gemini-session.jsonl"
-    shutil.copyfile(fixtures / "session-transcript.jsonl", transcript)
-    work = tmp / "gemini-work"
-    work.mkdir(exist_ok=True)
-
-    def payload(name: str, **extra: object) -> bytes:
-        doc = json.loads((fixtures / "hook-payloads" / f"{name}.json").read_text())
-        doc.update(transcript_path=str(transcript), cwd=str(work), **extra)
-        return json.dumps(doc).encode()
-
-    cases = [
-        ("SessionStart (startup)", "session-start", payload("SessionStart-startup")),
-        ("BeforeAgent (recall)", "user-prompt-submit",
-         payload("BeforeAgent", prompt="which parsing tool do I prefer for nested lists?")),
-        ("AfterAgent (hand-off)", "stop", payload("AfterAgent")),
-        ("PreCompress (no compression follows)", "pre-compact", payload("PreCompress-auto")),
-        ("PreCompress (manual: hand-off)", "pre-compact",
-         payload("PreCompress-auto", trigger="manual")),
-        ("SessionEnd (hand-off)", "session-end", payload("SessionEnd-exit")),
-        ("BeforeTool (read_file viking://: deny)", "pre-tool-use", payload("BeforeTool-read_file")),
-        ("AfterTool (read_file)", "post-tool-use", payload("AfterTool-read_file")),
-    ]  # fmt: skip
-    rows = []
-    for name, command, data in cases:
-        argv = [ovhooks, command, "--host", "gemini"]
-        rows.append(measure(f"Gemini {name}", argv, lambda d=data: d, env, runs, server))
-    time.sleep(1.0)  # let detached workers finish
-    return rows
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--only-stop", action="store_true", help="only the inline Stop rows")
-    parser.add_argument("--only-gemini", action="store_true", help="only Gemini CLI's rows")
+    parser.add_argument(
+        "--only-recorded",
+        action="store_true",
+        help="only the hosts benchmarked on recorded payloads (Gemini, Copilot, Qwen, Droid)",
+    )
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="ovhooks-bench-"))
@@ -284,8 +257,9 @@ def main() -> None:
         ("SessionEnd (hand-off)", "session-end", {"reason": "other"}),
     ]
     if not args.only_stop:
-        rows.extend(gemini_rows(ovhooks, env, tmp, args.runs, server))
-    if args.only_gemini:
+        for host in CASES:
+            rows.extend(recorded_rows(host, ovhooks, env, tmp, args.runs, server, measure))
+    if args.only_recorded:
         hooks = []
         args.only_stop = True  # and no inline rows either
     for name, command, extra in [] if args.only_stop else hooks:
@@ -306,7 +280,7 @@ def main() -> None:
     time.sleep(1.0)  # let detached workers finish before the inline runs
 
     inline = dict(env, OVHOOKS_DETACH="0")
-    inline_turns = () if args.only_gemini else (100, 20000)
+    inline_turns = () if args.only_recorded else (100, 20000)
 
     def fresh_rollout(turns: int) -> tuple[CodexRollout, str]:
         name = f"s{turns}"
@@ -353,7 +327,7 @@ def main() -> None:
             codex_payload("Stop", name + f"-{time.monotonic_ns()}", r.path, work)
         ).encode()
 
-    for label in () if args.only_gemini else ("Stop inline, 10 new turns",):
+    for label in () if args.only_recorded else ("Stop inline, 10 new turns",):
         rows.append(
             measure(label, [ovhooks, "stop", "--host", "codex"], stop_10, inline, args.runs, server)
         )

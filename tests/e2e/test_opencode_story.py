@@ -88,7 +88,9 @@ def test_session_two_model_request_carries_the_recalled_memory(opencode_story: O
     requests = opencode_story.stub.turn_requests()[opencode_story.question_request :]
     turns = [r.body for r in requests if chat_stub.turn_kind(r.body) == "text"]
     assert turns, "the stub saw no turn request from session 2"
-    assert chat_stub.user_texts(turns[0])[-1].strip().startswith(st.QUESTION)
+    # the newest thing the user asked is the question; the recall follows in its own message
+    asked = [t for t in chat_stub.user_texts(turns[0]) if "<openviking-context" not in t]
+    assert asked[-1].strip().startswith(st.QUESTION), asked
     system = "\n".join(chat_stub.system_texts(turns[0]))
     after = chat_stub.text_from_prompt(turns[0], st.QUESTION)
     assert st.MEMORY_PHRASE in after, f"{after[-1500:]}\n{opencode_story.debug()}"

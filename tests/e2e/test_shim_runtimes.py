@@ -96,7 +96,9 @@ def test_a_good_hooks_context_follows_the_prompt_never_in_the_system_prompt(
         assert start["metadata"] == {"ovhooks-memory": "session-start"}
         # stored hidden (title generation reads stored parts), shown to the agent's calls
         assert start["ignored"] is True and recall["ignored"] is True
-        assert result["shown"] == [user["text"], *result["added"]]
+        # shown to the agent's calls in a message of their own right after the user's, which
+        # stays as stored (title generation counts and slices the user's messages only)
+        assert result["shown"] == [[user["text"]], result["added"]]
 
 
 @pytest.mark.parametrize("host", ["pi", "opencode"])

@@ -74,6 +74,10 @@ def ovhooks_environment(
             "OPENVIKING_CLI_CONFIG_FILE": os.path.join(base_dir, "ovcli.conf"),
             "OVHOOKS_DETACH": "0",
             "OVHOOKS_LOG_LEVEL": "debug",
+            # Stories check that memory crosses, not how fast: a loaded CI runner once took
+            # 1.8 s for a real server's search and the prompt went without recall. The hook
+            # still answers a second inside the launcher's 4 s bound; latency has its own tests.
+            "OVHOOKS_RECALL_DEADLINE_S": "3",
         }
     )
     return env

@@ -201,8 +201,13 @@ export const OvhooksMemory = async (input) => {
 			startBlocks.set(sid, ""); // given once
 		},
 		// Before each main-agent model call: ovhooks' stored parts are shown, as stored (the
-		// same bytes every call). A compaction summary's call (announced by the compacting
-		// hook just before) and title generation (no transform) leave them out.
+		// same bytes every call), in a synthetic message right after the user message that
+		// holds them. The user message itself is left as it is: a session's first call forks its
+		// title generation with this same array, and whenever that fiber starts it counts only
+		// user messages with a part of the user's own and slices up to the first one, so it
+		// never reaches the added message (replacing the user message raced with it: seen when
+		// the machine was loaded). A compaction summary's call (announced by the compacting hook
+		// just before) leaves them out.
 		"experimental.chat.messages.transform": async (_hookInput, output) => {
 			if (compacting) {
 				compacting = false;
@@ -210,15 +215,14 @@ export const OvhooksMemory = async (input) => {
 			}
 			const messages = output?.messages;
 			if (!Array.isArray(messages)) return;
-			// A session's first call forks its title generation with this same array; letting
-			// it start first makes it take its slice of the history before the copies below.
-			await new Promise((resolve) => setTimeout(resolve, 0));
-			messages.forEach((message, at) => {
-				const parts = message?.parts;
-				if (!Array.isArray(parts) || !parts.some((p) => p?.metadata?.[MEMORY_MARK])) return;
-				const shown = parts.map((p) => (p?.metadata?.[MEMORY_MARK] ? { ...p, ignored: false } : p));
-				messages[at] = { ...message, parts: shown }; // a copy: stored parts stay as they are
-			});
+			const shown = [];
+			for (const message of messages) {
+				shown.push(message);
+				const parts = Array.isArray(message?.parts) ? message.parts : [];
+				const mine = parts.filter((p) => p?.metadata?.[MEMORY_MARK]);
+				if (mine.length) shown.push({ ...message, parts: mine.map((p) => ({ ...p, ignored: false })) });
+			}
+			if (shown.length !== messages.length) messages.splice(0, messages.length, ...shown);
 		},
 		"experimental.session.compacting": async (hookInput) => {
 			compacting = true;

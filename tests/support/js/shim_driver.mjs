@@ -65,7 +65,7 @@ if (host === "pi") {
 			for (const part of parts.slice(1)) added.push(part.text);
 			const transformed = { messages: [{ info: { id: "msg_1" }, parts }] };
 			await hooks["experimental.chat.messages.transform"]({}, transformed);
-			shown = transformed.messages[0].parts.filter((p) => !p.ignored).map((p) => p.text);
+			shown = transformed.messages.map((m) => m.parts.filter((p) => !p.ignored).map((p) => p.text));
 		} else {
 			await hooks.event({ event: { type: event, properties: { sessionID: payload.session_id } } });
 		}
