@@ -50,6 +50,13 @@ def spec(host: str) -> HostSpec:
     return found
 
 
+def session_key(host: str, host_session_id: str) -> str:
+    """ovhooks' session key for ``host``'s session id: its ``session_prefix`` + the safe id."""
+    from ovhooks.ids import prefixed_session_id
+
+    return prefixed_session_id(spec(host).session_prefix, host_session_id)
+
+
 def specs() -> list[HostSpec]:
     """Every host's spec, in ``HOSTS`` order (imports every host package: not for hooks)."""
     return [spec(host) for host in HOSTS]

@@ -20,8 +20,8 @@ import pytest
 
 from ovhooks.capture.scrub import scrub, scrub_text
 from ovhooks.hosts.base import HOSTS
-from ovhooks.hosts.registry import spec as host_spec
-from ovhooks.ids import prefixed_session_id, subagent_session_id
+from ovhooks.hosts.registry import session_key
+from ovhooks.ids import subagent_session_id
 from ovhooks.log import Log
 from ovhooks.settings.layout import log_path
 
@@ -54,7 +54,7 @@ def session_ids() -> list[str]:
     found = [*OPENCODE, *UUIDS]
     for host in HOSTS:
         for raw in (*OPENCODE, *UUIDS):
-            key = prefixed_session_id(host_spec(host).session_prefix, raw)
+            key = session_key(host, raw)
             found += [key, subagent_session_id(key, "a1b2c3d4e5f6a7b8c")]
     return found
 

@@ -178,11 +178,9 @@ class Wave4Host:
 
     def ov_sessions(self) -> list[str]:
         """ovhooks' session keys for them (the host's ``session_prefix``)."""
-        from ovhooks.hosts.registry import spec
-        from ovhooks.ids import prefixed_session_id
+        from ovhooks.hosts.registry import session_key
 
-        prefix = spec(self.host).session_prefix
-        return [prefixed_session_id(prefix, sid) for sid in self.session_ids()]
+        return [session_key(self.host, sid) for sid in self.session_ids()]
 
     def describe(self) -> str:
         return "\n".join(run.describe()[-2000:] for run in self.runs)

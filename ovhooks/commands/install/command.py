@@ -12,7 +12,6 @@ from ovhooks.commands import hostconfig
 from ovhooks.commands.errors import CommandError, ExitCode
 from ovhooks.commands.install import kinds, mcp_config
 from ovhooks.commands.output import JsonFlag, Output, boundary
-from ovhooks.hosts.registry import HOSTS
 from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
@@ -22,7 +21,11 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-HostArg = Annotated[str, typer.Argument(help=f"{', '.join(HOSTS[:-1])} or {HOSTS[-1]}")]
+# Every host by its name and what people call it, from the registry (help names them all).
+_CHOICES = [f"{name} ({label})" for name, label in hostconfig.HOST_LABELS.items()]
+HostArg = Annotated[
+    str, typer.Argument(help=f"{', '.join(_CHOICES[:-1])} or {_CHOICES[-1]}", show_default=False)
+]
 ScopeOption = Annotated[
     str,
     typer.Option(
@@ -192,7 +195,8 @@ def install(
 ) -> int:
     """Register ovhooks with a coding agent (idempotent): HOST is one of the names below.
 
-    Every host with command hooks (all but Pi and OpenCode): merges one entry per hook event into the host's hooks file (other hooks kept), keeps a backup
+    Every host with command hooks (all but Pi and OpenCode): merges one entry per hook event
+    into the host's hooks file (other hooks kept), keeps a backup
     (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on; each
     hook runs through a fail-open launcher, so a missing, broken or hung ovhooks never blocks
     the agent. With the user scope it also registers the memory tools server (`ovhooks mcp`)
