@@ -22,14 +22,15 @@ from ovhooks.commands import (
 )
 from ovhooks.commands.doctor import command as doctor
 from ovhooks.commands.install import command as install
-from ovhooks.hosts.base import EVENT_NAMES, HOSTS, PRODUCT_NAMES
+from ovhooks.hosts.base import EVENT_NAMES, HOSTS
+from ovhooks.hosts.registry import labels as host_labels
 from ovhooks.mcp import command as mcp
 from ovhooks.ui import command as ui
 
 app = typer.Typer(
     name="ovhooks",
     help="Long-term memory for coding agents ("
-    + ", ".join(PRODUCT_NAMES[h] for h in HOSTS)
+    + ", ".join(host_labels()[h] for h in HOSTS)
     + "), backed by an OpenViking server or a local store.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,  # never print locals (API keys) in a traceback

@@ -16,8 +16,8 @@ import time
 from ovhooks.hosts.base import (
     EVENT_NAMES,
     HOSTS,
-    SHIM_HOSTS,
     Reply,
+    adapt_payload,
     decode_payload,
     detect_host,
     render_reply,
@@ -26,7 +26,6 @@ from ovhooks.hosts.base import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
-    from typing import Any
 
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
@@ -107,16 +106,7 @@ def run_hook(
     host_flag, dry_run, unknown = parse_flags(argv)
     payload = decode_payload(stdin)
     host = host_flag or detect_host(payload, environ)
-    if host == "gemini":
-        from ovhooks.hosts.gemini import normalize_payload
-
-        payload = normalize_payload(payload)
-    elif host in ("copilot", "qwen"):  # hosts/<host>.py: their fields as the events read them
-        from importlib import import_module
-
-        payload = import_module(f"ovhooks.hosts.{host}").normalize_payload(payload, environ)
-    if host in SHIM_HOSTS:
-        payload = _adapt_shim_payload(host, event_name, payload, environ)
+    payload = adapt_payload(host, event_name, payload, environ)
     stderr = ""
     ctx: HookContext | None = None
     try:
@@ -164,20 +154,6 @@ def run_hook(
 
     # Whatever a server put in a message (an echoed request head...), our key stays out.
     return redact_known_secrets(out), redact_known_secrets(stderr)
-
-
-def _adapt_shim_payload(
-    host: str, event_name: str, payload: dict[str, Any], environ: Mapping[str, str]
-) -> dict[str, Any]:
-    """A Pi or OpenCode shim's payload in the field names the handlers read."""
-    if host == "pi":
-        from ovhooks.hosts.pi import adapt
-    else:
-        from ovhooks.hosts.opencode import adapt
-    try:
-        return adapt(event_name, payload, environ)
-    except Exception:  # an adapter bug must not cost the reply
-        return payload
 
 
 def _arm_deadline(

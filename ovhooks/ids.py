@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import os
 
-# pi-/oc-: the prefixes OpenViking's own Pi extension and OpenCode plugin use.
-_PREFIX = {"codex": "cx-", "claude": "cc-", "pi": "pi-", "opencode": "oc-"}
-_PREFIX["gemini"] = "gm-"
-_PREFIX.update(copilot="cp-", qwen="qw-", droid="fd-")
-# Every prefix a session key may carry (``ov-``: a host without one of its own); the scrubber
-# reads this so no host's session keys are taken for secrets in the log.
-SESSION_KEY_PREFIXES = (*_PREFIX.values(), "ov-")
+# The shape of every host's session prefix (``HostSpec.session_prefix``: cx-, cc-, gm-, ...;
+# ``ov-`` for a host without one): two lowercase letters and a dash. The scrubber (a layer
+# below the hosts) reads this shape so no host's session keys are taken for secrets in the
+# log; tests/hosts/test_registry.py holds every host's prefix to it.
+SESSION_KEY_PREFIX = "[a-z]{2}-"
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _PEER_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -20,9 +18,10 @@ def safe_id(text: str) -> str:
     return "".join(ch if ch in _SAFE else "_" for ch in text)
 
 
-def ov_session_id(host: str, host_session_id: str) -> str:
-    """``cx-<codex id>`` / ``cc-<claude id>``: the same ids the JavaScript plugins used."""
-    return _PREFIX.get(host, "ov-") + safe_id(host_session_id)
+def prefixed_session_id(prefix: str, host_session_id: str) -> str:
+    """``<host's prefix><host's id>`` (``cx-``, ``cc-``: ``HostSpec.session_prefix``), the same
+    ids the JavaScript plugins used; ``ov-`` when the host has none."""
+    return (prefix or "ov-") + safe_id(host_session_id)
 
 
 def subagent_session_id(parent_ov_session_id: str, agent_id: str) -> str:

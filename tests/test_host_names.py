@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ovhooks.hosts.base import HOSTS, PRODUCT_NAMES
+from ovhooks.hosts.base import HOSTS
+from ovhooks.hosts.registry import labels
 from tests.support.cli import run_cli
+
+PRODUCT_NAMES = labels()
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")

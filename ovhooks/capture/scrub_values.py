@@ -21,7 +21,7 @@ import itertools
 import math
 import re
 
-from ovhooks.ids import SESSION_KEY_PREFIXES
+from ovhooks.ids import SESSION_KEY_PREFIX
 
 # fmt: off
 _NOT_SECRET_VALUES = frozenset({
@@ -276,14 +276,14 @@ _PUBLIC_BECH32 = LazyRe(
 # OpenCode's ids (sessions "ses_", messages, parts, ...) are the prefix, 12 lowercase hex
 # digits of time and 14 random base62 characters (a random 26-character secret takes that
 # shape about once in 10^7). The other hosts use UUIDs. Our own session keys put the host's
-# prefix before either (``ids.SESSION_KEY_PREFIXES``, one per host, ov- for the rest) and
+# prefix before either (``ids.SESSION_KEY_PREFIX``: two letters and a dash) and
 # a subagent's ``.sub-<agent>`` after. A bare UUID is not let through here: some services
 # issue UUID-shaped API keys, so ``api_key=<uuid>`` stays a credential.
 _OPENCODE_ID = r"(?:ses|msg|prt|per|que|usr|pty|tool|wrk)_[0-9a-f]{12}[0-9A-Za-z]{14}"
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _SESSION_ID = LazyRe(
     rf"{_OPENCODE_ID}"
-    rf"|(?:{'|'.join(SESSION_KEY_PREFIXES)})(?:{_UUID}|{_OPENCODE_ID})"
+    rf"|{SESSION_KEY_PREFIX}(?:{_UUID}|{_OPENCODE_ID})"
     r"(?:\.sub-[A-Za-z0-9_-]{1,40})?"
 )
 

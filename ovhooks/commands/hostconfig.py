@@ -1,19 +1,11 @@
-"""Where each host keeps its hook configuration, and the hooks ovhooks registers there.
+"""Where each host keeps its hook configuration, and the hooks ovhooks registers there
+(read from the hosts' packages: ``HostSpec.config_dir``, ``hooks_file``, ``events``).
 
-Gemini CLI: ``$GEMINI_CLI_HOME/.gemini/settings.json`` (default ``~/.gemini``) for the user,
-``<project>/.gemini/settings.json`` for a project (its ``hooks`` object, beside every other
-setting).
+Each host's own files (where they are, which shape they take) are said in its package,
+``ovhooks/hosts/<name>/__init__.py``; nothing here names a host beyond the ``*_dir`` helpers
+older callers read.
 
-Copilot CLI: ``$COPILOT_HOME/hooks/ovhooks.json`` (a file of ovhooks' own; project:
-``.github/hooks/ovhooks.json``); Qwen Code: ``~/.qwen/settings.json`` (``.qwen/``); Factory
-Droid: ``~/.factory/hooks.json`` (``.factory/``), keyed by event at the top level.
-
-Codex: ``$CODEX_HOME/hooks.json`` (default ``~/.codex``) for the user, ``<repo>/.codex/hooks.json``
-for a project; its ``config.toml`` holds the hooks feature flag and the trust records.
-Claude Code: ``$CLAUDE_CONFIG_DIR/settings.json`` (default ``~/.claude/settings.json``) for the
-user, ``<project>/.claude/settings.json`` for a project.
-
-The hook table below is the same registration as the repository's ``hooks.json`` (Codex) and
+The hook table is the same registration as the repository's ``hooks.json`` (Codex) and
 ``hooks.claude.json`` (Claude Code); a test keeps them in step. It lives in the package because
 an installed wheel does not carry the repository's top-level files.
 """
@@ -25,107 +17,39 @@ import shlex
 import sys
 
 from ovhooks.hosts import launch
+from ovhooks.hosts import registry as _registry
 from ovhooks.ids import project_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-HOSTS = ("codex", "claude", "pi", "opencode", "gemini", "copilot", "qwen", "droid")
+HOSTS = _registry.HOSTS
 SCOPES = ("user", "project")
-# Hosts that load a shim file: (project folder, file name); the user folder is the last part
-# of the project folder under the host's config root (~/.pi/agent/extensions, ~/.config/
-# opencode/plugins).
-SHIM_FILES = {
-    "pi": (os.path.join(".pi", "extensions"), "ovhooks.ts"),
-    "opencode": (os.path.join(".opencode", "plugins"), "ovhooks.js"),
-}
-HOST_LABELS = {"codex": "Codex", "claude": "Claude Code", "pi": "Pi", "opencode": "OpenCode"}
-HOST_LABELS["gemini"] = "Gemini CLI"
-HOST_LABELS.update(copilot="GitHub Copilot CLI", qwen="Qwen Code", droid="Factory Droid")
-
-_host_s, _kill_s = launch.host_timeout_s, launch.kill_after_s
-GEMINI_FILE_TOOLS = "^(read_file|read_many_files|list_directory|glob|grep_search)$"
+# Derived from the hosts' packages (hosts/registry.py), kept under the names commands and
+# tests have always read.
+HOST_LABELS = _registry.labels()
 # (host event, hook command, matcher or None, timeout in seconds), per host, in file order.
 # The timeouts are the fail-open launcher's (hosts/launch.py): the host's a second after the
 # launcher's own kill, which comes a second after the hook's own deadline.
+# A shim host (Pi, OpenCode) bounds each process itself: the launcher's kill time is its bound.
 HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
-    "codex": (
-        ("SessionStart", "session-start", "startup|resume|clear|compact", _host_s("session-start")),
-        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
-        ("Stop", "stop", None, _host_s("stop")),
-        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
-        ("PostCompact", "post-compact", None, _host_s("post-compact")),
-        ("SessionEnd", "session-end", None, _host_s("session-end")),
-    ),
-    "claude": (
-        ("SessionStart", "session-start", None, _host_s("session-start")),
-        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
-        ("PreToolUse", "pre-tool-use", "Read|Glob|Grep", _host_s("pre-tool-use")),
-        ("PostToolUse", "post-tool-use", "Read", _host_s("post-tool-use")),
-        ("Stop", "stop", None, _host_s("stop")),
-        ("SubagentStart", "subagent-start", None, _host_s("subagent-start")),
-        ("SubagentStop", "subagent-stop", None, _host_s("subagent-stop")),
-        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
-        ("PostCompact", "post-compact", None, _host_s("post-compact")),
-        ("SessionEnd", "session-end", None, _host_s("session-end")),
-        ("DirectoryAdded", "directory-added", None, _host_s("directory-added")),
-    ),
-    # Gemini CLI: timeouts are written in milliseconds (``desired_groups``); tool matchers
-    # are regular expressions on its tool names (hosts/gemini.py maps them for the guard).
-    "gemini": (
-        ("SessionStart", "session-start", None, _host_s("session-start")),
-        ("BeforeAgent", "user-prompt-submit", None, _host_s("user-prompt-submit")),
-        ("AfterAgent", "stop", None, _host_s("stop")),
-        ("PreCompress", "pre-compact", None, _host_s("pre-compact")),
-        ("SessionEnd", "session-end", None, _host_s("session-end")),
-        ("BeforeTool", "pre-tool-use", GEMINI_FILE_TOOLS, _host_s("pre-tool-use")),
-        ("AfterTool", "post-tool-use", "^read_file$", _host_s("post-tool-use")),
-    ),
-    # Copilot CLI, Qwen Code, Factory Droid (``hosts/copilot.py``, ``qwen.py``, ``droid.py``):
-    # Claude-style keys; Qwen's timeouts are written in milliseconds (``desired_groups``).
-    # No tool hooks: Copilot drops a whole file over one bad matcher, and none of the three
-    # names its file tools as the viking:// guard knows them.
-    "copilot": (
-        ("SessionStart", "session-start", None, _host_s("session-start")),
-        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
-        ("Stop", "stop", None, _host_s("stop")),
-        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
-        ("SessionEnd", "session-end", None, _host_s("session-end")),
-    ),
-    "qwen": (
-        ("SessionStart", "session-start", None, _host_s("session-start")),
-        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
-        ("Stop", "stop", None, _host_s("stop")),
-        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
-        ("SessionEnd", "session-end", None, _host_s("session-end")),
-    ),
-    "droid": (
-        ("SessionStart", "session-start", None, _host_s("session-start")),
-        ("UserPromptSubmit", "user-prompt-submit", None, _host_s("user-prompt-submit")),
-        ("Stop", "stop", None, _host_s("stop")),
-        ("PreCompact", "pre-compact", None, _host_s("pre-compact")),
-        ("SessionEnd", "session-end", None, _host_s("session-end")),
-    ),
-    # Pi and OpenCode: the events their shims (ovhooks/hosts/shims/) map onto ovhooks' hooks,
-    # with the shim's own bound on each process (``launch.kill_after_s``: it kills the
-    # process group then; each hook answers sooner, under hookrun's deadlines).
-    "pi": (
-        ("session_start", "session-start", None, _kill_s("session-start")),
-        ("before_agent_start", "user-prompt-submit", None, _kill_s("user-prompt-submit")),
-        ("agent_end", "stop", None, _kill_s("stop")),
-        ("session_before_compact", "pre-compact", None, _kill_s("pre-compact")),
-        ("session_shutdown", "session-end", None, _kill_s("session-end")),
-        ("tool_call", "pre-tool-use", "read|grep|find|ls", _kill_s("pre-tool-use")),
-    ),
-    "opencode": (
-        ("session.created", "session-start", None, _kill_s("session-start")),
-        ("chat.message", "user-prompt-submit", None, _kill_s("user-prompt-submit")),
-        ("session.idle", "stop", None, _kill_s("stop")),
-        ("experimental.session.compacting", "pre-compact", None, _kill_s("pre-compact")),
-        ("dispose", "session-end", None, _kill_s("session-end")),
-        ("tool.execute.before", "pre-tool-use", "read|glob|grep|list", _kill_s("pre-tool-use")),
-    ),
+    spec.name: tuple(
+        (
+            event,
+            command,
+            matcher,
+            (launch.kill_after_s if spec.install == "shim" else launch.host_timeout_s)(command),
+        )
+        for event, command, matcher in spec.events
+    )
+    for spec in _registry.specs()
+}
+# Hosts that load a shim file: (project folder, file name).
+SHIM_FILES = {
+    spec.name: os.path.split(os.path.normpath(spec.hooks_file[1]))
+    for spec in _registry.specs()
+    if spec.install == "shim"
 }
 
 
@@ -133,94 +57,43 @@ def _home(environ: Mapping[str, str]) -> str:
     return environ.get("HOME") or os.path.expanduser("~")
 
 
+def config_dir(host: str, environ: Mapping[str, str]) -> str:
+    """``host``'s config folder (``HostSpec.config_dir``): ``$VAR/suffix``, else ``~/default``."""
+    variable, suffix, default = _registry.spec(host).config_dir
+    custom = environ.get(variable, "").strip()
+    if custom:
+        return os.path.join(os.path.abspath(os.path.expanduser(custom)), *_parts(suffix))
+    return os.path.join(_home(environ), *_parts(default))
+
+
+def _parts(path: str) -> list[str]:
+    return [part for part in path.split("/") if part]
+
+
 def codex_home(environ: Mapping[str, str]) -> str:
-    custom = environ.get("CODEX_HOME", "").strip()
-    return (
-        os.path.abspath(os.path.expanduser(custom))
-        if custom
-        else os.path.join(_home(environ), ".codex")
-    )
+    return config_dir("codex", environ)
 
 
 def claude_dir(environ: Mapping[str, str]) -> str:
-    custom = environ.get("CLAUDE_CONFIG_DIR", "").strip()
-    return (
-        os.path.abspath(os.path.expanduser(custom))
-        if custom
-        else os.path.join(_home(environ), ".claude")
-    )
+    return config_dir("claude", environ)
 
 
 def gemini_dir(environ: Mapping[str, str]) -> str:
-    from ovhooks.hosts.gemini import gemini_dir as gemini_home
-
-    return gemini_home(environ)
-
-
-def _copilot_file(environ: Mapping[str, str], project: str) -> str:
-    """A hooks file of ovhooks' own (Copilot reads every ``hooks/*.json``)."""
-    from ovhooks.hosts.copilot import copilot_home
-
-    if project:
-        return os.path.join(project, ".github", "hooks", "ovhooks.json")
-    return os.path.join(copilot_home(environ), "hooks", "ovhooks.json")
-
-
-def _qwen_file(environ: Mapping[str, str], project: str) -> str:
-    from ovhooks.hosts.qwen import qwen_dir
-
-    return os.path.join(project, ".qwen") if project else qwen_dir(environ)
-
-
-def _droid_file(environ: Mapping[str, str], project: str) -> str:
-    """``hooks.json``, keyed by event at the top level (``install/droid.py`` wraps it)."""
-    from ovhooks.hosts.droid import factory_dir
-
-    return os.path.join(project, ".factory") if project else factory_dir(environ)
-
-
-def _qwen_settings(environ: Mapping[str, str], project: str) -> str:
-    return os.path.join(_qwen_file(environ, project), "settings.json")
-
-
-def _droid_hooks(environ: Mapping[str, str], project: str) -> str:
-    return os.path.join(_droid_file(environ, project), "hooks.json")
-
-
-WAVE4_FILES = {"copilot": _copilot_file, "qwen": _qwen_settings, "droid": _droid_hooks}
-
-
-def host_dir(host: str, environ: Mapping[str, str]) -> str:
-    """The host's own config folder (doctor: is the host there at all)."""
-    if host == "copilot":
-        from ovhooks.hosts.copilot import copilot_home
-
-        return copilot_home(environ)
-    if host in ("qwen", "droid"):
-        return (_qwen_file if host == "qwen" else _droid_file)(environ, "")
-    getter = {"codex": codex_home, "gemini": gemini_dir}.get(host, claude_dir)
-    return getter(environ)
-
-
-def host_label(host: str) -> str:
-    return HOST_LABELS.get(host, host)
+    return config_dir("gemini", environ)
 
 
 def pi_agent_dir(environ: Mapping[str, str]) -> str:
     """Pi's config root: ``$PI_CODING_AGENT_DIR``, default ``~/.pi/agent``."""
-    custom = environ.get("PI_CODING_AGENT_DIR", "").strip()
-    if custom:
-        return os.path.abspath(os.path.expanduser(custom))
-    return os.path.join(_home(environ), ".pi", "agent")
+    return config_dir("pi", environ)
 
 
 def opencode_config_dir(environ: Mapping[str, str]) -> str:
     """OpenCode's global config folder: ``$XDG_CONFIG_HOME/opencode`` (``~/.config``)."""
-    xdg = environ.get("XDG_CONFIG_HOME", "").strip()
-    base = (
-        os.path.abspath(os.path.expanduser(xdg)) if xdg else os.path.join(_home(environ), ".config")
-    )
-    return os.path.join(base, "opencode")
+    return config_dir("opencode", environ)
+
+
+def host_label(host: str) -> str:
+    return HOST_LABELS.get(host, host)
 
 
 def codex_config_toml(environ: Mapping[str, str]) -> str:
@@ -228,28 +101,17 @@ def codex_config_toml(environ: Mapping[str, str]) -> str:
 
 
 def hooks_file(host: str, scope: str, environ: Mapping[str, str], cwd: str) -> str:
-    """The file ovhooks' hooks go into for ``host`` at ``scope``."""
-    if host in WAVE4_FILES:
-        root = project_root(cwd) if scope == "project" else ""
-        return WAVE4_FILES[host](environ, root)
-    if host in SHIM_FILES:  # a shim file the host loads, not a hooks document
-        folder, name = SHIM_FILES[host]
-        if scope == "project":
-            return os.path.join(project_root(cwd), folder, name)
-        base = pi_agent_dir(environ) if host == "pi" else opencode_config_dir(environ)
-        return os.path.join(base, os.path.basename(folder), name)
+    """The file ovhooks' hooks (or its shim) go into for ``host`` at ``scope``."""
+    user, project = _registry.spec(host).hooks_file
     if scope == "project":
-        root = project_root(cwd)
-        return os.path.join(
-            root,
-            {"codex": ".codex", "gemini": ".gemini"}.get(host, ".claude"),
-            "hooks.json" if host == "codex" else "settings.json",
-        )
-    if host == "gemini":
-        return os.path.join(gemini_dir(environ), "settings.json")
-    if host == "codex":
-        return os.path.join(codex_home(environ), "hooks.json")
-    return os.path.join(claude_dir(environ), "settings.json")
+        return os.path.join(project_root(cwd), *_parts(project))
+    return os.path.join(config_dir(host, environ), *_parts(user))
+
+
+def mcp_file(host: str, environ: Mapping[str, str]) -> str:
+    """The user file ``host`` reads its MCP servers from (``HostSpec.mcp_file``), or ``""``."""
+    name = _registry.spec(host).mcp_file
+    return os.path.join(config_dir(host, environ), *_parts(name)) if name else ""
 
 
 def hook_executable() -> str:
@@ -299,10 +161,11 @@ def desired_groups(host: str, executable: str) -> dict[str, dict[str, object]]:
             "command": hook_command(executable, command, host),
             "timeout": timeout,
         }
-        if host == "gemini":  # milliseconds; a name for /hooks panel and hooksConfig.disabled
+        spec = _registry.spec(host)
+        if spec.named_ms_handlers:  # Gemini: ms; a name for /hooks panel
             handler = {"name": f"ovhooks-{command}", **handler, "timeout": timeout * 1000}
-        elif host == "qwen":  # milliseconds
-            handler["timeout"] = timeout * 1000
+        elif spec.hooks_timeout_ms:
+            handler = {**handler, "timeout": timeout * 1000}
         group["hooks"] = [handler]
         out[event] = group
     return out

@@ -40,10 +40,11 @@ class Transcript:
 def default_root(host: str, environ: Mapping[str, str]) -> str:
     """The folder the host keeps its transcripts in (where import looks by default)."""
     from ovhooks.commands import hostconfig
+    from ovhooks.hosts.registry import spec as host_spec
 
-    if host == "codex":
-        return os.path.join(hostconfig.codex_home(environ), "sessions")
-    return os.path.join(hostconfig.claude_dir(environ), "projects")
+    activity = host_spec(host).activity
+    folder = activity[0] if activity else ""
+    return os.path.join(hostconfig.config_dir(host, environ), folder)
 
 
 def default_paths(host: str, environ: Mapping[str, str]) -> list[str]:

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
     """The job a Stop hook would hand the worker for this transcript."""
-    from ovhooks.ids import ov_session_id
+    from ovhooks.hosts.registry import spec as host_spec
+    from ovhooks.ids import prefixed_session_id
     from ovhooks.project import resolve
 
     peer = settings.actor_peer
@@ -42,7 +43,7 @@ def import_job(settings: Settings, item: Transcript, *, commit: bool) -> Job:
     if commit:
         work["commit"] = "import"
     return new_job(
-        ov_session_id(item.host, item.session_id),
+        prefixed_session_id(host_spec(item.host).session_prefix, item.session_id),
         host=item.host,
         host_session_id=item.session_id,
         transcript_path=item.path,

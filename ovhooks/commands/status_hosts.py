@@ -4,6 +4,7 @@ scope), and which are active (sessions captured, and when last), from the same s
 from __future__ import annotations
 
 from ovhooks.commands import hostconfig
+from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 
 def installed_scopes(host: str, environ: Mapping[str, str], cwd: str) -> list[str]:
     """The scopes in which ovhooks is registered with ``host`` (unreadable files: none)."""
-    if host in hostconfig.SHIM_FILES:
+    if host_spec(host).install == "shim":
         from ovhooks.commands.doctor.shims import shim_command
 
         scopes = []

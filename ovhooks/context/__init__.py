@@ -53,7 +53,8 @@ def build_session_start(
     ov_session_id: str,
     include_archive: bool,
     now: float,
-    host: str = "codex",
+    host: str = "",
+    unit: str = "bytes",
 ) -> str | None:
     """The complete ``<openviking-context source="session-start">`` block, or ``None``.
 
@@ -89,7 +90,7 @@ def build_session_start(
     tools = os.path.exists(mcp_marker(settings.state_dir, host))
     return compose_for_host(
         sources,
-        host,
+        unit,
         max_tokens=settings.session_context_tokens,
         archive_max_chars=settings.resume_archive_max_chars,
         estimate=estimate_tokens,

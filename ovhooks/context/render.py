@@ -29,10 +29,11 @@ if TYPE_CHECKING:
 OPEN = '<openviking-context source="session-start">'
 CLOSE = "</openviking-context>"
 MAX_BLOCK_CHARS = 9500  # under the hosts' 10,000-character additionalContext limit
-# What each host takes whole, as ``(limit, unit)``. Codex previews hook output over ~10,000
-# *bytes* (the anchor caps at 9,500 bytes): a CJK block of 9,500 characters is ~27 KB there.
-# Claude Code took 10,000 *characters* whole (a 50,000-character one became a preview).
-HOST_LIMITS = {"codex": (9500, "bytes"), "claude": (9500, "chars")}
+# What a host takes whole, by the unit it counts (``HostSpec.context_unit``). Codex previews
+# hook output over ~10,000 *bytes* (the anchor caps at 9,500 bytes): a CJK block of 9,500
+# characters is ~27 KB there. Claude Code took 10,000 *characters* whole (a 50,000-character
+# one became a preview). A unit not listed counts as bytes, the stricter.
+LIMITS = {"bytes": 9500, "chars": 9500}
 HEAD_LINES = 8
 MIN_TAIL_CHARS = 200
 ABSTRACT_CHARS = 200
@@ -357,24 +358,24 @@ def group_index(
     return [(uri, entries, extra.get(uri, index_label(len(entries)))) for uri, entries in groups]
 
 
-def block_size(text: str, host: str) -> int:
+def block_size(text: str, unit: str) -> int:
     """The block's size in the unit the host limits (bytes unless the host counts chars)."""
-    _limit, unit = HOST_LIMITS.get(host, HOST_LIMITS["codex"])
     return len(text) if unit == "chars" else len(text.encode("utf-8"))
 
 
 def compose_for_host(
     sources: Sources,
-    host: str,
+    unit: str,
     *,
     max_tokens: int,
     archive_max_chars: int,
     estimate: Estimate,
     guide: str = GUIDE,
 ) -> str | None:
-    """:func:`compose` within ``host``'s limit: the character budget shrinks by the measured
-    bytes-per-character until the block fits (CJK text needs two or three rounds)."""
-    limit, _unit = HOST_LIMITS.get(host, HOST_LIMITS["codex"])
+    """:func:`compose` within the limit of a host counting in ``unit``: the character budget
+    shrinks by the measured bytes-per-character until the block fits (CJK text needs two or
+    three rounds)."""
+    limit = LIMITS.get(unit, LIMITS["bytes"])
     chars = min(MAX_BLOCK_CHARS, limit)
     text: str | None = None
     for _round in range(8):
@@ -388,7 +389,7 @@ def compose_for_host(
         )
         if text is None:
             return None
-        size = block_size(text, host)
+        size = block_size(text, unit)
         if size <= limit:
             return text
         chars = int(chars * limit / size * 0.97)

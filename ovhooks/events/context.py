@@ -6,7 +6,7 @@ say what they would write.
 
 from __future__ import annotations
 
-from ovhooks.ids import ov_session_id, project_root
+from ovhooks.ids import prefixed_session_id, project_root
 from ovhooks.log import Log
 
 TYPE_CHECKING = False
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from ovhooks.backend.base import Backend
     from ovhooks.hosts.base import Event
+    from ovhooks.hosts.spec import HostSpec
     from ovhooks.project import ProjectIdentity
     from ovhooks.session.store import StateStore
     from ovhooks.settings.config import Settings
@@ -48,7 +49,16 @@ class HookContext:
         self._identities: dict[str, ProjectIdentity] = {}
 
     def session_key(self, event: Event) -> str:
-        return ov_session_id(self.host, event.session_id) if event.session_id else ""
+        if not event.session_id:
+            return ""
+        return prefixed_session_id(self.spec.session_prefix, event.session_id)
+
+    @property
+    def spec(self) -> HostSpec:
+        """What differs for this event's host (``hosts/registry.py``)."""
+        from ovhooks.hosts.registry import spec
+
+        return spec(self.host)
 
     def project_dir(self, event: Event) -> str:
         return project_root(event.cwd or self.environ.get("PWD", ""))

@@ -18,7 +18,8 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     """Let recalled memories be injected again; hand a catch-up and a commit to the worker."""
     if not event.session_id or ctx.bypassed(event):
         return Reply()
-    if event.host == "gemini" and not _gemini_commits(event, ctx):
+    gate = ctx.spec.precompact_gate
+    if gate and not _compaction_follows(gate, event, ctx):
         return Reply()  # one of Gemini's per-turn attempts that compresses nothing
     key = ctx.session_key(event)
     if not ctx.dry_run:
@@ -31,10 +32,11 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     return Reply()
 
 
-def _gemini_commits(event: Event, ctx: HookContext) -> bool:
-    """Gemini CLI fires PreCompress before every model call: commit only when a compression
-    follows (``hosts/gemini_compress.py``) or the server holds a commit's worth of tokens."""
-    from ovhooks.hosts.gemini_compress import compression_follows
+def _compaction_follows(gate: str, event: Event, ctx: HookContext) -> bool:
+    """A host that fires PreCompact before every model call (Gemini CLI's PreCompress): commit
+    only when its gate module says a compaction follows (``hosts/gemini/compress.py``) or the
+    server holds a commit's worth of tokens."""
+    compression_follows = __import__(gate, fromlist=["compression_follows"]).compression_follows
 
     if compression_follows(
         event.transcript_path, event.trigger, ctx.environ, ctx.project_dir(event)

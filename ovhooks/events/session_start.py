@@ -50,15 +50,12 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "
                 "session(s) are queued and will be retried. See `ovhooks status`."
             )
-    if context and ctx.host in ("gemini", "qwen", "copilot") and not ctx.dry_run:
+    held = ctx.spec.held_start_context
+    if context and held and not ctx.dry_run:
         # Gemini puts SessionStart's context before the prompt in -p mode, and a resume then
-        # drops that message: the block waits for the first BeforeAgent (hosts/gemini.py).
-        # Qwen Code puts it in the system prompt, where a continued session's new block would
-        # defeat the prompt cache: it waits for the first UserPromptSubmit (hosts/qwen.py).
-        # Copilot CLI replaces its session-start message with each process's new block.
-        from ovhooks.hosts.gemini import hold_start_context
-
-        hold_start_context(settings.state_dir, key, context)
+        # drops that message: the block waits for the first BeforeAgent (hosts/gemini).
+        hold = __import__(held, fromlist=["hold_start_context"]).hold_start_context
+        hold(settings.state_dir, key, context)
         context = None
     identity = ctx.identity(event)
     if identity.legacy_peer and key and not ctx.dry_run and settings.recall:
@@ -93,8 +90,8 @@ def _register(event: Event, ctx: HookContext, store: StateStore, key: str, sourc
         doc["registered_at"] = ctx.now
         # A resumed Gemini CLI session names a new, nearly empty file here, then goes on
         # writing the one it resumed (which its later hooks name): the known path stays.
-        resumed_gemini = ctx.host == "gemini" and source == "resume"
-        if event.transcript_path and not (resumed_gemini and doc.get("transcript_path")):
+        keeps = ctx.spec.resume_keeps_transcript and source == "resume"
+        if event.transcript_path and not (keeps and doc.get("transcript_path")):
             doc["transcript_path"] = event.transcript_path
         if event.cwd:
             doc["cwd"] = event.cwd
@@ -127,6 +124,7 @@ def _jobs(
         now=ctx.now,
         active_window_s=settings.active_window_s,
         idle_ttl_s=settings.idle_ttl_s,
+        ends_previous=ctx.spec.commits_previous_on_start,
     )
     by_key = {str(s["key"]): s for s in states}
     jobs = [
@@ -176,6 +174,7 @@ def _context_block(
             include_archive=include_archive,
             now=ctx.now,
             host=ctx.host,
+            unit=ctx.spec.context_unit,
         )
     except Exception as exc:  # context is a nicety: never let it cost the session
         from ovhooks.redact import describe_exception

@@ -21,7 +21,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     if not event.session_id or not ctx.settings.capture or ctx.bypassed(event):
         return Reply()
     message = outage_notice(ctx.settings.state_dir, ctx.session_key(event))
-    reply = event.last_assistant_message if event.host == "claude" else ""
+    reply = event.last_assistant_message if ctx.spec.reply_in_stop else ""
     job = ctx.job(event, capture=True, last_assistant=reply)
     if reply and ctx.settings.reply_wait_s:
         # Claude may write the turn (prompt and reply) after Stop fires; waiting for it keeps

@@ -23,10 +23,10 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     CLI, after the session-start block SessionStart held for this first prompt."""
     reply = _recall(event, ctx)  # first: a recall cut by the deadline leaves the block held
     start = ""
-    if ctx.host in ("gemini", "qwen", "copilot") and event.session_id and not ctx.dry_run:
-        from ovhooks.hosts.gemini import take_start_context
-
-        start = take_start_context(ctx.settings.state_dir, ctx.session_key(event))
+    held = ctx.spec.held_start_context
+    if held and event.session_id and not ctx.dry_run:
+        take = __import__(held, fromlist=["take_start_context"]).take_start_context
+        start = take(ctx.settings.state_dir, ctx.session_key(event))
     if start:
         reply.context = f"{start}\n\n{reply.context}" if reply.context else start
     return reply
@@ -93,7 +93,11 @@ def _journal(ctx: HookContext, key: str, peer: str, outcome: RecallOutcome) -> N
 
 def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
     """The user's last few messages before this prompt (seed 004: a better query)."""
-    if not path or host == "opencode":  # OpenCode's transcript is a database, not JSONL
+    from ovhooks.transcripts import transcript_reader
+
+    reader = transcript_reader(host) if path else None
+    recent_user_texts = getattr(reader, "recent_user_texts", None)  # none: a store, not JSONL
+    if recent_user_texts is None:
         return []
     from ovhooks.transcripts.reader import read_tail
 
@@ -101,19 +105,7 @@ def _recent_user_texts(host: str, path: str, prompt: str) -> list[str]:
         records = read_tail(path, 64 * 1024)
     except OSError:
         return []
-    if host == "claude":
-        from ovhooks.transcripts.claude import recent_user_texts
-    elif host == "gemini":
-        from ovhooks.transcripts.gemini import recent_user_texts
-    elif host == "pi":
-        from ovhooks.transcripts.pi import recent_user_texts
-    elif host in ("copilot", "qwen", "droid"):  # transcripts/<host>.py
-        from importlib import import_module
-
-        recent_user_texts = import_module(f"ovhooks.transcripts.{host}").recent_user_texts
-    else:
-        from ovhooks.transcripts.codex import recent_user_texts
-    texts = recent_user_texts(records, RECENT_USER_TURNS + 1)
+    texts: list[str] = recent_user_texts(records, RECENT_USER_TURNS + 1)
     if texts and texts[-1].strip() == prompt:
         texts = texts[:-1]
     return texts[-RECENT_USER_TURNS:]

@@ -1,10 +1,10 @@
-"""Host payloads in, host replies out: the one place that knows each host's dialect.
+"""Host payloads in, host replies out, through each host's own package (hosts/registry.py).
 
 ``decode_payload`` turns whatever arrived on stdin into a payload object and ``Event`` reads
 its fields, neither raising: a payload that is not an object, a field of the wrong type or
 over its length bound, become empty values. ``detect_host`` names the host when ``--host``
-was not given. ``render_reply`` turns a ``Reply`` into exactly one JSON object that the host
-accepts for that event.
+was not given; ``adapt_payload`` renames a host's fields to the handlers' names. ``render_reply``
+turns a ``Reply`` into exactly one JSON object that the host accepts for that event.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import json
 
 # ``Reply`` and ``cap_context`` live below every host's module (hosts/reply.py); the names
 # stay importable from here, where the handlers have always found them.
-from ovhooks.hosts.reply import MAX_CONTEXT_CHARS, Reply, cap_context
+from ovhooks.hosts import registry as _registry
+from ovhooks.hosts.reply import MAX_CONTEXT_CHARS, Reply, cap_context, render_hook_output
 
 __all__ = [
     "EVENT_NAMES",
@@ -21,10 +22,9 @@ __all__ = [
     "MAX_CONTEXT_CHARS",
     "MAX_ID_CHARS",
     "MAX_PATH_CHARS",
-    "SHIM_HOSTS",
-    "WAVE4_HOSTS",
     "Event",
     "Reply",
+    "adapt_payload",
     "cap_context",
     "decode_payload",
     "detect_host",
@@ -36,35 +36,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-# Codex validates strictly: these events accept only the common fields (interface §1).
-_COMMON_ONLY = frozenset(
-    {"Stop", "PreCompact", "PostCompact", "SessionEnd", "SubagentStop", "DirectoryAdded"}
-)
-_CODEX_SPECIFIC = frozenset({"SessionStart", "UserPromptSubmit"})
-_CLAUDE_SPECIFIC = frozenset(
-    {"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"}
-)
-
-# Every host ovhooks serves (``--host``). Pi and OpenCode reach ovhooks through the shims in
-# ``hosts/shims/`` and answer in Claude Code's reply shape (the shims read it).
-# Gemini CLI: command hooks in settings.json, its own dialect (hosts/gemini.py).
-HOSTS = ("codex", "claude", "pi", "opencode", "gemini", "copilot", "qwen", "droid")
-SHIM_HOSTS = frozenset({"pi", "opencode"})
-# What people call each host: help texts and the README name every host by these words
-# (tests/test_host_names.py holds them to HOSTS).
-PRODUCT_NAMES = {
-    "codex": "Codex CLI",
-    "claude": "Claude Code",
-    "pi": "Pi",
-    "opencode": "OpenCode",
-    "gemini": "Gemini CLI",
-    "copilot": "GitHub Copilot CLI",
-    "qwen": "Qwen Code",
-    "droid": "Factory Droid",
-}
-# Copilot CLI, Qwen Code, Factory Droid: Claude-style command hooks (hosts/<host>.py); their
-# transcripts are read by transcripts/<host>.py.
-WAVE4_HOSTS = frozenset({"copilot", "qwen", "droid"})
+# Every host ovhooks serves (``--host``): the registry's list (hosts/registry.py).
+HOSTS = _registry.HOSTS
 
 EVENT_NAMES = {
     "session-start": "SessionStart",
@@ -170,76 +143,30 @@ def decode_payload(raw: bytes) -> dict[str, Any]:
     return doc if isinstance(doc, dict) else {}
 
 
-# The event names the Pi and OpenCode shims send as ``hook_event_name``.
-_PI_EVENTS = frozenset(
-    {
-        "session_start",
-        "before_agent_start",
-        "agent_end",
-        "session_before_compact",
-        "session_shutdown",
-    }
-)
-_OPENCODE_EVENTS = frozenset(
-    {
-        "chat.message",
-        "session.idle",
-        "experimental.session.compacting",
-        "session.deleted",
-        "dispose",
-    }
-)
-
-
 def detect_host(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     """Which host sent this, when ``--host`` was not given (the shipped configs always give it)."""
-    # Gemini CLI sets CLAUDE_PROJECT_DIR too (for Claude-style hooks): it is checked first.
-    if environ.get("GEMINI_SESSION_ID") or environ.get("GEMINI_PROJECT_DIR"):
-        return "gemini"
-    # These three set CLAUDE_PROJECT_DIR too (for Claude-style hooks): checked before it.
-    if environ.get("COPILOT_CLI") or environ.get("COPILOT_PROJECT_DIR"):
-        return "copilot"
-    if environ.get("QWEN_CODE_CLI") or environ.get("QWEN_PROJECT_DIR"):
-        return "qwen"
-    if environ.get("FACTORY_PROJECT_DIR") or environ.get("DROID_PROJECT_DIR"):
-        return "droid"
-    event = _str(payload, "hook_event_name")
-    if event in _PI_EVENTS:
-        return "pi"
-    if event in _OPENCODE_EVENTS:
-        return "opencode"
-    if environ.get("CLAUDECODE") or environ.get("CLAUDE_PROJECT_DIR"):
-        return "claude"
-    if environ.get("CODEX_HOME") or environ.get("CODEX_MANAGED_BY_NPM"):
-        return "codex"
-    if "prompt_id" in payload or "/projects/" in _str(payload, "transcript_path"):
-        return "claude"
-    return "codex"
+    try:
+        return _registry.detect(payload, environ)
+    except Exception:  # a host package that fails to load must not cost the reply
+        return _registry.HOSTS[0]
+
+
+def adapt_payload(
+    host: str, event_name: str, payload: dict[str, Any], environ: Mapping[str, str]
+) -> dict[str, Any]:
+    """``payload`` in the field names the handlers read (the host's own reader, if any)."""
+    adapt = _registry.spec(host).adapt
+    if adapt is None:
+        return payload
+    try:
+        return adapt(event_name, payload, environ)
+    except Exception:  # a reader's bug must not cost the reply
+        return payload
 
 
 def render_reply(host: str, event_name: str, reply: Reply) -> str:
     """Exactly one JSON object, valid for ``host`` and ``event_name``."""
-    if host == "gemini":
-        from ovhooks.hosts.gemini import render_reply as render_gemini
-
-        return render_gemini(event_name, reply)
-    if host == "copilot":  # a top-level additionalContext, nothing else (hosts/copilot.py)
-        from ovhooks.hosts.copilot import render_reply as render_copilot
-
-        return render_copilot(event_name, reply)
-    out: dict[str, Any] = {}
-    specific_ok = (_CODEX_SPECIFIC if host == "codex" else _CLAUDE_SPECIFIC).__contains__(
-        event_name
-    )
-    if specific_ok:
-        hook_specific: dict[str, Any] = {}
-        if reply.context:
-            hook_specific["additionalContext"] = cap_context(reply.context)
-        hook_specific.update(reply.specific)
-        if hook_specific:
-            out["hookSpecificOutput"] = {"hookEventName": event_name, **hook_specific}
-    if reply.system_message:
-        out["systemMessage"] = reply.system_message
-    if event_name in _COMMON_ONLY:
-        out = {k: v for k, v in out.items() if k in ("systemMessage",)}
-    return json.dumps(out, ensure_ascii=False)
+    spec = _registry.spec(host)
+    if spec.render is not None:
+        return spec.render(event_name, reply)
+    return render_hook_output(event_name, reply, spec.reply_events)

@@ -57,10 +57,14 @@ def session_start_commits(
     now: float,
     active_window_s: float,
     idle_ttl_s: float,
+    ends_previous: bool = False,
 ) -> list[tuple[str, str]]:
-    """(key, reason) for every session this SessionStart should commit, in a stable order."""
+    """(key, reason) for every session this SessionStart should commit, in a stable order.
+
+    ``ends_previous``: the host starts a new session where the last one stopped (Codex's
+    ``HostSpec.commits_previous_on_start``), so the one session active before it has ended."""
     decisions: dict[str, str] = {}
-    if host == "codex" and source in ("startup", "clear"):
+    if ends_previous and source in ("startup", "clear"):
         active = recently_active(
             states, new_key=new_key, host=host, now=now, window_s=active_window_s
         )

@@ -1,4 +1,5 @@
-"""Collecting one assistant turn (its text and tool calls) while reading records."""
+"""Collecting turns while reading records: one assistant turn (its text and tool calls) at a
+time, closed when the user speaks again; what every host's reader shares."""
 
 from __future__ import annotations
 
@@ -37,3 +38,31 @@ class AssistantTurnBuilder:
         )
         text = "\n\n".join(self.texts)
         return Turn("assistant", text, tools, timestamp=self.timestamp, uid=self.uid)
+
+
+class TurnCollector:
+    """The turns read so far and the assistant turn still open (a reader's running state)."""
+
+    def __init__(self) -> None:
+        self.turns: list[Turn] = []
+        self.current: AssistantTurnBuilder | None = None
+
+    def user(self, text: str, timestamp: str | None, uid: str) -> None:
+        """A user message: it closes the assistant turn before it."""
+        self.flush()
+        self.turns.append(Turn("user", text, timestamp=timestamp, uid=uid))
+
+    def assistant(self, uid: str, timestamp: str | None) -> AssistantTurnBuilder:
+        """The open assistant turn, opened with ``uid`` when none is."""
+        if self.current is None:
+            self.current = AssistantTurnBuilder(uid, timestamp)
+        return self.current
+
+    def flush(self) -> None:
+        if self.current is not None and not self.current.empty:
+            self.turns.append(self.current.finish())
+        self.current = None
+
+    def finish(self) -> list[Turn]:
+        self.flush()
+        return self.turns

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 from ovhooks.model import Turn
-from ovhooks.transcripts.builder import AssistantTurnBuilder
+from ovhooks.transcripts.builder import AssistantTurnBuilder, TurnCollector
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,21 +116,8 @@ def _attach_output(current: AssistantTurnBuilder | None, payload: dict[str, Any]
 
 def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     """Turns in transcript order from (offset, record) pairs."""
-    turns: list[Turn] = []
-    current: AssistantTurnBuilder | None = None
-
-    def flush() -> None:
-        nonlocal current
-        if current is not None and not current.empty:
-            turns.append(current.finish())
-        current = None
-
-    def assistant(uid: str, ts: str | None) -> AssistantTurnBuilder:
-        nonlocal current
-        if current is None:
-            current = AssistantTurnBuilder(uid, ts)
-        return current
-
+    collected = TurnCollector()
+    assistant = collected.assistant
     for offset, record in records:
         payload = record.get("payload")
         if record.get("type") != "response_item" or not isinstance(payload, dict):
@@ -141,8 +128,7 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
         if kind == "message" and payload.get("role") == "user":
             texts = _block_texts(payload)
             if texts:
-                flush()
-                turns.append(Turn("user", "\n\n".join(texts), timestamp=ts, uid=uid))
+                collected.user("\n\n".join(texts), ts, uid)
         elif kind == "message" and payload.get("role") == "assistant":
             raw_meta = record.get("metadata")
             if isinstance(raw_meta, dict) and raw_meta.get("compaction_output"):
@@ -163,9 +149,8 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
             name, args = _call(str(kind), payload)
             assistant(f"turn-{uid}", ts).add_call(name, args, call_id)
         elif kind in _OUTPUTS:
-            _attach_output(current, payload)
-    flush()
-    return turns
+            _attach_output(collected.current, payload)
+    return collected.finish()
 
 
 def recent_user_texts(records: Iterable[dict[str, Any]], limit: int) -> list[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 
 from ovhooks.model import Turn
-from ovhooks.transcripts.builder import AssistantTurnBuilder
+from ovhooks.transcripts.builder import AssistantTurnBuilder, TurnCollector
 from ovhooks.transcripts.reader import ReadResult
 
 TYPE_CHECKING = False
@@ -149,15 +149,7 @@ def _add_assistant_parts(turn: AssistantTurnBuilder, parts: list[dict[str, Any]]
 
 def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     """Turns in message order from (index, record) pairs."""
-    turns: list[Turn] = []
-    current: AssistantTurnBuilder | None = None
-
-    def flush() -> None:
-        nonlocal current
-        if current is not None and not current.empty:
-            turns.append(current.finish())
-        current = None
-
+    collected = TurnCollector()
     for _index, record in records:
         raw_info = record.get("info")
         info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
@@ -171,14 +163,10 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
         if info.get("role") == "user":
             text = _user_text(parts)
             if text:
-                flush()
-                turns.append(Turn("user", text, timestamp=ts, uid=uid))
+                collected.user(text, ts, uid)
         elif info.get("role") == "assistant":
-            if current is None:
-                current = AssistantTurnBuilder(uid, ts)
-            _add_assistant_parts(current, parts)
-    flush()
-    return turns
+            _add_assistant_parts(collected.assistant(uid, ts), parts)
+    return collected.finish()
 
 
 def _iso(millis: object) -> str | None:

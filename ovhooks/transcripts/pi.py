@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 
 from ovhooks.model import Turn
-from ovhooks.transcripts.builder import AssistantTurnBuilder
+from ovhooks.transcripts.builder import AssistantTurnBuilder, TurnCollector
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -75,15 +75,7 @@ def _attach_result(current: AssistantTurnBuilder | None, message: dict[str, Any]
 
 def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     """Turns of the current branch, in order, from (offset, record) pairs."""
-    turns: list[Turn] = []
-    current: AssistantTurnBuilder | None = None
-
-    def flush() -> None:
-        nonlocal current
-        if current is not None and not current.empty:
-            turns.append(current.finish())
-        current = None
-
+    collected = TurnCollector()
     for _offset, record in current_branch(records):
         message = record.get("message")
         if record.get("type") != "message" or not isinstance(message, dict):
@@ -94,11 +86,9 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
         if role == "user":
             texts = _texts(message.get("content"))
             if any(t.strip() for t in texts):
-                flush()
-                turns.append(Turn("user", "\n\n".join(texts), timestamp=ts, uid=uid))
+                collected.user("\n\n".join(texts), ts, uid)
         elif role == "assistant":
-            if current is None:
-                current = AssistantTurnBuilder(uid, ts)
+            current = collected.assistant(uid, ts)
             content = message.get("content")
             for block in content if isinstance(content, list) else []:
                 if not isinstance(block, dict):
@@ -113,9 +103,8 @@ def records_to_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn
                         str(block.get("id") or f"call-{record['id']}"),
                     )
         elif role == "toolResult":
-            _attach_result(current, message)
-    flush()
-    return turns
+            _attach_result(collected.current, message)
+    return collected.finish()
 
 
 def recent_user_texts(records: Iterable[dict[str, Any]], limit: int) -> list[str]:

@@ -15,6 +15,7 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from types import ModuleType
     from typing import Any
 
     from ovhooks.log import Log
@@ -44,19 +45,25 @@ def take_in(
     # The cursor moved in the same write that queued what it covers: whatever happened
     # to the queue since (sent, replayed, crashed), reading on from it is right.
     cursor: dict[str, Any] = dict(state.get("cursor") or {})
-    host = str(state.get("host") or job.get("host"))
-    if host == "opencode":  # a SQLite store, read by message id
+    from ovhooks.transcripts import transcript_reader
+
+    reader = transcript_reader(str(state.get("host") or job.get("host")))
+    if reader is None:
+        log.error("transcript_reader_unknown", session=key, host=str(state.get("host")))
+        return 0
+    store = hasattr(reader, "read_new")  # a database read by message id (OpenCode)
+    if store:
         sid = str(state.get("host_session_id") or job.get("host_session_id") or "")
-        read = _read_store(path, sid, cursor, key, log)
+        read = _read_store(reader, path, sid, cursor, key, log)
     else:
         read = _read(path, cursor, float(job.get("wait_for_transcript_s") or 0), key, log)
     if read is None:
         return 0
-    to_turns = _turn_reader(host)
+    to_turns: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]] = reader.records_to_turns
     turns = to_turns(read.records)
     reply = str(job.get("last_assistant") or "")
     wait_s = float(job.get("wait_for_reply_s") or 0)
-    if reply and wait_s and host != "opencode" and _reply_missing(turns, reply, state):
+    if reply and wait_s and not store and _reply_missing(turns, reply, state):
         late = _wait_for_reply(path, cursor, to_turns, reply, state, wait_s, key, log)
         if late is not None:
             read, turns = late
@@ -211,13 +218,11 @@ def _read(
 
 
 def _read_store(
-    path: str, session_id: str, cursor: dict[str, Any], key: str, log: Log
+    reader: ModuleType, path: str, session_id: str, cursor: dict[str, Any], key: str, log: Log
 ) -> ReadResult | None:
-    """What an OpenCode session gained after ``cursor``; None (logged) when unreadable."""
-    from ovhooks.transcripts.opencode import read_new as read_store
-
+    """What a session kept in a store gained after ``cursor``; None (logged) when unreadable."""
     try:
-        read = read_store(path, session_id, cursor)
+        read: ReadResult = reader.read_new(path, session_id, cursor)
     except OSError as exc:
         log.error("transcript_unreadable", session=key, path=path, error=str(exc))
         return None
@@ -250,34 +255,6 @@ def _peer(job: Job, state: State) -> str:
     if state.get("project_dir"):  # DirectoryAdded moved the session to another project
         peer = str(state.get("peer") or peer)
     return peer
-
-
-def _turn_reader(host: str) -> Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]]:
-    if host == "claude":
-        from ovhooks.transcripts.claude import records_to_turns as claude_turns
-
-        return claude_turns
-    if host == "gemini":
-        from ovhooks.transcripts.gemini import records_to_turns as gemini_turns
-
-        return gemini_turns
-    if host == "pi":
-        from ovhooks.transcripts.pi import records_to_turns as pi_turns
-
-        return pi_turns
-    if host == "opencode":
-        from ovhooks.transcripts.opencode import records_to_turns as opencode_turns
-
-        return opencode_turns
-    if host in ("copilot", "qwen", "droid"):  # transcripts/<host>.py
-        from importlib import import_module
-
-        reader: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]]
-        reader = import_module(f"ovhooks.transcripts.{host}").records_to_turns
-        return reader
-    from ovhooks.transcripts.codex import records_to_turns as codex_turns
-
-    return codex_turns
 
 
 def _reconcile_last_assistant(

@@ -2,7 +2,7 @@
 
 The log, ``status`` and the recall journal name sessions by them, so a log whose OpenCode
 sessions read ``[REDACTED:high_entropy]`` cannot be matched to anything. Every host in
-``hosts.base.HOSTS`` is covered through ``ids.ov_session_id`` (a new host's key prefix is
+``hosts.base.HOSTS`` is covered through its ``session_prefix`` (a new host's key prefix is
 checked the day it is added), in the places the ids are written: a real log line, JSON
 fields named ``session``/``session_id``/``key``, a command line, a setting, prose.
 
@@ -20,7 +20,8 @@ import pytest
 
 from ovhooks.capture.scrub import scrub, scrub_text
 from ovhooks.hosts.base import HOSTS
-from ovhooks.ids import ov_session_id, subagent_session_id
+from ovhooks.hosts.registry import session_key
+from ovhooks.ids import subagent_session_id
 from ovhooks.log import Log
 from ovhooks.settings.layout import log_path
 
@@ -53,7 +54,7 @@ def session_ids() -> list[str]:
     found = [*OPENCODE, *UUIDS]
     for host in HOSTS:
         for raw in (*OPENCODE, *UUIDS):
-            key = ov_session_id(host, raw)
+            key = session_key(host, raw)
             found += [key, subagent_session_id(key, "a1b2c3d4e5f6a7b8c")]
     return found
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from ovhooks.commands.doctor.mcp import check_mcp
+from ovhooks.hosts.registry import HOSTS
+from ovhooks.hosts.registry import spec as host_spec
 from tests.support.cli import run_cli
 
 OVHOOKS = os.path.join(os.path.dirname(sys.executable), "ovhooks")
@@ -76,11 +78,16 @@ def test_doctor_lists_the_checks(env: dict[str, str]) -> None:
     assert names["mcp:codex"] in ("ok", "warn") and names["mcp:claude"] == "skip"
 
 
-@pytest.mark.parametrize("host", ["pi", "opencode"])
-def test_hosts_without_the_tools_get_no_server_check(env: dict[str, str], host: str) -> None:
-    """A Claude registration must not be read as Pi's or OpenCode's (they have no MCP entry)."""
+@pytest.mark.parametrize("host", ["pi", "opencode", "gemini"])
+def test_a_claude_registration_is_not_read_as_another_hosts(env: dict[str, str], host: str) -> None:
     assert run_cli("install", "claude", "--exe", OVHOOKS).exit_code == 0
     assert check_mcp(host, env)["status"] == "skip"
+
+
+@pytest.mark.parametrize("host", [h for h in HOSTS if host_spec(h).mcp is None])
+def test_hosts_without_the_tools_get_no_server_check(env: dict[str, str], host: str) -> None:
+    """A host that takes no MCP servers (Pi) gets no memory-tools check at all."""
+    assert run_cli("install", "claude", "--exe", OVHOOKS).exit_code == 0
     result = run_cli("doctor", "--json")
     names = [c["name"] for c in json.loads(result.stdout)["checks"]]
     assert "mcp:claude" in names and f"mcp:{host}" not in names

@@ -98,9 +98,9 @@ def test_install_then_uninstall_restores_every_byte(host: str, home: Path, tmp_p
     hooks = doc["hooks"]
     if host != "copilot":  # Copilot's are a file of ovhooks' own; theirs stay in settings.json
         assert isinstance(hooks, dict) and hooks["Stop"][0] == USER_HOOK  # theirs first, kept
-    server_file = Path(mcp_json.server_file(host, {"HOME": str(home)}))
+    server_file = Path(hostconfig.mcp_file(host, {"HOME": str(home)}))
     servers = json.loads(server_file.read_text())["mcpServers"]
-    assert servers["mine"] == USER_SERVER and mcp_json.runs_ovhooks_mcp(servers["ovhooks"])
+    assert servers["mine"] == USER_SERVER and mcp_json.is_ours(servers["ovhooks"])
     assert servers["ovhooks"]["args"][-1] == "mcp" and result["mcp"][0]["action"] == "updated"
     assert ((folder / "settings.json").stat().st_mode & 0o777) == 0o640
     _code, removed = run_json("uninstall", host)
@@ -175,7 +175,7 @@ def test_doctor_skips_a_missing_host_fails_a_bare_one_and_passes_after_install(
     env = {"HOME": str(home)}
     cwd = os.getcwd()
     assert check_host(host, env, cwd)["status"] == "skip"
-    Path(hostconfig.host_dir(host, env)).mkdir(parents=True)
+    Path(hostconfig.config_dir(host, env)).mkdir(parents=True)
     bare = check_host(host, env, cwd)
     assert bare["status"] == "fail" and f"ovhooks install {host}" in bare["fix"]
     exe = _exe(tmp_path)
@@ -247,6 +247,6 @@ def test_doctor_starts_the_registered_memory_tools_server(host: str, home: Path)
     assert run_cli("install", host, "--exe", exe).exit_code == 0
     result = check_mcp(host, dict(os.environ))
     assert result["status"] == "ok", result
-    assert result["details"]["config"] == mcp_json.server_file(host, {"HOME": str(home)})
+    assert result["details"]["config"] == hostconfig.mcp_file(host, {"HOME": str(home)})
     assert run_cli("uninstall", host).exit_code == 0
     assert check_mcp(host, dict(os.environ))["status"] == "skip"

@@ -7,13 +7,14 @@ import pytest
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.context.render import (
     GUIDE,
-    HOST_LIMITS,
+    LIMITS,
     MCP_GUIDE,
     Entry,
     Sources,
     block_size,
     compose_for_host,
 )
+from ovhooks.hosts.registry import spec as host_spec
 
 UNITS = {
     "en": "The user prefers tabs for indentation and always writes the tests first.",
@@ -47,7 +48,7 @@ def _sources(unit: str, memories: int, profile_lines: int, archive: bool) -> Sou
     return sources
 
 
-@pytest.mark.parametrize("host", sorted(HOST_LIMITS))
+@pytest.mark.parametrize("host", ["codex", "claude"])
 @pytest.mark.parametrize("lang", sorted(UNITS))
 @pytest.mark.parametrize(("memories", "profile_lines"), [(3, 2), (200, 800), (2000, 8000)])
 @pytest.mark.parametrize("tokens", [2500, 40000])
@@ -64,7 +65,7 @@ def test_block_fits_and_keeps_the_useful_parts(
 ) -> None:
     text = compose_for_host(
         _sources(UNITS[lang], memories, profile_lines, archive),
-        host,
+        host_spec(host).context_unit,
         max_tokens=tokens,
         archive_max_chars=4000,
         estimate=estimate_tokens,
@@ -72,8 +73,8 @@ def test_block_fits_and_keeps_the_useful_parts(
     )
     assert text is not None
     assert text.endswith(guide + "\n</openviking-context>")  # the guide is never cut
-    limit, _unit = HOST_LIMITS[host]
-    assert block_size(text, host) <= limit
+    unit = host_spec(host).context_unit
+    assert block_size(text, unit) <= LIMITS[unit]
     assert PEER in text  # this project's memories are kept
     assert "HEAD-0" in text  # the profile's head
     if profile_lines > 10:
@@ -84,7 +85,11 @@ def test_codex_limit_is_in_bytes_claude_in_characters() -> None:
     sources = _sources(UNITS["zh"], 200, 800, False)
     codex, claude = (
         compose_for_host(
-            sources, host, max_tokens=40000, archive_max_chars=4000, estimate=estimate_tokens
+            sources,
+            host_spec(host).context_unit,
+            max_tokens=40000,
+            archive_max_chars=4000,
+            estimate=estimate_tokens,
         )
         for host in ("codex", "claude")
     )

@@ -32,7 +32,7 @@ from typing import NamedTuple
 import httpx
 import pytest
 
-from ovhooks.ids import ov_session_id
+from ovhooks.hosts.registry import session_key as ov_session_id
 from tests.support import matrix_hosts, ov_server, pytest_plugin
 from tests.support import story as st
 from tests.support.matrix_hosts import HOSTS, SPECS, World

@@ -1,5 +1,5 @@
 """Gemini CLI's dialect (ovhooks/hosts/gemini.py) and its PreCompress rule
-(ovhooks/hosts/gemini_compress.py), on the payloads and transcript recorded from the real
+(ovhooks/hosts/gemini/compress.py), on the payloads and transcript recorded from the real
 CLI 0.61.0 (tests/fixtures/gemini)."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pytest
 
 from ovhooks import hookrun
 from ovhooks.commands.hostconfig import HOOK_TABLE
-from ovhooks.hosts import gemini, gemini_compress
+from ovhooks.hosts import gemini
 from ovhooks.hosts.base import EVENT_NAMES, Reply, detect_host
+from ovhooks.hosts.gemini import compress as gemini_compress
 from ovhooks.transcripts import gemini as gemini_transcript
 from tests.support.gemini_replies import FIXTURES, assert_gemini_valid, hook_log, recorded_payloads
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ovhooks.hosts.registry import spec as host_spec
 from ovhooks.session.lifecycle import (
     commit_job,
     forgettable,
@@ -41,6 +42,7 @@ def _decide(states, source="startup", host="codex"):
         now=NOW,
         active_window_s=120,
         idle_ttl_s=1800,
+        ends_previous=host_spec(host).commits_previous_on_start,
     )
 
 

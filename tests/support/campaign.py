@@ -32,7 +32,8 @@ import ovhooks.events.stop
 import ovhooks.transcripts.claude
 import ovhooks.transcripts.codex
 import ovhooks.worker.run  # noqa: F401
-from ovhooks.ids import ov_session_id
+from ovhooks.hosts.registry import spec as host_spec
+from ovhooks.ids import prefixed_session_id
 from tests.support.claude_transcripts import ClaudeTranscript
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.rollouts import CodexRollout
@@ -70,7 +71,7 @@ class Scenario:
         self.work = root / "work"
         self.work.mkdir(parents=True, exist_ok=True)
         self.sid = str(uuid.uuid4())
-        self.key = ov_session_id(host, self.sid)
+        self.key = prefixed_session_id(host_spec(host).session_prefix, self.sid)
         self.turns = 0
         self.pending_reply = ""  # Claude: a reply the host has not written to the file yet
         self.transcript: CodexRollout | ClaudeTranscript

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ovhooks.hosts.gemini import GEMINI_EVENTS
-from ovhooks.ids import ov_session_id
+from ovhooks.hosts.registry import session_key as ov_session_id
 from tests.support import opencode_store
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -177,10 +177,10 @@ class Wave4Host:
         return [os.path.basename(p)[: -len(".jsonl")] for p in self.transcripts()]
 
     def ov_sessions(self) -> list[str]:
-        """ovhooks' session keys for them (``ids.ov_session_id``)."""
-        from ovhooks.ids import ov_session_id
+        """ovhooks' session keys for them (the host's ``session_prefix``)."""
+        from ovhooks.hosts.registry import session_key
 
-        return [ov_session_id(self.host, sid) for sid in self.session_ids()]
+        return [session_key(self.host, sid) for sid in self.session_ids()]
 
     def describe(self) -> str:
         return "\n".join(run.describe()[-2000:] for run in self.runs)

@@ -46,38 +46,18 @@ def _newest_file(root: str, suffix: str, depth: int) -> float:
 
 
 def host_last_used(host: str, environ: Mapping[str, str]) -> float:
-    """When the host last wrote a transcript (0: never, or no transcripts found)."""
+    """When the host last wrote a transcript (0: never, or no transcripts found): the newest
+    file where it keeps them (``HostSpec.activity``), or its own ``last_used``."""
     from ovhooks.commands import hostconfig
+    from ovhooks.hosts.registry import spec as host_spec
 
-    if host == "codex":
-        return _newest_file(
-            os.path.join(hostconfig.codex_home(environ), "sessions"), ".jsonl", depth=3
-        )
-    if host == "gemini":  # ~/.gemini/tmp/<project>/chats/session-*.jsonl
-        return _newest_file(os.path.join(hostconfig.gemini_dir(environ), "tmp"), ".jsonl", 2)
-    if host in ("copilot", "qwen", "droid"):  # session-state/<id>/, projects/<cwd>/chats/, …
-        root, depth = {
-            "copilot": (os.path.join(hostconfig.host_dir(host, environ), "session-state"), 1),
-            "qwen": (os.path.join(hostconfig.host_dir(host, environ), "projects"), 2),
-            "droid": (os.path.join(hostconfig.host_dir(host, environ), "sessions"), 1),
-        }[host]
-        return _newest_file(root, ".jsonl", depth)
-    if host == "pi":  # sessions/--<cwd>--/<time>_<id>.jsonl
-        return _newest_file(
-            os.path.join(hostconfig.pi_agent_dir(environ), "sessions"), ".jsonl", depth=1
-        )
-    if host == "opencode":  # one SQLite store; its write-ahead log moves on every write
-        from ovhooks.hosts.opencode import default_db_path
-
-        db = default_db_path(environ)
-        times = []
-        for path in (db, db + "-wal"):
-            try:
-                times.append(os.stat(path).st_mtime)
-            except OSError:
-                continue
-        return max(times, default=0.0)
-    return _newest_file(os.path.join(hostconfig.claude_dir(environ), "projects"), ".jsonl", 1)
+    spec = host_spec(host)
+    if spec.last_used is not None:
+        return spec.last_used(environ)
+    if spec.activity is None:
+        return 0.0
+    folder, suffix, depth = spec.activity
+    return _newest_file(os.path.join(hostconfig.config_dir(host, environ), folder), suffix, depth)
 
 
 def _ago(seconds: float) -> str:
@@ -93,10 +73,10 @@ def check_capture_activity(
 ) -> Check:
     """The last capture for ``host`` against the host's own last use: hooks that silently stopped
     firing (untrusted, uninstalled, a host upgrade) show as "capture stopped N days ago"."""
-    from ovhooks.commands.hostconfig import HOST_LABELS
+    from ovhooks.commands.hostconfig import host_label
     from ovhooks.commands.status import session_rows
 
-    label = HOST_LABELS.get(host, host)
+    label = host_label(host)
     try:
         rows = session_rows(state_dir, now, 0)
     except OSError:  # the state-dir check reports an unusable state directory

@@ -1,5 +1,6 @@
 """Doctor's hook checks, one per host: ovhooks registered in each scope, every event present,
-the command the hooks run still on disk (and for Codex, ``codex.check_feature_and_trust``)."""
+the command the hooks run still on disk, then the checks the host asks for by name
+(``HostSpec.doctor``: Codex's feature flag and trust, Gemini CLI's settings)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 from ovhooks.commands import hostconfig
 from ovhooks.commands.doctor.result import check
 from ovhooks.hosts.launch import executable_of
+from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +25,7 @@ def registrations(
     """Where ovhooks' hooks are registered for ``host``, and the files that could not be read."""
     from ovhooks.commands.errors import CommandError
     from ovhooks.commands.install.files import read_json_doc
-    from ovhooks.commands.install.hooks_json import our_handlers
+    from ovhooks.commands.install.hooks_json import our_handlers, wrapped
 
     found: list[Registration] = []
     problems: list[str] = []
@@ -36,7 +38,7 @@ def registrations(
         except CommandError as exc:
             problems.append(exc.message)
             continue
-        handlers = our_handlers({"hooks": doc} if host == "droid" else doc)  # top-level keys
+        handlers = our_handlers(wrapped(doc, host_spec(host).hooks_at_top))
         if handlers:
             found.append((scope, path, handlers))
     return found, problems
@@ -48,7 +50,7 @@ def _not_registered(host: str, problems: list[str], environ: Mapping[str, str]) 
     if problems:
         fix = f"fix the file, then run `ovhooks install {host}`"
         return check(name, "fail", "; ".join(problems), fix)
-    host_dir = hostconfig.host_dir(host, environ)
+    host_dir = hostconfig.config_dir(host, environ)
     if not os.path.isdir(host_dir):
         summary = f"{label} not found ({host_dir} does not exist)"
         return check(name, "skip", summary, installed=False)
@@ -62,7 +64,7 @@ def _not_registered(host: str, problems: list[str], environ: Mapping[str, str]) 
 
 
 def check_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
-    if host in hostconfig.SHIM_FILES:
+    if host_spec(host).install == "shim":
         from ovhooks.commands.doctor.shims import check_shim_host
 
         return check_shim_host(host, environ, cwd)
@@ -87,19 +89,32 @@ def check_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
                 notes.append(f"{scope}: the hooks run {exe}, which no longer exists")
                 break
     summary = f"registered ({', '.join(str(s['scope']) for s in scopes)} scope)"
-    if host == "codex":
-        from ovhooks.commands.doctor.codex import check_feature_and_trust
-
-        status, fix, extra = check_feature_and_trust(environ, found, status, fix)
-        notes.extend(extra)
-    if host == "gemini":
-        from ovhooks.commands.doctor.gemini import check_settings
-
-        status, fix, extra = check_settings(environ, cwd, found, status, fix)
+    for name in host_spec(host).doctor:
+        status, fix, extra = _host_check(name, environ, cwd, found, status, fix)
         notes.extend(extra)
     if notes:
         summary += "; " + "; ".join(notes)
     return check(f"hooks:{host}", status, summary, fix, installed=True, scopes=scopes)
+
+
+def _host_check(
+    name: str,
+    environ: Mapping[str, str],
+    cwd: str,
+    found: list[Registration],
+    status: str,
+    fix: str,
+) -> tuple[str, str, list[str]]:
+    """One of the checks a host asks for (``HostSpec.doctor``), worsening status and fix."""
+    if name == "codex_feature_and_trust":
+        from ovhooks.commands.doctor.codex import check_feature_and_trust
+
+        return check_feature_and_trust(environ, found, status, fix)
+    if name == "gemini_settings":
+        from ovhooks.commands.doctor.gemini import check_settings
+
+        return check_settings(environ, cwd, found, status, fix)
+    return status, fix, []  # a check this ovhooks does not have (the other doctor names)
 
 
 def no_host_at_all(host_checks: list[Check]) -> Check | None:
@@ -109,6 +124,7 @@ def no_host_at_all(host_checks: list[Check]) -> Check | None:
             "hooks",
             "fail",
             "hooks missing: no host has ovhooks' hooks",
-            f"run `ovhooks install HOST` ({', '.join(hostconfig.HOSTS)})",
+            f"run `ovhooks install HOST` ({', '.join(hostconfig.HOSTS[:-1])} or "
+            f"{hostconfig.HOSTS[-1]})",
         )
     return None

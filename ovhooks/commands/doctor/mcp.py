@@ -1,8 +1,10 @@
 """Doctor's memory-tools checks, one per host: ``ovhooks mcp`` registered, started as the host
 starts it, and its tools listed in time.
 
-Codex starts turn 1 without a server that is not ready within about 1 s (spec mcp.md §1.5);
-for Claude Code the permission rules ``claude -p`` needs are checked too.
+Where the registration lives is the host's (``HostSpec.mcp``): Codex's config.toml, Claude
+Code's ~/.claude.json, ``mcpServers`` or ``mcp`` in the host's own JSON file. Codex starts turn 1
+without a server that is not ready within about 1 s (spec mcp.md §1.5); for Claude Code the
+permission rules ``claude -p`` needs are checked too.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import subprocess
 import time
 
 from ovhooks.commands.doctor.result import check
+from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,32 +46,32 @@ def registered_argv(host: str, environ: Mapping[str, str]) -> tuple[list[str] | 
     """The command the host runs for ``ovhooks mcp`` (None when not registered), and where
     that registration lives."""
     from ovhooks.commands import hostconfig
-    from ovhooks.commands.install import mcp_config
+    from ovhooks.commands.install import mcp_config, mcp_json
     from ovhooks.commands.install.files import read_json_doc, read_text
 
-    if host == "codex":
-        path = hostconfig.codex_config_toml(environ)
+    kind = host_spec(host).mcp
+    entry: object = None
+    if kind is None:
+        return None, ""
+    if kind == "codex_toml":
+        path = hostconfig.mcp_file(host, environ)
         try:
             entry = mcp_config.codex_server(read_text(path) or "")
         except ValueError:
             entry = None
     else:
-        from ovhooks.commands.install import mcp_json
-
         path = (
             mcp_config.claude_json_path(environ)
-            if host == "claude"
-            else mcp_json.server_file(host, environ)
+            if kind == "claude_json"
+            else hostconfig.mcp_file(host, environ)
         )
         try:
-            servers = read_json_doc(path)[0].get("mcpServers")
+            doc = read_json_doc(path)[0]
         except Exception:
-            servers = None
-        entry = servers.get(mcp_config.SERVER) if isinstance(servers, dict) else None
-    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-        return None, path
-    args = entry.get("args")
-    return [entry["command"], *map(str, args if isinstance(args, list) else [])], path
+            doc = {}
+        entry = mcp_json.server_entry("mcp_servers" if kind == "claude_json" else kind, doc)
+    argv = mcp_json.entry_argv(entry)
+    return (argv or None), path
 
 
 def handshake(argv: list[str], environ: Mapping[str, str]) -> tuple[dict[str, Any], float]:
@@ -115,11 +118,11 @@ def _verdict(host: str, replies: dict[str, Any], elapsed: float, path: str) -> C
             tools=list(names),
         )
     summary = f"memory tools answer in {elapsed:.2f} s ({len(names)} tools)"
-    if elapsed > SLOW_S and host == "codex":
+    if elapsed > SLOW_S and host_spec(host).mcp == "codex_toml":
         return check(
             name,
             "warn",
-            summary + "; Codex waits about 1 s before the first turn",
+            summary + f"; {host_spec(host).label} waits about 1 s before the first turn",
             "a slow disk or a busy machine: the tools join from the second model request",
             config=path,
             seconds=round(elapsed, 3),
@@ -127,14 +130,14 @@ def _verdict(host: str, replies: dict[str, Any], elapsed: float, path: str) -> C
     return check(name, "ok", summary, "", config=path, seconds=round(elapsed, 3))
 
 
-def _missing_rules(environ: Mapping[str, str]) -> list[str]:
+def _missing_rules(host: str, environ: Mapping[str, str]) -> list[str]:
     from ovhooks.commands import hostconfig
     from ovhooks.commands.install.files import read_json_doc
     from ovhooks.commands.install.mcp_config import tool_rules
     from ovhooks.commands.memory_ops import TOOL_NAMES
 
     try:
-        doc = read_json_doc(hostconfig.hooks_file("claude", "user", environ, os.getcwd()))[0]
+        doc = read_json_doc(hostconfig.hooks_file(host, "user", environ, os.getcwd()))[0]
     except Exception:
         doc = {}
     permissions = doc.get("permissions")
@@ -146,14 +149,14 @@ def _missing_rules(environ: Mapping[str, str]) -> list[str]:
 
 
 def check_mcp(host: str, environ: Mapping[str, str]) -> Check:
+    from ovhooks.commands import hostconfig
     from ovhooks.commands.install.mcp_config import MCP_HOSTS
 
     name = f"mcp:{host}"
     if host not in MCP_HOSTS:
-        return check(name, "skip", f"ovhooks registers no memory tools server with {host}")
-    from ovhooks.commands.hostconfig import host_label
-
-    label = host_label(host)
+        label = host_spec(host).label if host in hostconfig.HOSTS else host
+        return check(name, "skip", f"ovhooks registers no memory tools server with {label}")
+    label = host_spec(host).label
     argv, path = registered_argv(host, environ)
     if argv is None:
         return check(
@@ -175,13 +178,14 @@ def check_mcp(host: str, environ: Mapping[str, str]) -> Check:
             command=argv,
         )
     verdict = _verdict(host, replies, elapsed, path)
-    missing = _missing_rules(environ) if host == "claude" else []
+    # Claude Code's shape: ``claude -p`` refuses every MCP tool that no permission rule names
+    missing = _missing_rules(host, environ) if host_spec(host).mcp == "claude_json" else []
     if missing and verdict["status"] == "ok":
         return check(
             name,
             "warn",
             verdict["summary"] + "; `claude -p` refuses them without permission rules",
-            f"`ovhooks install claude` adds them ({', '.join(missing)})",
+            f"`ovhooks install {host}` adds them ({', '.join(missing)})",
             config=path,
             missing_rules=missing,
         )

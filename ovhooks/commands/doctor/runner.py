@@ -14,6 +14,7 @@ import time
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.doctor.result import check, counts
+from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def _host_checks(hosts: tuple[str, ...], environ: Mapping[str, str], cwd: str) -
     from ovhooks.commands.install.mcp_config import MCP_HOSTS
 
     checks.extend(mcp.check_mcp(host, environ) for host in hosts if host in MCP_HOSTS)
-    if "codex" in hosts:
+    if any("codex_native_memories" in host_spec(host).doctor for host in hosts):
         checks.append(codex.check_codex_native_memories(environ))
     return checks
 

@@ -8,6 +8,7 @@ import os
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.doctor.result import check
+from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,9 +36,7 @@ def shim_command(text: str) -> list[str] | None:
 
 
 def host_dir(host: str, environ: Mapping[str, str]) -> str:
-    if host == "pi":
-        return hostconfig.pi_agent_dir(environ)
-    return hostconfig.opencode_config_dir(environ)
+    return hostconfig.config_dir(host, environ)
 
 
 def openviking_integration(host: str, environ: Mapping[str, str]) -> str:
@@ -49,15 +48,9 @@ def openviking_integration(host: str, environ: Mapping[str, str]) -> str:
     OpenCode plugin in ``plugins/openviking[.js]`` or the ``plugin`` list of its config.
     """
     base = host_dir(host, environ)
-    if host == "pi":
-        places = [os.path.join(base, "extensions", "openviking")]
-        configs = [os.path.join(base, "settings.json")]
-    else:
-        places = [
-            os.path.join(base, "plugins", "openviking"),
-            os.path.join(base, "plugins", "openviking.js"),
-        ]
-        configs = [os.path.join(base, "opencode.json"), os.path.join(base, "opencode.jsonc")]
+    spec = host_spec(host)
+    places = [os.path.join(base, *path.split("/")) for path in spec.rivals]
+    configs = [os.path.join(base, *path.split("/")) for path in spec.rival_configs]
     for place in places:
         if os.path.exists(place):
             return place
@@ -74,8 +67,8 @@ def openviking_integration(host: str, environ: Mapping[str, str]) -> str:
 
 def check_shim_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
     name = f"hooks:{host}"
-    label = hostconfig.HOST_LABELS[host]
-    what = "extension" if host == "pi" else "plugin"
+    label = host_spec(host).label
+    what = host_spec(host).shim_noun
     scopes: list[dict[str, Any]] = []
     notes: list[str] = []
     status, fix = "ok", ""

@@ -1,5 +1,5 @@
 """The ``ovhooks install`` and ``uninstall`` commands: check the host and scope, hand the work
-to the host's module (``commands/install/<host>.py``), print what changed."""
+to the host's install kind (``commands/install/kinds.py``), print what changed."""
 
 from __future__ import annotations
 
@@ -10,19 +10,21 @@ import typer
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.errors import CommandError, ExitCode
-from ovhooks.commands.install import mcp_config
+from ovhooks.commands.install import kinds, mcp_config
 from ovhooks.commands.output import JsonFlag, Output, boundary
+from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from types import ModuleType
     from typing import Any
 
     from rich.console import Console
 
+# Every host by its name and what people call it, from the registry (help names them all).
+_CHOICES = [f"{name} ({label})" for name, label in hostconfig.HOST_LABELS.items()]
 HostArg = Annotated[
-    str, typer.Argument(help="codex, claude, pi, opencode, gemini, copilot, qwen or droid")
+    str, typer.Argument(help=f"{', '.join(_CHOICES[:-1])} or {_CHOICES[-1]}", show_default=False)
 ]
 ScopeOption = Annotated[
     str,
@@ -38,8 +40,8 @@ DryRunOption = Annotated[
 ]
 
 
-def _host_module(host: str, scope: str) -> ModuleType:
-    """The module that installs on ``host``; a usage error for an unknown host or scope."""
+def _check(host: str, scope: str) -> None:
+    """A usage error for an unknown host or scope."""
     if host not in hostconfig.HOSTS:
         raise CommandError(
             f"unknown host {host!r}",
@@ -51,21 +53,9 @@ def _host_module(host: str, scope: str) -> ModuleType:
         raise CommandError(
             f"unknown scope {scope!r}", fix="use user or project", code=ExitCode.USAGE, slug="usage"
         )
-    from ovhooks.commands.install import claude, codex, copilot, droid, gemini, opencode, pi, qwen
-
-    modules: dict[str, ModuleType] = {
-        "codex": codex,
-        "claude": claude,
-        "pi": pi,
-        "opencode": opencode,
-        "gemini": gemini,
-        "copilot": copilot,
-        "qwen": qwen,
-        "droid": droid,
-    }
-    return modules[host]
 
 
+# The hosts install registers ``ovhooks mcp`` with (``HostSpec.mcp``).
 MCP_HOSTS = mcp_config.MCP_HOSTS
 
 
@@ -81,7 +71,7 @@ def do_install(
     mcp: bool = True,
 ) -> dict[str, Any]:
     """``mcp``: also register ``ovhooks mcp`` (user scope only: it is one server per user)."""
-    module = _host_module(host, scope)
+    _check(host, scope)
     exe = executable or hostconfig.hook_executable()
     path = hostconfig.hooks_file(host, scope, environ, cwd)
     result: dict[str, Any] = {
@@ -91,15 +81,16 @@ def do_install(
         "executable": exe,
         "events": [event for event, *_ in hostconfig.HOOK_TABLE[host]],
     }
-    # The memory tools are registered where issue 24 put them: Codex and Claude Code.
-    options = {"mcp": mcp and scope == "user"} if host in MCP_HOSTS else {}
-    mcp = bool(options.get("mcp"))
-    result.update(module.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust, **options))
+    # The memory tools: wherever the host takes MCP servers, one server per user.
+    mcp = mcp and scope == "user" and host in MCP_HOSTS
+    result.update(
+        kinds.install(host, path, exe, environ, cwd, dry_run=dry_run, trust=trust, mcp=mcp)
+    )
     if mcp and not dry_run:
         from ovhooks.commands.install.mcp_files import set_marker
 
         set_marker(environ, host, registered=True)
-    result["next_steps"] = module.next_steps(scope, trust=trust)
+    result["next_steps"] = kinds.next_steps(host, scope, trust=trust)
     return result
 
 
@@ -108,10 +99,10 @@ def do_uninstall(
 ) -> dict[str, Any]:
     from ovhooks.commands.install.files import remove_created_dirs
 
-    module = _host_module(host, scope)
+    _check(host, scope)
     path = hostconfig.hooks_file(host, scope, environ, cwd)
     result: dict[str, Any] = {"host": host, "scope": scope, "dry_run": dry_run}
-    result.update(module.uninstall(path, scope, environ, cwd, dry_run=dry_run))
+    result.update(kinds.uninstall(host, path, scope, environ, cwd, dry_run=dry_run))
     if not dry_run:
         result["removed_dirs"] = remove_created_dirs(path)
         if scope == "user" and host in MCP_HOSTS:
@@ -119,6 +110,10 @@ def do_uninstall(
 
             set_marker(environ, host, registered=False)
     return result
+
+
+def _hooks_label(host: str) -> str:
+    return "extension" if host_spec(host).install == "shim" else "hooks"
 
 
 def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], None]:
@@ -132,7 +127,7 @@ def render(result: dict[str, Any], *, removing: bool) -> Callable[[Console], Non
         prefix = "(dry run) would be " if result["dry_run"] else ""
         console.print(f"[bold]ovhooks {prefix}{verb} {host}[/] ({result['scope']} scope)")
         for label, key in (
-            ("extension" if result["host"] in ("pi", "opencode") else "hooks", "hooks_file"),
+            (_hooks_label(result["host"]), "hooks_file"),
             ("config.toml", "config_toml"),
             ("trust", "trust"),
         ):
@@ -198,11 +193,10 @@ def install(
     ] = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Register ovhooks with a coding agent (idempotent): Codex CLI, Claude Code, Gemini CLI,
-    GitHub Copilot CLI, Qwen Code, Factory Droid, Pi or OpenCode.
+    """Register ovhooks with a coding agent (idempotent): HOST is one of the names below.
 
-    Codex CLI, Claude Code, Gemini CLI, GitHub Copilot CLI, Qwen Code, Factory Droid: merges
-    one entry per hook event into the host's hooks file (other hooks kept), keeps a backup
+    Every host with command hooks (all but Pi and OpenCode): merges one entry per hook event
+    into the host's hooks file (other hooks kept), keeps a backup
     (<file>.ovhooks.bak), writes atomically, and for Codex switches the hooks feature on; each
     hook runs through a fail-open launcher, so a missing, broken or hung ovhooks never blocks
     the agent. With the user scope it also registers the memory tools server (`ovhooks mcp`)
@@ -231,8 +225,7 @@ def uninstall(
     dry_run: DryRunOption = False,
     as_json: JsonFlag = False,
 ) -> int:
-    """Remove exactly ovhooks' hooks (and its memory tools entry) from a host: Codex CLI,
-    Claude Code, Gemini CLI, GitHub Copilot CLI, Qwen Code, Factory Droid, Pi or OpenCode;
+    """Remove exactly ovhooks' hooks (and its memory tools entry) from a host (HOST below);
     nothing else changes.
 
     Right after an install, the files come back byte for byte as they were.

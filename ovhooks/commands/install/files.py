@@ -14,6 +14,8 @@ from ovhooks.commands.install.hooks_json import (
     normalized,
     remove_hooks,
     render_like,
+    unwrapped,
+    wrapped,
 )
 
 TYPE_CHECKING = False
@@ -114,11 +116,13 @@ def remove_created_dirs(hooks_path: str) -> list[str]:
 
 
 def install_hooks_file(
-    path: str, host: str, executable: str, *, dry_run: bool = False
+    path: str, host: str, executable: str, *, dry_run: bool = False, top_level: bool = False
 ) -> dict[str, Any]:
-    """Merge ovhooks' groups into ``path``; returns ``{path, action, backup}``."""
+    """Merge ovhooks' groups into ``path``; returns ``{path, action, backup}``.
+    ``top_level``: the file is keyed by event, with no ``hooks`` object around them."""
     doc, text = read_json_doc(path)
-    new = merge_hooks(doc, hostconfig.desired_groups(host, executable), path)
+    merged = merge_hooks(wrapped(doc, top_level), hostconfig.desired_groups(host, executable), path)
+    new = unwrapped(merged, top_level)
     if text is not None and new == doc:
         return {"path": path, "action": "unchanged", "backup": None}
     action = "created" if text is None else "updated"
@@ -135,13 +139,15 @@ def install_hooks_file(
     return {"path": path, "action": action, "backup": backup}
 
 
-def uninstall_hooks_file(path: str, *, dry_run: bool = False) -> dict[str, Any]:
+def uninstall_hooks_file(
+    path: str, *, dry_run: bool = False, top_level: bool = False
+) -> dict[str, Any]:
     """Remove ovhooks' handlers from ``path``; the original bytes come back when nothing else
     changed since the install."""
     doc, text = read_json_doc(path)
     if text is None:
         return {"path": path, "action": "absent", "backup": None}
-    new = remove_hooks(doc, path)
+    new = unwrapped(remove_hooks(wrapped(doc, top_level), path), top_level)
     if new == doc:
         return {"path": path, "action": "unchanged", "backup": None}
     backup_path = path + BACKUP_SUFFIX

@@ -100,6 +100,19 @@ def remove_hooks(doc: dict[str, Any], path: str = "") -> dict[str, Any]:
     return new
 
 
+def wrapped(doc: dict[str, Any], top_level: bool) -> dict[str, Any]:
+    """A hooks file keyed by event at its top level (``HostSpec.hooks_at_top``) as the
+    ``{"hooks": …}`` document the functions here edit; ``unwrapped`` takes it back out."""
+    return {"hooks": doc} if top_level else doc
+
+
+def unwrapped(doc: dict[str, Any], top_level: bool) -> dict[str, Any]:
+    if not top_level:
+        return doc
+    hooks = doc.get("hooks")
+    return hooks if isinstance(hooks, dict) else {}
+
+
 def our_handlers(doc: dict[str, Any]) -> list[tuple[str, int, int, str]]:
     """(event, group index, handler index, command) of every ovhooks handler in ``doc``."""
     out: list[tuple[str, int, int, str]] = []

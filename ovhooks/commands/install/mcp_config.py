@@ -18,14 +18,16 @@ import os
 import re
 import shlex
 
+from ovhooks.hosts import registry as _registry
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
 SERVER = "ovhooks"
-# The hosts install registers ``ovhooks mcp`` with (the last three: ``mcp_json``).
-MCP_HOSTS = ("codex", "claude", "copilot", "qwen", "droid")
+# The hosts install registers ``ovhooks mcp`` with: every host that takes MCP servers.
+MCP_HOSTS = tuple(spec.name for spec in _registry.specs() if spec.mcp is not None)
 MARKER = "# ovhooks memory tools (ovhooks install; ovhooks uninstall removes this block)"
 WRITE_TOOLS = ("remember", "forget")
 # Settings the memory tools read from the environment (connection, identity, where the

@@ -42,6 +42,11 @@ def set_marker(environ: Mapping[str, str], host: str, *, registered: bool) -> No
     path = mcp_marker(state_dir, host)
     if not registered:
         remove_file(path)
+        for folder in (os.path.dirname(path), state_dir):  # only when install left them empty
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break
         return
     os.makedirs(state_dir, mode=0o700, exist_ok=True)  # private, as the hooks make it
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)

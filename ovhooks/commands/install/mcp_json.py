@@ -1,144 +1,157 @@
-"""``ovhooks mcp`` as an ``mcpServers.ovhooks`` entry of a host's JSON file, and taken back.
+"""``ovhooks mcp`` registered in a host's JSON config, and exactly that taken back.
 
-Copilot CLI (``$COPILOT_HOME/mcp-config.json``), Qwen Code (``~/.qwen/settings.json``, beside
-the hooks) and Factory Droid (``~/.factory/mcp.json``) all keep their servers under
-``mcpServers``; only the entry's shape differs (``entry``). Install keeps a private copy of
-what the file was (``<file>.ovhooks-mcp.bak``, distinct from the hooks step's backup of the
-same file); uninstall writes those bytes back when nothing else changed, removes a file that
-only ever held ovhooks' entry, and otherwise takes out just that entry. An entry of the same
-name that does not run ``ovhooks mcp`` is the user's: left alone, and said so.
+Two shapes (``HostSpec.mcp``):
+
+- ``mcp_servers`` (Gemini CLI's ``settings.json``): ``mcpServers.ovhooks = {command, args}`` and
+  the host's own fields (``HostSpec.mcp_entry``; Gemini's ``trust`` lets the tools run without
+  a confirmation, which ``gemini -p`` cannot ask).
+- ``opencode_mcp`` (OpenCode's ``opencode.json``): ``mcp.ovhooks = {type: "local", command:
+  [argv], enabled: true}``.
+
+An entry of that name is install's when it runs ``ovhooks mcp`` (``is_ours``); one that runs
+anything else is the user's and stays. The file's first state is kept as ``<file>.ovhooks.bak``
+unless the hooks step already kept it (Gemini's hooks share the file), and uninstall puts
+those bytes back when nothing else changed, removes a file install created, or else takes out
+the entry alone.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 
-from ovhooks.commands.install import mcp_config
+from ovhooks.commands import hostconfig
 from ovhooks.commands.install.files import (
+    BACKUP_SUFFIX,
     file_mode,
     read_json_doc,
     read_text,
     remove_file,
     write_file,
 )
-from ovhooks.commands.install.hooks_json import render_like
+from ovhooks.commands.install.hooks_json import normalized, render_like
+from ovhooks.commands.install.mcp_config import SERVER, server_argv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-BACKUP_SUFFIX = ".ovhooks-mcp.bak"
-SERVER = mcp_config.SERVER
+# kind -> the top-level key that holds the servers
+_TABLES = {"mcp_servers": "mcpServers", "opencode_mcp": "mcp"}
 
 
-def server_file(host: str, environ: Mapping[str, str]) -> str:
-    """Where ``host`` keeps its (user) MCP servers."""
-    if host == "copilot":
-        from ovhooks.hosts.copilot import copilot_home
-
-        return os.path.join(copilot_home(environ), "mcp-config.json")
-    if host == "qwen":
-        from ovhooks.hosts.qwen import qwen_dir
-
-        return os.path.join(qwen_dir(environ), "settings.json")
-    from ovhooks.hosts.droid import factory_dir
-
-    return os.path.join(factory_dir(environ), "mcp.json")
+def entry(kind: str, exe: str, extra: Mapping[str, object] | None = None) -> dict[str, Any]:
+    """The server entry for ``kind``, running ``<exe> mcp``; ``extra``: the host's own fields
+    (``HostSpec.mcp_entry``: Gemini CLI's ``trust``)."""
+    argv = server_argv(exe)
+    if kind == "opencode_mcp":
+        return {"type": "local", "command": argv, "enabled": True, **(extra or {})}
+    return {"command": argv[0], "args": argv[1:], **(extra or {})}
 
 
-def entry(host: str, exe: str) -> dict[str, Any]:
-    """The server entry in ``host``'s own shape."""
-    argv = mcp_config.server_argv(exe)
-    if host == "copilot":
-        return {"type": "local", "command": argv[0], "args": argv[1:], "tools": ["*"]}
-    if host == "droid":
-        return {"type": "stdio", "command": argv[0], "args": argv[1:], "disabled": False}
-    return {"command": argv[0], "args": argv[1:]}
-
-
-def runs_ovhooks_mcp(value: object) -> bool:
-    """True for an entry whose command line is ``… ovhooks mcp`` (or ``-m ovhooks mcp``)."""
+def entry_argv(value: object) -> list[str]:
+    """The argv an entry runs (either shape), or ``[]``."""
     if not isinstance(value, dict):
+        return []
+    command, args = value.get("command"), value.get("args")
+    words = command if isinstance(command, list) else [command]
+    words = words + (args if isinstance(args, list) else [])
+    return [w for w in words if isinstance(w, str)]
+
+
+def is_ours(value: object) -> bool:
+    """An entry that runs ``ovhooks mcp`` (install's, whichever executable it names)."""
+    argv = entry_argv(value)
+    if not argv or argv[-1] != "mcp":
         return False
-    args = value.get("args")
-    argv = [value.get("command"), *(args if isinstance(args, list) else [])]
-    if len(argv) < 2 or not all(isinstance(a, str) for a in argv) or argv[-1] != "mcp":
-        return False
-    runner = str(argv[-2]).replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return runner in ("ovhooks", "ovhooks.exe")
+    return hostconfig.is_ovhooks_command(shlex.join([*argv[:-1], "stop"]))
 
 
-def _servers(doc: dict[str, Any]) -> dict[str, Any]:
-    servers = doc.get("mcpServers")
-    return dict(servers) if isinstance(servers, dict) else {}
+def server_entry(kind: str, doc: dict[str, Any]) -> object:
+    table = doc.get(_TABLES[kind])
+    return table.get(SERVER) if isinstance(table, dict) else None
 
 
-def with_server(doc: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
-    """``doc`` with ``mcpServers.ovhooks`` set (a new key goes last; key order kept)."""
-    servers = {**_servers(doc), SERVER: value}
-    new = {k: (servers if k == "mcpServers" else v) for k, v in doc.items()}
-    new.setdefault("mcpServers", servers)
+def with_server(
+    kind: str, doc: dict[str, Any], exe: str, extra: Mapping[str, object] | None = None
+) -> dict[str, Any]:
+    key = _TABLES[kind]
+    table = doc.get(key)
+    table = dict(table) if isinstance(table, dict) else {}
+    table[SERVER] = entry(kind, exe, extra)
+    new = dict(doc)
+    new[key] = table
     return new
 
 
-def without_server(doc: dict[str, Any]) -> dict[str, Any]:
-    """``doc`` without ovhooks' entry; an ``mcpServers`` it leaves empty goes too."""
-    servers = _servers(doc)
-    if not runs_ovhooks_mcp(servers.get(SERVER)):
+def without_server(kind: str, doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` without install's entry (the table goes too when it is left empty)."""
+    key = _TABLES[kind]
+    table = doc.get(key)
+    if not isinstance(table, dict) or not is_ours(table.get(SERVER)):
         return doc
-    del servers[SERVER]
-    new = {k: (servers if k == "mcpServers" else v) for k, v in doc.items()}
-    return new if servers else {k: v for k, v in new.items() if k != "mcpServers"}
+    rest = {k: v for k, v in table.items() if k != SERVER}
+    new = {k: (rest if k == key else v) for k, v in doc.items()}
+    if not rest:
+        del new[key]
+    return new
 
 
-def add_server(path: str, host: str, exe: str, *, dry_run: bool) -> dict[str, Any]:
-    """Add the entry to ``path``; ``{path, action, detail, backup}`` like the other steps."""
+def register_server(
+    kind: str,
+    path: str,
+    exe: str,
+    label: str,
+    *,
+    keep_backup: bool,
+    dry_run: bool,
+    extra: Mapping[str, object] | None = None,
+) -> dict[str, Any]:
+    """Install's entry in ``path``: ``{path, action, detail}`` like the other steps;
+    ``keep_backup``: the hooks step, which ran first on the same file, kept its first state."""
     doc, text = read_json_doc(path)
-    current = _servers(doc).get(SERVER)
-    if current is not None and not runs_ovhooks_mcp(current):
-        return {
-            "path": path,
-            "action": "manual",
-            "detail": "an mcpServers.ovhooks of your own is there; left as it is",
-            "fix": f"keep it if it runs `{exe} mcp`; otherwise remove it and install again",
-            "backup": None,
-        }
-    new = with_server(doc, entry(host, exe))
+    found = server_entry(kind, doc)
+    done: dict[str, Any] = {"path": path, "action": "unchanged", "backup": None}
+    if found is not None and not is_ours(found):
+        done["action"] = "manual"
+        done["detail"] = f"a server named {SERVER} of your own is there; left as it is"
+        done["fix"] = f"keep it if it runs `{exe} mcp`, or remove it and install again"
+        return done
+    new = with_server(kind, doc, exe, extra)
     if new == doc and text is not None:
-        return {"path": path, "action": "unchanged", "detail": "memory tools already registered"}
-    info = {
-        "path": path,
-        "action": "created" if text is None else "updated",
-        "detail": "mcpServers.ovhooks (`ovhooks mcp`)",
-        "backup": None,
-    }
+        done["detail"] = "memory tools already registered"
+        return done
+    done["action"] = "created" if text is None else "updated"
+    done["detail"] = f"{_TABLES[kind]}.{SERVER} (`ovhooks mcp`, {label}'s memory tools)"
     if not dry_run:
         backup = path + BACKUP_SUFFIX
-        if text is not None and not os.path.exists(backup):  # the state before any install
+        if text is not None and not keep_backup and not os.path.exists(backup):  # first state
+            done["backup"] = backup
             write_file(backup, text, mode=0o600)
-            info["backup"] = backup
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         write_file(path, render_like(new, text), mode=file_mode(path))
-    return info
+    return done
 
 
-def remove_server(path: str, *, dry_run: bool) -> list[dict[str, Any]]:
-    """Take the entry out of ``path``: its backup's bytes back when nothing else changed."""
-    from ovhooks.commands.install.hooks_json import normalized
-
+def unregister_server(
+    kind: str, path: str, *, keep_backup: bool, dry_run: bool
+) -> list[dict[str, Any]]:
+    """Install's entry out of ``path``; ``keep_backup``: the hooks step, which runs next on the
+    same file, restores (and removes) the backup itself."""
     doc, text = read_json_doc(path)
-    new = without_server(doc)
-    if text is None or new == doc:
+    new = without_server(kind, doc)
+    if new == doc:
         return []
     backup_path = path + BACKUP_SUFFIX
-    backup = read_text(backup_path)
+    backup = None if keep_backup else read_text(backup_path)
     try:
         restorable = backup is not None and normalized(json.loads(backup or "{}")) == new
     except ValueError:
         restorable = False
-    action = "restored" if restorable else "removed" if backup is None and not new else "updated"
+    gone = not keep_backup and backup is None and not new
+    action = "restored" if restorable else "removed" if gone else "updated"
     if not dry_run:
         if restorable and backup is not None:
             write_file(path, backup, mode=file_mode(path))
@@ -146,5 +159,7 @@ def remove_server(path: str, *, dry_run: bool) -> list[dict[str, Any]]:
             remove_file(path)
         else:
             write_file(path, render_like(new, text), mode=file_mode(path))
-        remove_file(backup_path)
-    return [{"path": path, "action": action, "detail": "mcpServers.ovhooks removed"}]
+        if not keep_backup:
+            remove_file(backup_path)
+    detail = f"{_TABLES[kind]}.{SERVER} removed"
+    return [{"path": path, "action": action, "detail": detail}]

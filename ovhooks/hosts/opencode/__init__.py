@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import os
 
+from ovhooks.hosts.claude import REPLY_EVENTS
+from ovhooks.hosts.spec import HostSpec
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -59,3 +62,56 @@ def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) 
         else:
             out["tool_name"], out["tool_input"] = "", {}
     return out
+
+
+def last_used(environ: Mapping[str, str]) -> float:
+    """When OpenCode last wrote its store (its write-ahead log moves on every write)."""
+    db = default_db_path(environ)
+    times = []
+    for path in (db, db + "-wal"):
+        try:
+            times.append(os.stat(path).st_mtime)
+        except OSError:
+            continue
+    return max(times, default=0.0)
+
+
+SPEC = HostSpec(
+    name="opencode",
+    label="OpenCode",
+    session_prefix="oc-",  # the prefix OpenViking's own OpenCode plugin uses
+    # the hooks and bus events the plugin maps onto ovhooks' hooks, with its bound on each
+    events=(
+        ("session.created", "session-start", None),
+        ("chat.message", "user-prompt-submit", None),
+        ("session.idle", "stop", None),
+        ("experimental.session.compacting", "pre-compact", None),
+        ("dispose", "session-end", None),
+        ("tool.execute.before", "pre-tool-use", "read|glob|grep|list"),
+    ),
+    config_dir=("XDG_CONFIG_HOME", "opencode", ".config/opencode"),
+    hooks_file=("plugins/ovhooks.js", ".opencode/plugins/ovhooks.js"),
+    install="shim",
+    shim="opencode_plugin.js",
+    shim_noun="plugin",
+    rivals=("plugins/openviking", "plugins/openviking.js"),
+    rival_configs=("opencode.json", "opencode.jsonc"),
+    adapt=adapt,
+    reply_events=REPLY_EVENTS,
+    detect_events=frozenset(
+        {
+            "chat.message",
+            "session.idle",
+            "experimental.session.compacting",
+            "session.deleted",
+            "dispose",
+        }
+    ),
+    next_steps=(
+        "Restart OpenCode (it loads plugins at start-up).",
+        "Then run `ovhooks doctor` to check the memory store and the plugin.",
+    ),
+    mcp="opencode_mcp",
+    mcp_file="opencode.json",
+    last_used=last_used,
+)

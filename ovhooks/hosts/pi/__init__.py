@@ -9,6 +9,9 @@ Pi's words into the ones the handlers read: ``reason`` becomes SessionStart's ``
 
 from __future__ import annotations
 
+from ovhooks.hosts.claude import REPLY_EVENTS
+from ovhooks.hosts.spec import HostSpec
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -58,3 +61,36 @@ def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) 
     elif event_name == "PreToolUse":
         out["tool_name"], out["tool_input"] = tool_call(payload.get("tool"), payload.get("input"))
     return out
+
+
+# Pi's event names, as the shim sends them in ``hook_event_name``.
+_EVENTS = (
+    ("session_start", "session-start", None),
+    ("before_agent_start", "user-prompt-submit", None),
+    ("agent_end", "stop", None),
+    ("session_before_compact", "pre-compact", None),
+    ("session_shutdown", "session-end", None),
+    ("tool_call", "pre-tool-use", "read|grep|find|ls"),
+)
+
+SPEC = HostSpec(
+    name="pi",
+    label="Pi",
+    session_prefix="pi-",  # the prefix OpenViking's own Pi extension uses
+    # the events the shim maps onto ovhooks' hooks, with the shim's own bound on each process
+    events=_EVENTS,
+    config_dir=("PI_CODING_AGENT_DIR", "", ".pi/agent"),
+    hooks_file=("extensions/ovhooks.ts", ".pi/extensions/ovhooks.ts"),
+    install="shim",
+    shim="pi_extension.ts",
+    rivals=("extensions/openviking",),
+    rival_configs=("settings.json",),
+    adapt=adapt,
+    reply_events=REPLY_EVENTS,
+    detect_events=frozenset(event for event, *_ in _EVENTS if event != "tool_call"),
+    next_steps=(
+        "Start a new Pi session (Pi loads extensions at start-up; `/reload` reloads them).",
+        "Then run `ovhooks doctor` to check the memory store and the extension.",
+    ),
+    activity=("sessions", ".jsonl", 1),  # sessions/--<cwd>--/<time>_<id>.jsonl
+)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import os
 
+from ovhooks.hosts.spec import CLAUDE_STYLE_EVENTS, HostSpec
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -79,3 +81,36 @@ def render_reply(event_name: str, reply: Reply) -> str:
     if event_name in _CONTEXT_EVENTS and reply.context:
         out["additionalContext"] = cap_context(reply.context)
     return json.dumps(out, ensure_ascii=False)
+
+
+def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """The registry's payload reader: ``normalize_payload`` for every event."""
+    return normalize_payload(payload, environ)
+
+
+# Claude-style (PascalCase) keys with no matcher: Copilot refuses an empty matcher on
+# PreCompact and with it every hook of the file, saying so only in its log.
+SPEC = HostSpec(
+    name="copilot",
+    label="GitHub Copilot CLI",
+    session_prefix="cp-",
+    events=CLAUDE_STYLE_EVENTS,
+    config_dir=("COPILOT_HOME", "", ".copilot"),
+    # a hooks file of ovhooks' own (Copilot reads every hooks/*.json), so Copilot's own
+    # settings.json, which it rewrites itself, is never touched; `copilot -p` loads a
+    # repository's .github/hooks only in a trusted folder
+    hooks_file=("hooks/ovhooks.json", ".github/hooks/ovhooks.json"),
+    adapt=adapt,
+    render=render_reply,
+    detect_env=("COPILOT_CLI", "COPILOT_PROJECT_DIR"),
+    next_steps=(
+        "Copilot reads hooks when a session starts: the next `copilot` run uses them "
+        "(`copilot -p` loads a repository's hooks only in a trusted folder).",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
+    ),
+    mcp="mcp_servers",
+    mcp_file="mcp-config.json",
+    mcp_entry={"type": "local", "tools": ["*"]},
+    activity=("session-state", ".jsonl", 1),  # session-state/<id>/events.jsonl
+    held_start_context="ovhooks.hosts.gemini",
+)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 
+from ovhooks.hosts.spec import CLAUDE_STYLE_EVENTS, HostSpec
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -38,3 +40,33 @@ def normalize_payload(payload: Mapping[str, Any], environ: Mapping[str, str]) ->
     if out.get("hook_event_name") == "UserPromptSubmit" and "submitted_prompt" not in out:
         out["prompt"] = ""
     return out
+
+
+def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """The registry's payload reader: ``normalize_payload`` for every event."""
+    return normalize_payload(payload, environ)
+
+
+# Claude-style keys, timeouts in milliseconds. SessionEnd is registered for interactive
+# sessions (it does not fire in -p mode).
+SPEC = HostSpec(
+    name="qwen",
+    label="Qwen Code",
+    session_prefix="qw-",
+    events=CLAUDE_STYLE_EVENTS,
+    config_dir=("", "", ".qwen"),
+    hooks_file=("settings.json", ".qwen/settings.json"),
+    adapt=adapt,
+    reply_events=frozenset({"SessionStart", "UserPromptSubmit"}),
+    detect_env=("QWEN_CODE_CLI", "QWEN_PROJECT_DIR"),
+    hooks_timeout_ms=True,
+    hooks_off=("disableAllHooks", True),
+    next_steps=(
+        "Start Qwen Code (it reads hooks at start-up; `--safe-mode` turns them off).",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
+    ),
+    mcp="mcp_servers",
+    mcp_file="settings.json",
+    activity=("projects", ".jsonl", 2),  # projects/<cwd>/chats/<id>.jsonl
+    held_start_context="ovhooks.hosts.gemini",
+)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import os
 
+from ovhooks.hosts.spec import HostSpec
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
 
     from ovhooks.hosts.reply import Reply
 
+# The file tools the viking:// guard watches (BeforeTool's matcher, a regular expression).
+FILE_TOOLS_MATCHER = "^(read_file|read_many_files|list_directory|glob|grep_search)$"
 # ovhooks' event -> Gemini's name for it (the hookEventName of a reply).
 GEMINI_EVENTS = {
     "SessionStart": "SessionStart",
@@ -158,3 +162,47 @@ def take_start_context(state_dir: str, key: str) -> str:
     except OSError:
         return ""  # another BeforeAgent took it first
     return data.decode("utf-8", "replace")
+
+
+def adapt(event_name: str, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """The registry's payload reader: ``normalize_payload`` for every event."""
+    return normalize_payload(payload)
+
+
+SPEC = HostSpec(
+    name="gemini",
+    label="Gemini CLI",
+    session_prefix="gm-",
+    # Timeouts are written in milliseconds (named_ms_handlers); tool matchers are regular
+    # expressions on Gemini's tool names (TOOL_NAMES maps them for the guard).
+    events=(
+        ("SessionStart", "session-start", None),
+        ("BeforeAgent", "user-prompt-submit", None),
+        ("AfterAgent", "stop", None),
+        ("PreCompress", "pre-compact", None),
+        ("SessionEnd", "session-end", None),
+        ("BeforeTool", "pre-tool-use", FILE_TOOLS_MATCHER),
+        ("AfterTool", "post-tool-use", "^read_file$"),
+    ),
+    config_dir=("GEMINI_CLI_HOME", ".gemini", ".gemini"),
+    hooks_file=("settings.json", ".gemini/settings.json"),
+    adapt=adapt,
+    render=render_reply,
+    # Gemini CLI sets CLAUDE_PROJECT_DIR too; the registry asks the newer host first.
+    detect_env=("GEMINI_SESSION_ID", "GEMINI_PROJECT_DIR"),
+    named_ms_handlers=True,
+    hooks_off=("hooksConfig.enabled", False),
+    next_steps=(
+        "Start Gemini CLI in a folder you trust (it skips settings hooks in untrusted ones); "
+        "`/hooks panel` lists them.",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
+    ),
+    mcp="mcp_servers",
+    mcp_file="settings.json",
+    mcp_entry={"trust": True},  # no confirmation: `gemini -p` cannot ask for one
+    doctor=("gemini_settings",),
+    activity=("tmp", ".jsonl", 2),  # ~/.gemini/tmp/<project>/chats/session-*.jsonl
+    held_start_context="ovhooks.hosts.gemini",
+    resume_keeps_transcript=True,
+    precompact_gate="ovhooks.hosts.gemini.compress",
+)

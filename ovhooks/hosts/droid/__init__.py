@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 
+from ovhooks.hosts.spec import CLAUDE_STYLE_EVENTS, HostSpec
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -23,3 +25,27 @@ if TYPE_CHECKING:
 def factory_dir(environ: Mapping[str, str]) -> str:
     """``~/.factory``: Droid's settings, hooks, MCP servers and sessions."""
     return os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".factory")
+
+
+# Claude-style keys at the top level of hooks.json (a {"hooks": ...} wrapper makes Droid skip
+# the whole file as unknown events).
+SPEC = HostSpec(
+    name="droid",
+    label="Factory Droid",
+    session_prefix="fd-",
+    events=CLAUDE_STYLE_EVENTS,
+    config_dir=("", "", ".factory"),
+    hooks_file=("hooks.json", ".factory/hooks.json"),
+    reply_events=frozenset({"SessionStart", "UserPromptSubmit"}),
+    detect_env=("FACTORY_PROJECT_DIR", "DROID_PROJECT_DIR"),
+    hooks_at_top=True,
+    next_steps=(
+        "Droid reads hooks when a session starts; `/hooks` lists them.",
+        "`droid exec` runs no UserPromptSubmit hook: recall reaches it at session start.",
+        "Then run `ovhooks doctor` to check the memory store and the hooks.",
+    ),
+    mcp="mcp_servers",
+    mcp_file="mcp.json",
+    mcp_entry={"type": "stdio", "disabled": False},
+    activity=("sessions", ".jsonl", 1),  # sessions/<cwd>/<id>.jsonl
+)

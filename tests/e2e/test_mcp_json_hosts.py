@@ -1,0 +1,57 @@
+"""``ovhooks mcp`` registered in a host's own JSON config, checked by the real host: Gemini CLI
+0.61.0 (``mcpServers`` in settings.json) and OpenCode 1.18.33 (``mcp`` in opencode.json).
+
+``ovhooks install`` registers the server as a user does it (a throw-away home); the host's own
+``mcp list`` must start it and report it connected; ``ovhooks uninstall`` takes it back and
+the host lists it no more. Every registered host whose spec names one of these shapes runs
+here, through its ``<name>_cli`` fixture.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ovhooks.hosts import registry
+
+pytestmark = [pytest.mark.hosts_e2e]
+
+JSON_SHAPES = ("mcp_servers", "opencode_mcp")
+HOSTS = [h for h in registry.HOSTS if registry.spec(h).mcp in JSON_SHAPES]
+
+
+def _run(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 180) -> str:
+    done = subprocess.run(
+        argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert done.returncode == 0, f"{argv}: {done.stdout}\n{done.stderr}"
+    return done.stdout + done.stderr
+
+
+def _ovhooks_line(listing: str) -> str:
+    return next((line for line in listing.splitlines() if "ovhooks" in line), "")
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_the_host_starts_the_registered_server_and_forgets_it_after_uninstall(
+    host: str, ovhooks_bin: str, isolated_home: Path, request: pytest.FixtureRequest
+) -> None:
+    try:
+        cli = str(request.getfixturevalue(f"{host}_cli"))
+    except pytest.FixtureLookupError:  # the host's CLI rig has no `mcp list` check yet
+        pytest.skip(f"no {host}_cli fixture: its mcpServers entry is checked by fixture tests only")
+    project = isolated_home.parent / "project"
+    (project / ".git").mkdir(parents=True)
+    env = {
+        **os.environ,
+        "OVHOOKS_BACKEND": "local",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",  # user servers load in a trusted folder only
+    }
+    _run([ovhooks_bin, "install", host], env, project)
+    listed = _ovhooks_line(_run([cli, "mcp", "list"], env, project))
+    assert "connected" in listed.lower(), listed
+    _run([ovhooks_bin, "uninstall", host], env, project)
+    assert not _ovhooks_line(_run([cli, "mcp", "list"], env, project))
