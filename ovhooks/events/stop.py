@@ -27,7 +27,7 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         # Claude may write the turn (prompt and reply) after Stop fires; waiting for it keeps
         # the prompt before its reply (Claude Code 2.1.330: the file catches up within ~50 ms)
         job["wait_for_reply_s"] = ctx.settings.reply_wait_s
-    elif event.host == "copilot" and ctx.settings.reply_wait_s:
+    elif ctx.spec.stop_before_transcript and ctx.settings.reply_wait_s:
         # Copilot CLI 1.0.102 fires Stop before it has written the turn to events.jsonl (it
         # writes there in batches; seen with the real CLI: a hook that read at once found only
         # the session's start, and the session was committed empty). Its Stop carries no

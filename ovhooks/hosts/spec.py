@@ -95,6 +95,7 @@ class HostSpec:
         "session_prefix",
         "shim",
         "shim_noun",
+        "stop_before_transcript",
     )
 
     # the ``--host`` value, and the folder of its package
@@ -157,6 +158,9 @@ class HostSpec:
     context_unit: str
     # Stop's payload carries the final reply
     reply_in_stop: bool
+    # Stop fires before the host has written the turn to its file, and carries no reply: the
+    # worker waits for the turn's answer there (Copilot CLI 1.0.102 writes in batches)
+    stop_before_transcript: bool
     # module with hold_start_context/take_start_context: SessionStart's context is given
     # with the first prompt instead (Gemini CLI)
     held_start_context: str | None
@@ -201,6 +205,7 @@ class HostSpec:
         last_used: Callable[[Mapping[str, str]], float] | None = None,
         context_unit: str = "bytes",
         reply_in_stop: bool = False,
+        stop_before_transcript: bool = False,
         held_start_context: str | None = None,
         precompact_gate: str | None = None,
         commits_previous_on_start: bool = False,

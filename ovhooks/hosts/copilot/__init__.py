@@ -113,4 +113,5 @@ SPEC = HostSpec(
     mcp_entry={"type": "local", "tools": ["*"]},
     activity=("session-state", ".jsonl", 1),  # session-state/<id>/events.jsonl
     held_start_context="ovhooks.hosts.gemini",
+    stop_before_transcript=True,
 )
