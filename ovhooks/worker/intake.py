@@ -63,15 +63,17 @@ def take_in(
     turns = to_turns(read.records)
     reply = str(job.get("last_assistant") or "")
     wait_s = float(job.get("wait_for_reply_s") or 0)
-    if reply and wait_s and not store and _reply_missing(turns, reply, state):
-        late = _wait_for_reply(path, cursor, to_turns, reply, state, wait_s, key, log)
-        if late is not None:
-            read, turns = late
+
+    def replied(seen: list[Turn]) -> bool:
+        return not _reply_missing(seen, reply, state)
+
     answer_s = float(job.get("wait_for_answer_s") or 0)
-    if answer_s and not _answered(turns):
-        late = _wait_for_answer(path, cursor, to_turns, answer_s, key, log)
-        if late is not None:
-            read, turns = late
+    for there, wait, what in ((replied, wait_s if reply and not store else 0, "reply"),
+                              (_answered, answer_s, "answer")):  # fmt: skip
+        if wait and not there(turns):
+            late = _read_until(path, cursor, to_turns, there, wait, what, key, log)
+            if late is not None:
+                read, turns = late
     fresh, synthetic_tail = _fresh_turns(turns, read, job, state, path)
     captured = build_messages(
         fresh, CaptureOptions.from_settings(settings), held=state.get("held") or []
@@ -126,55 +128,25 @@ def _pending(tail: str, turns: Sequence[Turn], last_captured: str, synthetic_tai
     return not any(t.role == "assistant" and _fold(t.text).endswith(tail) for t in turns)
 
 
-def _wait_for_reply(
+def _read_until(
     path: str,
     cursor: dict[str, Any],
     to_turns: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]],
-    reply: str,
-    state: State,
+    there: Callable[[list[Turn]], bool],
     wait_s: float,
+    what: str,
     key: str,
     log: Log,
 ) -> tuple[ReadResult, list[Turn]] | None:
-    """Read again until the host's final reply is in the transcript, for at most ``wait_s``.
+    """Read again until ``there(turns)``, for at most ``wait_s``; None: still not there (the
+    first read stands; what arrives later is read by the next hook).
 
-    Claude writes its transcript after Stop fires, sometimes the turn's prompt too: captured
-    then, the reply would be sent (as a synthetic turn) before the prompt it answers. The
-    worker is off the critical path, so a short wait buys the right order; past it the
-    synthetic turn still keeps the reply from being lost. None: still not there (the first
-    read stands).
+    Hosts write their file after Stop fires. Claude sometimes writes the turn's prompt late
+    too: captured then, its reply would go (as a synthetic turn) before the prompt it
+    answers. Copilot CLI writes in batches, and its Stop carries no reply at all. The worker
+    is off the critical path, so a short wait buys the whole turn in the right order.
+    ``what`` names it in the log (``reply``: Claude's text; ``answer``: any reply).
     """
-    started = time.monotonic()
-    deadline = started + wait_s
-    while time.monotonic() < deadline:
-        time.sleep(REPLY_POLL_S)
-        again = _read(path, cursor, 0, key, log)
-        if again is None:
-            break
-        turns = to_turns(again.records)
-        if not _reply_missing(turns, reply, state):
-            log.debug("reply_waited", session=key, ms=round((time.monotonic() - started) * 1e3))
-            return again, turns
-    log.info("reply_not_in_transcript", session=key, waited_s=wait_s)
-    return None
-
-
-def _answered(turns: Sequence[Turn]) -> bool:
-    """The newest turn read is the assistant's: the file holds the answer to the prompt."""
-    return bool(turns) and turns[-1].role == "assistant"
-
-
-def _wait_for_answer(
-    path: str,
-    cursor: dict[str, Any],
-    to_turns: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]],
-    wait_s: float,
-    key: str,
-    log: Log,
-) -> tuple[ReadResult, list[Turn]] | None:
-    """Read again until the newest turn is answered in the file, for at most ``wait_s``
-    (a host whose Stop carries no reply and whose file lags behind it). None: the first
-    read stands, and what arrives later is read by the next hook."""
     started = time.monotonic()
     while time.monotonic() < started + wait_s:
         time.sleep(REPLY_POLL_S)
@@ -182,11 +154,16 @@ def _wait_for_answer(
         if again is None:
             break
         turns = to_turns(again.records)
-        if _answered(turns):
-            log.debug("answer_waited", session=key, ms=round((time.monotonic() - started) * 1e3))
+        if there(turns):
+            log.debug(f"{what}_waited", session=key, ms=round((time.monotonic() - started) * 1e3))
             return again, turns
-    log.info("answer_not_in_transcript", session=key, waited_s=wait_s)
+    log.info(f"{what}_not_in_transcript", session=key, waited_s=wait_s)
     return None
+
+
+def _answered(turns: Sequence[Turn]) -> bool:
+    """The newest turn read is the assistant's: the file holds the answer to the prompt."""
+    return bool(turns) and turns[-1].role == "assistant"
 
 
 def _read(

@@ -38,7 +38,9 @@ def test_the_worker_waits_for_the_answer_the_host_writes_after_stop(tmp_path: Pa
     late = threading.Timer(0.2, _write, (path, LINES[ASKED:]))
     late.start()
     started = time.monotonic()
-    found = intake._wait_for_answer(str(path), {}, records_to_turns, 3.0, "cp-x", log)
+    found = intake._read_until(
+        str(path), {}, records_to_turns, intake._answered, 3.0, "answer", "cp-x", log
+    )
     late.join()
     assert found is not None
     _read, turns = found
@@ -51,7 +53,10 @@ def test_an_answer_that_never_comes_costs_only_the_wait(tmp_path: Path) -> None:
     _write(path, LINES[:ASKED])
     log = Log(str(tmp_path / "state"), "info")
     started = time.monotonic()
-    assert intake._wait_for_answer(str(path), {}, records_to_turns, 0.3, "cp-x", log) is None
+    waited = intake._read_until(
+        str(path), {}, records_to_turns, intake._answered, 0.3, "answer", "cp-x", log
+    )
+    assert waited is None
     assert 0.3 <= time.monotonic() - started < 1.5
     logged = (tmp_path / "state" / "logs" / "ovhooks.log").read_text()
     assert "answer_not_in_transcript" in logged
