@@ -124,6 +124,15 @@ def test_search_drops_skeleton_nodes_and_sorts(finder: FindingFake) -> None:
     assert not any(r["uri"].endswith(".abstract.md") for r in doc["results"])
 
 
+def test_search_names_the_query_by_its_scrubbed_head(finder: FindingFake) -> None:
+    env = {"OPENVIKING_URL": finder.url, "OVHOOKS_BACKEND": "openviking"}
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    code, doc = run_json("search", f"package manager {token} " + "x" * 200_000, env=env)
+    assert code == 0
+    assert doc["query"].startswith("package manager [REDACTED")
+    assert token not in doc["query"] and len(doc["query"]) <= 80
+
+
 def test_forget_by_query_needs_confirmation_then_deletes(finder: FindingFake) -> None:
     env = {"OPENVIKING_URL": finder.url, "OVHOOKS_BACKEND": "openviking"}
     code, doc = run_json("forget", "--query", "pnpm", env=env)
