@@ -65,13 +65,13 @@ def _host(
     ovhooks_bin = str(request.getfixturevalue("ovhooks_bin"))
     cli = str(request.getfixturevalue(f"{host}_cli"))
     env = pytest_plugin.real_environ()
-    args = ["--exe", exe]
+    args = ["--exe", exe, "--no-mcp"]  # the hooks only: a hung `ovhooks mcp` is another matter
     with ExitStack() as stack:
         if host == "codex":
             codex_stub = stack.enter_context(ResponsesStub())
             codex = CodexHost(
                 cli, str(base), codex_stub, install_with=ovhooks_bin,
-                install_args=[*args, "--no-mcp"], base_env=env,
+                install_args=args, base_env=env,
             )  # fmt: skip
             yield (lambda text, more: codex.exec(text, resume=more)), codex_stub
         elif host == "claude":
@@ -80,7 +80,7 @@ def _host(
             pinned = {"ANTHROPIC_MODEL": "claude-opus-4-8"}
             claude = ClaudeHost(cli, str(base), claude_stub, base_env=env, extra_env=pinned)
             home = {"HOME": claude.home, "CLAUDE_CONFIG_DIR": claude.config_dir}
-            install_hooks(ovhooks_bin, "claude", home, [*args, "--no-mcp"])
+            install_hooks(ovhooks_bin, "claude", home, args)
             yield (
                 (lambda text, more: claude.prompt(text, continue_session=more, tools=False)),
                 claude_stub,

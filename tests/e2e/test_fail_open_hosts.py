@@ -55,7 +55,7 @@ def _host(host: str, base: Path, exe: str, request: pytest.FixtureRequest) -> It
     cli = str(request.getfixturevalue(f"{host}_cli"))
     env = {**pytest_plugin.real_environ(), "XDG_RUNTIME_DIR": str(base / "run")}
     os.makedirs(base / "run", exist_ok=True)
-    args = ["--exe", exe]
+    args = ["--exe", exe, "--no-mcp"]  # the hooks only: a hung `ovhooks mcp` is another matter
     with ExitStack() as stack:
         if host == "codex":
             codex_stub = stack.enter_context(ResponsesStub())
@@ -64,14 +64,14 @@ def _host(host: str, base: Path, exe: str, request: pytest.FixtureRequest) -> It
                 str(base),
                 codex_stub,
                 install_with=ovhooks_bin,
-                install_args=[*args, "--no-mcp"],
+                install_args=args,
                 base_env=env,
             )
             yield lambda: codex.exec("Say hello.")
         elif host == "claude":
             claude = ClaudeHost(cli, str(base), stack.enter_context(MessagesStub()), base_env=env)
             home = {"HOME": claude.home, "CLAUDE_CONFIG_DIR": claude.config_dir}
-            install_hooks(ovhooks_bin, "claude", home, [*args, "--no-mcp"])
+            install_hooks(ovhooks_bin, "claude", home, args)
             yield lambda: claude.prompt("Say hello.", tools=False)
         elif host == "gemini":
             gemini = GeminiHost(cli, str(base), stack.enter_context(GeminiStub()), base_env=env)
