@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,26 @@ def test_the_host_starts_the_registered_server_and_forgets_it_after_uninstall(
     assert "connected" in listed.lower(), listed
     _run([ovhooks_bin, "uninstall", host], env, project)
     assert not _ovhooks_line(_run([cli, "mcp", "list"], env, project))
+
+
+HUNG = "#!/bin/sh\nexec sleep 3600\n"
+
+
+def test_a_hung_memory_server_delays_gemini_by_seconds_not_minutes(
+    ovhooks_bin: str, isolated_home: Path, gemini_cli: str
+) -> None:
+    """The MCP server is started by Gemini, not through the hook launcher: the timeout in its
+    entry bounds the connect (Gemini CLI 0.61 waits 10 minutes without one)."""
+    project = isolated_home.parent / "project"
+    (project / ".git").mkdir(parents=True)
+    hung = isolated_home.parent / "hung-ovhooks"
+    hung.write_text(HUNG)
+    hung.chmod(0o755)
+    env = {**os.environ, "OVHOOKS_BACKEND": "local", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    _run([ovhooks_bin, "install", "gemini", "--exe", str(hung)], env, project)
+    started = time.monotonic()
+    listed = _ovhooks_line(_run([gemini_cli, "mcp", "list"], env, project, timeout=240))
+    seconds = time.monotonic() - started
+    assert listed and "connected" not in listed.lower().replace("disconnected", ""), listed
+    assert seconds < 15 + 30, seconds  # the entry's 15 s, and Gemini's own start on a busy box
+    subprocess.run(["pkill", "-f", str(hung)], check=False)

@@ -199,7 +199,10 @@ SPEC = HostSpec(
     ),
     mcp="mcp_servers",
     mcp_file="settings.json",
-    mcp_entry={"trust": True},  # no confirmation: `gemini -p` cannot ask for one
+    # trust: no confirmation (`gemini -p` cannot ask for one). timeout bounds Gemini's
+    # connect, tool listing and each call (0.61: 10 minutes by default), so a hung
+    # `ovhooks mcp`, which the hook launcher does not run, delays a start by seconds
+    mcp_entry={"trust": True, "timeout": 15000},
     doctor=("gemini_settings",),
     activity=("tmp", ".jsonl", 2),  # ~/.gemini/tmp/<project>/chats/session-*.jsonl
     held_start_context="ovhooks.hosts.gemini",
