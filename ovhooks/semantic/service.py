@@ -270,8 +270,13 @@ class Service:
             doc["state"] = state
         from ovhooks.fsutil import write_json_atomic
 
+        path = status_path(self.state_dir)
+        if not os.path.isdir(os.path.dirname(path)):
+            # the folder was deleted (the loading thread writes too, between the main loop's
+            # checks): writing would make it again, for a service that is about to leave
+            return
         with contextlib.suppress(OSError):
-            write_json_atomic(status_path(self.state_dir), doc, durable=False)
+            write_json_atomic(path, doc, durable=False)
 
     def idle(self) -> bool:
         quiet = time.monotonic() - self.last_request
