@@ -25,17 +25,12 @@ import uuid
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ovhooks.hosts.base import EVENT_NAMES
 from ovhooks.hosts.gemini import GEMINI_EVENTS
 from ovhooks.hosts.registry import session_key as ov_session_id
 from tests.support import opencode_store
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-HOOK_EVENTS = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "stop": "Stop",
-    "session-end": "SessionEnd",
-}
 # The payload fields that carry what the user typed (Qwen: ``submitted_prompt`` is the
 # prompt proper; Copilot's SessionStart names the ``-p`` prompt ``initial_prompt``).
 PROMPT_FIELDS = ("prompt", "submitted_prompt", "initial_prompt")
@@ -324,7 +319,7 @@ class World:
             payload = self.payload(spec, hook, session_id, question, transcript)
             run = self.hook(spec.host, hook, payload, overrides)
             seconds += run.seconds
-            contexts[hook] = context_of(spec.host, HOOK_EVENTS[hook], run.reply)
+            contexts[hook] = context_of(spec.host, EVENT_NAMES[hook], run.reply)
         return contexts, seconds
 
 
