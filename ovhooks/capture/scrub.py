@@ -244,6 +244,18 @@ def clean_outbound_head(text: str, chars: int, settings: object | None = None) -
     return clean_outbound(text[: min(end, cut + HEAD_MARGIN)], settings)
 
 
+def named_query(query: str, settings: object | None = None) -> str:
+    """A search query as an answer names it (MCP ``search``, CLI ``search --json``): its
+    scrubbed start on one line, ``QUERY_HEAD_CHARS`` at most. The store saw it scrubbed, and
+    a pasted 1 MB query must not come back whole."""
+    from ovhooks.rules.limits import QUERY_HEAD_CHARS
+
+    flat = " ".join(clean_outbound_head(query, QUERY_HEAD_CHARS, settings).split())
+    if len(flat) <= QUERY_HEAD_CHARS:
+        return flat
+    return flat[: QUERY_HEAD_CHARS - 1].rstrip() + "…"
+
+
 def clean_json(value: object, settings: object | None = None) -> object:
     """A JSON-shaped value with ``clean_outbound`` applied to every string in it."""
     if isinstance(value, str):

@@ -93,14 +93,10 @@ def search(
         min_score=min_score,
         settings=settings,
     )
-    from ovhooks.capture.scrub import clean_outbound_head
-    from ovhooks.rules.limits import QUERY_HEAD_CHARS
+    from ovhooks.capture.scrub import named_query
 
-    # the query as the answer names it: its scrubbed head (the store saw it scrubbed, and a
-    # pasted 1 MB query must not come back whole), as MCP's search names it
-    named = clean_outbound_head(query, QUERY_HEAD_CHARS, settings)[:QUERY_HEAD_CHARS]
     Output("search", as_json=as_json).emit(
-        {"query": named, "results": results}, _render_hits(results)
+        {"query": named_query(query, settings), "results": results}, _render_hits(results)
     )
     return 0
 

@@ -38,13 +38,10 @@ def for_a_model(advice: str) -> str:
 
 
 def query_head(query: str, settings: object | None = None) -> str:
-    """The query as an answer names it: its scrubbed start, ``QUERY_HEAD_CHARS`` at most (the
-    store saw it scrubbed; a 1 MB query must not come back whole)."""
-    from ovhooks.capture.scrub import clean_outbound_head
-    from ovhooks.rules.limits import QUERY_HEAD_CHARS
+    """The query as an answer names it (``capture.scrub.named_query``), quoted."""
+    from ovhooks.capture.scrub import named_query
 
-    head = one_line(clean_outbound_head(query, QUERY_HEAD_CHARS, settings), QUERY_HEAD_CHARS)
-    return repr(head)
+    return repr(named_query(query, settings))
 
 
 def render_hits(query: str, hits: list[dict[str, Any]], settings: object | None = None) -> str:
