@@ -124,7 +124,11 @@ def read(
     return 0
 
 
-def _render_entries(target: str, entries: list[dict[str, Any]]) -> Callable[[Any], None]:
+def _render_entries(
+    target: str, entries: list[dict[str, Any]], cut_at: int = 0
+) -> Callable[[Any], None]:
+    """The listing; ``cut_at``: the limit it was cut at (0: it is the whole folder)."""
+
     def render(console: Any) -> None:
         from rich.markup import escape
 
@@ -136,6 +140,11 @@ def _render_entries(target: str, entries: list[dict[str, Any]]) -> Callable[[Any
             if entry["abstract"]:
                 line += f"  [dim]{escape(entry['abstract'][:80])}[/]"
             console.print(line)
+        if cut_at:
+            console.print(
+                f"[dim]… the first {cut_at:,} entries; the folder holds more "
+                f"(--limit N shows more).[/]"
+            )
 
     return render
 
@@ -146,13 +155,21 @@ def ls(
     recursive: Annotated[
         bool, typer.Option("--recursive", "-r", help="List sub-folders too.")
     ] = False,
+    limit: Annotated[
+        int,
+        typer.Option("--limit", "-n", help="Show at most N entries (and say when there are more)."),
+    ] = memory_ops.LS_DEFAULT_LIMIT,
     as_json: JsonFlag = False,
 ) -> int:
-    """List a memory folder. JSON: {uri, entries: [{uri, is_dir, size, abstract}]}."""
+    """List a memory folder. JSON: {uri, entries: [{uri, is_dir, size, abstract}], more}
+    (more: the folder holds entries past --limit)."""
     settings = settings_from()
-    target, entries = memory_ops.ls(settings, memory_backend(settings), uri, recursive=recursive)
+    target, entries, more = memory_ops.ls(
+        settings, memory_backend(settings), uri, recursive=recursive, limit=limit
+    )
     Output("ls", as_json=as_json).emit(
-        {"uri": target, "entries": entries}, _render_entries(target, entries)
+        {"uri": target, "entries": entries, "more": more},
+        _render_entries(target, entries, limit if more else 0),
     )
     return 0
 

@@ -29,6 +29,10 @@ TOOL_NAMES = ("search", "read", "list", "remember", "forget")
 KINDS = ("preferences", "events")
 
 
+# Entries `ovhooks ls` shows unless asked for more (a store's own default page).
+LS_DEFAULT_LIMIT = 512
+
+
 def is_skeleton(uri: str) -> bool:
     """Directory summary nodes the server indexes next to real memories."""
     return uri.endswith(("/.abstract.md", "/.overview.md"))
@@ -152,15 +156,25 @@ def read(backend: Backend, uri: str, level: str = "full") -> str:
 
 
 def ls(
-    settings: Settings, backend: Backend, uri: str = "", *, recursive: bool = False
-) -> tuple[str, list[dict[str, Any]]]:
-    """(the folder listed, its entries); the user's memories when ``uri`` is empty."""
+    settings: Settings,
+    backend: Backend,
+    uri: str = "",
+    *,
+    recursive: bool = False,
+    limit: int = LS_DEFAULT_LIMIT,
+) -> tuple[str, list[dict[str, Any]], bool]:
+    """(the folder listed, its first ``limit`` entries, whether more exist); the user's
+    memories when ``uri`` is empty. One entry more than shown is asked for, so a listing cut
+    at the limit says so instead of ending as if the folder ended there."""
+    if limit < 1:
+        raise usage_error(f"limit {limit} is below 1", "ask for at least one entry")
     target = (
         _viking_uri(uri, "the folder to list")
         if uri.strip()
         else f"viking://user/{resolve_user(settings, backend)}/memories"
     )
-    return target, ls_entries(backend.ls(target, recursive=recursive))
+    entries = ls_entries(backend.ls(target, recursive=recursive, limit=limit + 1))
+    return target, entries[:limit], len(entries) > limit
 
 
 def memory_files(

@@ -12,7 +12,15 @@ import pytest
 
 from ovhooks.commands.memory import memory_uri, search_results, slug
 from ovhooks.session.store import StateStore, new_state
-from tests.support.cli import ENVELOPE, ERROR_ENVELOPE, NUM, OPT_STR, check_schema, run_json
+from tests.support.cli import (
+    ENVELOPE,
+    ERROR_ENVELOPE,
+    NUM,
+    OPT_STR,
+    check_schema,
+    run_cli,
+    run_json,
+)
 from tests.support.fake_openviking import FakeOpenViking
 
 MEM = "viking://user/default/memories/preferences/default/pnpm.md"
@@ -329,3 +337,22 @@ def test_remember_refuses_what_is_not_a_memory(
     assert fake_ov.writes() == []
     code, doc = run_json("remember", "é" * (MEMORY_MAX_BYTES // 2), env=env)
     assert code == 0 and fake_ov.files[doc["uri"]] == "é" * (MEMORY_MAX_BYTES // 2) + "\n"
+
+
+def test_ls_says_when_the_folder_holds_more_than_it_shows() -> None:
+    """The local store (real SQLite, the test's own state folder): 7 memories listed 5 at a
+    time; the JSON says ``more`` and the text ends on the line that says so; a limit that
+    covers the folder says nothing of the kind."""
+    env = {"OVHOOKS_BACKEND": "local"}
+    for n in range(7):
+        assert run_cli("remember", f"fact number {n} about the ls limit", env=env).exit_code == 0
+    code, doc = run_json("ls", "-r", "--limit", "5", env=env)
+    assert code == 0
+    assert len(doc["entries"]) == 5 and doc["more"] is True
+    text = run_cli("ls", "-r", "--limit", "5", env=env).stdout
+    assert "the first 5 entries; the folder holds more" in text
+    code, doc = run_json("ls", "-r", "--limit", "100", env=env)
+    assert doc["more"] is False and len([e for e in doc["entries"] if not e["is_dir"]]) == 7
+    assert "holds more" not in run_cli("ls", "-r", env=env).stdout
+    result = run_cli("ls", "--limit", "0", env=env)
+    assert result.exit_code == 2 and "limit 0 is below 1" in result.stderr
