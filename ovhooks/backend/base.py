@@ -28,6 +28,10 @@ class Backend(Protocol):
 
     name: str
     peer: str  # the project peer this backend acts for ("" = none)
+    # Whether ``search_context`` returns only candidates the store's own decision admitted
+    # (the local store fuses words and meaning itself), so recall ranks them as they come;
+    # otherwise recall judges the scores against the store's calibration (``recall``).
+    judges_candidates: bool
 
     # --- sessions -------------------------------------------------------------------------
     def append_messages(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> JSON:
@@ -70,8 +74,11 @@ class Backend(Protocol):
         score_threshold: float = 0.0,
         max_tokens: int | None = None,
         exclude_uris: Sequence[str] = (),
+        prompt: str | None = None,
     ) -> JSON:
-        """Injection-ready context: ``{entries: [{uri, category, score, detail, text}], ...}``."""
+        """Injection-ready context: ``{entries: [{uri, category, score, detail, text}], ...}``.
+        ``prompt``: the user's prompt alone (``query`` may carry recent turns too), for a
+        store that judges candidates itself; a server embeds ``query`` and ignores it."""
         ...
 
     def find(

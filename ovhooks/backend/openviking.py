@@ -100,6 +100,7 @@ class OpenVikingBackend:
     """
 
     name = "openviking"
+    judges_candidates = False
 
     def __init__(
         self,
@@ -242,10 +243,13 @@ class OpenVikingBackend:
         score_threshold: float = 0.0,
         max_tokens: int | None = None,
         exclude_uris: Sequence[str] = (),
+        prompt: str | None = None,
         quotas: Mapping[str, int] | None = None,
     ) -> JSON:
         """``quotas``: per-category candidate counts instead of the coding preset's ten
-        (the server then gives the spare slots of an empty category to the others)."""
+        (the server then gives the spare slots of an empty category to the others).
+        ``prompt`` is not sent: the server embeds ``query``."""
+        del prompt
         body: dict[str, object] = {
             "query": query,
             "mode": "context",

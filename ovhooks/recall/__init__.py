@@ -285,15 +285,16 @@ def _decide(
 ) -> list[Candidate]:
     """The candidates worth injecting for the prompt ``text``, best first.
 
-    A lexical store (the local backend) only returns entries whose evidence passed its own
-    bar, so its score decides. An embedding server's scores are judged against its own
-    calibration (``calibrate``); until there is one, no score is trusted on its own.
+    A store that judges its candidates (the local backend: ``Backend.judges_candidates``)
+    only returns entries whose evidence passed its own bar, so its score decides. An
+    embedding server's scores are judged against its own calibration (``calibrate``); until
+    there is one, no score is trusted on its own.
     """
     from ovhooks.recall.query import profile_query
     from ovhooks.recall.rank import rank
 
     profile = profile_query(text)
-    if getattr(backend, "name", "") == "local":
+    if backend.judges_candidates:
         return rank(candidates, profile, exclude=seen, strong_score=0.0)
     from ovhooks.lexical.text import script_of
     from ovhooks.recall import calibrate

@@ -9,7 +9,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ovhooks.backend.base import JSON, Backend
-    from ovhooks.backend.local import LocalBackend
     from ovhooks.backend.openviking import OpenVikingBackend
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
@@ -222,9 +221,8 @@ def retrieve(
         try:
             # Memories this session has seen are filtered here, not by the server's
             # exclude_uris: the best match must stay visible to measure the others against.
-            if prompt is not None and getattr(backend, "name", "") == "local":
-                local: LocalBackend = backend  # type: ignore[assignment]
-                result = local.search_context(query, score_threshold=threshold, prompt=prompt)
+            if backend.judges_candidates:
+                result = backend.search_context(query, score_threshold=threshold, prompt=prompt)
             elif _asks_wide(backend, settings, server, now):
                 result = _wide_search(query, backend, settings, server, now, threshold)
             else:

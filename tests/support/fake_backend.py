@@ -45,6 +45,7 @@ class FakeBackend:
     """Memories in a dict; every call recorded in ``calls``; ``fail`` makes calls raise."""
 
     name = "openviking"
+    judges_candidates = False
 
     def __init__(self, memories: dict[str, str] | None = None, *, peer: str = "") -> None:
         self.memories: dict[str, str] = dict(memories or {})
@@ -79,7 +80,9 @@ class FakeBackend:
         score_threshold: float = 0.0,
         max_tokens: int | None = None,
         exclude_uris: Any = (),
+        prompt: str | None = None,
     ) -> dict[str, Any]:
+        del prompt  # a server embeds the query
         self._call("search_context", {"query": query, "exclude_uris": list(exclude_uris)})
         if self.fail_search is not None:
             raise self.fail_search
