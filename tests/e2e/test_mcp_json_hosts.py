@@ -52,6 +52,7 @@ def qwen_cli() -> str:
 def droid_cli() -> str:
     return _wave4_cli("droid")
 
+
 JSON_SHAPES = ("mcp_servers", "opencode_mcp")
 HOSTS = [h for h in registry.HOSTS if registry.spec(h).mcp in JSON_SHAPES]
 
