@@ -37,13 +37,6 @@ OVERLAP_BOOST = 0.20
 RELATIVE_MARGIN = 0.25
 # Above the threshold by this much, an item needs no word in common with the prompt.
 STRONG_MARGIN = 0.15
-# The verdicts of a store that judges its own candidates (``semantic.fusion``, carried in an
-# entry's ``evidence``): an admitted candidate already passed that store's bar, which knows
-# why it was admitted; the score bar here must not drop it again. ``answers_who`` admits a
-# person memory for the kind of answer the prompt asks (a who-question), at a strength whose
-# sort value sits under the bar and far below a lexical match: neither bar applies to it.
-ADMITTED = frozenset(("lexical", "semantic", "agreement"))
-ANSWERS_TYPE = frozenset(("answers_who",))
 
 # category (as the server names it or as the URI path shows it) -> label shown to the model
 _LABELS = {
@@ -197,24 +190,13 @@ def from_context_entries(
             scaffolds += 1
             continue
         score = _score(entry.get("score"))
-        evidence = entry.get("evidence")
-        evidence = evidence if isinstance(evidence, dict) else None
-        if (score < threshold and not store_admitted(evidence)) or not text.strip():
+        if score < threshold or not text.strip():
             continue
         item = Candidate(uri, category, score, text)
-        item.evidence = evidence
+        evidence = entry.get("evidence")
+        item.evidence = evidence if isinstance(evidence, dict) else None
         out.append(item)
     return out, scaffolds
-
-
-def store_admitted(evidence: Mapping[str, object] | None) -> bool:
-    """Whether the store's own decision admitted this candidate (``ADMITTED``)."""
-    return evidence is not None and evidence.get("decision") in ADMITTED
-
-
-def answers_type(item: Candidate) -> bool:
-    """Admitted by the store for the kind of answer the prompt asks for (``ANSWERS_TYPE``)."""
-    return store_admitted(item.evidence) and (item.evidence or {}).get("reason") in ANSWERS_TYPE
 
 
 def from_find_result(
@@ -278,8 +260,7 @@ def rank(
 ) -> list[Candidate]:
     """Drop already-injected URIs and duplicates; order by score plus profile boosts.
 
-    Items far below the best (``RELATIVE_MARGIN``) are dropped as well (not one the store
-    admitted as the kind of answer asked for, ``ANSWERS_TYPE``), and so are items that
+    Items far below the best (``RELATIVE_MARGIN``) are dropped as well, and so are items that
     share no content word with the prompt unless their score reaches ``strong_score``: an
     embedding's score alone is weak evidence near the threshold (with hash embeddings,
     "what is the capital of Australia?" scores 0.70 against a memory that merely shares
@@ -305,11 +286,7 @@ def rank(
         # The margin is measured from the best match even when the session has already seen
         # it: a prompt about something shown earlier must not surface the runners-up instead.
         floor = ordered[0].rank - RELATIVE_MARGIN
-        ordered = [
-            c
-            for c in ordered
-            if (c.rank >= floor or answers_type(c)) and c.supported and c.uri not in exclude
-        ]
+        ordered = [c for c in ordered if c.rank >= floor and c.supported and c.uri not in exclude]
     seen_keys: set[str] = set()
     seen_uris: set[str] = set(exclude)
     out: list[Candidate] = []

@@ -220,34 +220,3 @@ def test_the_bridged_query_carries_the_other_languages_words() -> None:
     assert en is not None and "日志" in en.split("\n")[1]
     # nothing the glossary names: no second search
     assert bridged_query("who wrote this poem?", "who wrote this poem?") is None
-
-
-def _entry(name: str, score: float, evidence: dict[str, str] | None) -> dict[str, object]:
-    entry: dict[str, object] = {
-        "uri": f"{M}/entities/{name}.md",
-        "category": "entities",
-        "score": score,
-        "text": f"{name.title()} owns the exporter.",
-    }
-    return {**entry, "evidence": evidence} if evidence is not None else entry
-
-
-def test_an_entry_the_store_admitted_passes_under_the_bar_and_no_other() -> None:
-    who = {"decision": "semantic", "reason": "answers_who"}
-    dropped = {"decision": "dropped", "reason": "weak"}
-    entries = [_entry("dana", 0.52, who), _entry("sam", 0.52, dropped), _entry("lee", 0.52, None)]
-    found, _ = from_context_entries(entries, threshold=0.55, resources=False)
-    assert [c.uri for c in found] == [f"{M}/entities/dana.md"]
-
-
-def test_rank_keeps_an_answer_of_the_asked_type_far_below_the_best() -> None:
-    lexical = {"decision": "lexical", "reason": ""}
-    entries = [
-        _entry("fact", 0.95, lexical),
-        _entry("dana", 0.52, {"decision": "semantic", "reason": "answers_who"}),
-        # Far below the best too, admitted by meaning but not for the type asked: dropped.
-        _entry("sam", 0.56, {"decision": "semantic", "reason": ""}),
-    ]
-    found, _ = from_context_entries(entries, threshold=0.55, resources=False)
-    kept = rank(found, profile_query("who owns the nightly exporter?"))
-    assert [c.uri.rsplit("/", 1)[1] for c in kept] == ["fact.md", "dana.md"]

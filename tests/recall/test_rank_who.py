@@ -6,6 +6,13 @@ unit over ``AGREE`` (4.0), so one at strength 3 scores under the bar (0.52 for 0
 store's answer is given here (the embedding service is the boundary, as in
 tests/backend/test_local_semantic_recall.py); the store, its lexical search and fusion, the
 context search and rank are the real ones, in the order ``recall`` runs them.
+
+The defect is confirmed (the first test, xfail): the rule's admission reaches nothing. A fix
+that let the store's admitted verdict through both score bars and rank's relative margin was
+measured and not kept (docs/RECALL_EVAL.md, "The who-rule's lost admissions"; the change is
+docs/recall_eval/who-admission-seam.patch): held-out who-paraphrases 8/32 -> 21/32, but
+who-questions no memory answers kept clean 8/48 -> 5/48, against the rule that unrelated-clean
+must not drop.
 """
 
 from __future__ import annotations
@@ -75,6 +82,11 @@ def _recalled(store: LocalBackend, prompt: str) -> tuple[list[str], list[dict[st
     return [c.uri for c in kept], entries
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known defect, fix measured and not kept: held-out who-paraphrase 8/32 -> 21/32, "
+    "unanswered who-questions clean 8/48 -> 5/48 (docs/RECALL_EVAL.md)",
+)
 def test_a_person_memory_the_who_rule_admits_at_strength_3_reaches_the_block(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,6 +136,26 @@ def test_an_entry_under_the_bar_without_an_admission_is_still_dropped() -> None:
     dropped = {**plain, "evidence": {"decision": fusion.DROPPED, "reason": "weak"}}
     for entry in (plain, dropped):
         assert from_context_entries([entry], threshold=BAR, resources=False)[0] == []
+
+
+@pytest.mark.xfail(strict=True, reason="rank's margin does not know the who-rule (see above)")
+def test_rank_keeps_an_answer_of_the_asked_type_far_below_the_best() -> None:
+    def entry(name: str, score: float, reason: str) -> dict[str, object]:
+        text = f"{name.title()} owns the exporter."
+        evidence = {"decision": "lexical" if name == "fact" else "semantic", "reason": reason}
+        uri = f"{M}/{name}.md"
+        return {
+            "uri": uri,
+            "category": "entities",
+            "score": score,
+            "text": text,
+            "evidence": evidence,
+        }
+
+    entries = [entry("fact", 0.95, ""), entry("dana", 0.55, "answers_who")]
+    found, _ = from_context_entries(entries, threshold=BAR, resources=False)
+    kept = rank(found, profile_query("who owns the nightly exporter?"))
+    assert [c.uri.rsplit("/", 1)[1] for c in kept] == ["fact.md", "dana.md"]
 
 
 def _search() -> Any:

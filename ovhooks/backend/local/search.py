@@ -236,10 +236,7 @@ def search_context(
     entries: list[JSON] = []
     rendered: list[str] = []
     for hit in hits:
-        # A hit the fusion admitted passed its bar already (a who-question's person memory
-        # sorts under this one): only unjudged hits are held to the score.
-        judged = hit.evidence is not None and hit.evidence.admitted
-        if (hit.score < score_threshold and not judged) or hit.uri in excluded:
+        if hit.score < score_threshold or hit.uri in excluded:
             continue
         cost = estimate_tokens(hit.text)
         if used + cost > budget:
