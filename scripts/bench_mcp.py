@@ -37,9 +37,13 @@ SDK_IMPORT = "from mcp.server.fastmcp import FastMCP"
 
 
 def _ovhooks() -> list[str]:
+    """``ovhooks mcp`` as install registers it: the console script under the launcher that
+    bounds its start (``hosts/launch.py``), which is how hosts spawn it."""
+    from ovhooks.commands.install.mcp_config import server_argv
+
     script = os.path.join(os.path.dirname(sys.executable), "ovhooks")
     if os.access(script, os.X_OK):
-        return [script, "mcp"]
+        return server_argv(script)
     return [sys.executable, "-m", "ovhooks", "mcp"]
 
 
