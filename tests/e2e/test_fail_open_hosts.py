@@ -3,8 +3,8 @@
 One suite over every host of ``ovhooks.hosts.registry.HOSTS``: for each, ovhooks is installed
 the way users do it (``ovhooks install <host> --exe <path> --no-mcp``; the host's driver in
 ``tests/support/failopen_hosts.py``) and the path then holds a stand-in
-(``tests/support/standins.py``): healthy, missing, broken, hung, and hung once more. One
-prompt each, in one world per host. Then:
+(``tests/support/standins.py``): healthy, hung, missing, hung once more, broken (the hung
+runs apart, see ``standins.CASES``). One prompt each, in one world per host. Then:
 
 - the agent answers every prompt (exit 0 and the stub's reply);
 - the hung stand-in really ran, and on the hosts whose hooks run through the shell launcher
@@ -89,6 +89,9 @@ def outcomes(
             pytest_plugin.record_timing(
                 f"fail-open {host}: one prompt, ovhooks {case}", run.seconds
             )
+    # one hook per hung prompt where the skip after a hang works; more where hooks overlap
+    hooks = " ".join(standins.hung_hooks(folder))
+    pytest_plugin.record_note(f"fail-open {host}: the hooks that hung, both prompts: {hooks}")
     yield HostOutcomes(host, results, standins.recorded_pids(folder))
 
 

@@ -10,7 +10,8 @@ path that ``ovhooks install`` registered, so the host runs it for every hook:
   stderr with a status other than 0 or 1 as a deny);
 - hung: starts a child and waits forever; every process it starts writes its pid to
   ``pids`` beside it, so the check sees the child too (a launcher or shim that kills only
-  the process it started, not its group, leaves the child behind).
+  the process it started, not its group, leaves the child behind), and the hook it was
+  run for to ``hooks`` (how many hooks of one prompt hung, and which).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import os
 import signal
 import time
 
-CASES = ("healthy", "missing", "broken", "hung", "hung-again")
+# Run in this order: the two hung runs apart, each between runs whose hooks return at once,
+# so that one burst of load on a shared machine cannot slow both hung runs and no baseline.
+CASES = ("healthy", "hung", "missing", "hung-again", "broken")
 BASELINE_CASES = ("healthy", "missing", "broken")  # hooks that return at once
 HUNG_CASES = ("hung", "hung-again")
 
@@ -30,7 +33,8 @@ SCRIPTS = {
         "echo 'Traceback (most recent call last): ovhooks is broken' >&2\nexit 2\n"
     ),
     "hung": (
-        'echo $$ >>"$(dirname "$0")/pids"\nsleep 600 &\necho $! >>"$(dirname "$0")/pids"\nwait\n'
+        'echo "$1" >>"$(dirname "$0")/hooks"\necho $$ >>"$(dirname "$0")/pids"\n'
+        'sleep 600 &\necho $! >>"$(dirname "$0")/pids"\nwait\n'
     ),
 }
 
@@ -55,6 +59,15 @@ def recorded_pids(folder: str) -> list[int]:
         return []
     with open(path, encoding="utf-8") as handle:
         return [int(word) for word in handle.read().split()]
+
+
+def hung_hooks(folder: str) -> list[str]:
+    """The hook of every hung stand-in run in ``folder``, in the order they started."""
+    path = os.path.join(folder, "hooks")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as handle:
+        return handle.read().split()
 
 
 def _alive(pid: int) -> bool:
