@@ -251,6 +251,7 @@ def run_prompts(
                 "expected": expected,
                 "pair": pair,
                 "batch": str(prompt.get("batch") or ""),
+                "project": os.path.basename(cwd),
                 "items": len(items),
                 "hints": len(items) - len(shown),
                 "shown_memories": found,
@@ -314,6 +315,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out["precision"] = sum(r["right_items"] for r in relevant) / shown if shown else None
     if unrelated:
         out["clean"] = sum(1 for r in unrelated if not r["items"]) / len(unrelated)
+    out.update(in_context_rates(rows))
     out["injected"] = len(tokens)
     out["tokens_mean"] = statistics.mean(tokens) if tokens else 0.0
     out["tokens_p95"] = percentile([float(t) for t in tokens], 0.95)
@@ -430,6 +432,12 @@ def main(argv: list[str] | None = None) -> int:
         "(scripts/recall_trace.py), in --json",
     )
     parser.add_argument(
+        "--in-context",
+        action="store_true",
+        help="also run the real session-start hook once per project and count a relevant "
+        "prompt whose memory's evidence is in that block (scripts/recall_eval_context.py)",
+    )
+    parser.add_argument(
         "--probes",
         metavar="PATH",
         help="a JSON list of prompts: record each one's best candidate score per project "
@@ -458,9 +466,11 @@ def main(argv: list[str] | None = None) -> int:
     # in its own directory, so no store sees another's memories; the others share one store.
     parts = project_stores(data) if getattr(chosen, "SEPARATE_STORES", False) else [data]
     rows, probes, load_s, prompts_s, kept = [], {}, 0.0, 0.0, []
+    starts: dict[str, dict[str, Any]] = {}
     for part in parts:
         run = measure(args, part, splits, in_project=len(parts) > 1)
         rows += run["rows"]
+        starts.update(run["starts"])
         probes.update(run["probes"])
         load_s += run["load_s"]
         prompts_s += run["prompts_s"]
@@ -472,6 +482,11 @@ def main(argv: list[str] | None = None) -> int:
     print_rows(rows, args.verbose)
     print()
     print(markdown(table, title))
+    if args.in_context:
+        from recall_eval_context import markdown as context_markdown
+        from recall_eval_context import store_summary
+
+        print("\n" + context_markdown(table, store_summary(starts), title))
     print(
         f"\nload {load_s:.0f} s, prompts {prompts_s:.0f} s, "
         f"`python -c pass` p50 {bare_ms:.0f} ms" + (f", kept {root}" if args.keep else "")
@@ -487,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
             "bare_python_ms_p50": round(bare_ms, 1),
             "summary": table,
             **({"probes": probes} if probes else {}),
+            **({"session_start": session_start_json(starts)} if args.in_context else {}),
         }
         # One row per line: results stay diffable between runs.
         head = json.dumps(result, ensure_ascii=False, indent=1)[:-2]
@@ -551,7 +567,13 @@ def measure(
             print(runner.command("semantic", "--start", "--wait", "900").strip())
         load_s = time.perf_counter() - started
         started = time.perf_counter()
+        starts = session_starts(runner, root, data, uris) if args.in_context else {}
         rows = run_prompts(runner, root, data, uris, splits, args.trace)
+        if args.in_context:
+            from recall_eval_context import mark_rows
+
+            memories = {m["id"]: m for m in data["memories"]["memories"]}
+            mark_rows(rows, {name: s["block"] for name, s in starts.items()}, memories)
         probes: dict[str, dict[str, float | None]] = {}
         if args.probes:
             from recall_trace import probe_tops
@@ -575,10 +597,44 @@ def measure(
     return {
         "rows": rows,
         "probes": probes,
+        "starts": starts,
         "load_s": load_s,
         "prompts_s": prompts_s,
         "root": root,
     }
+
+
+def session_starts(
+    runner: Runner, root: str, data: dict[str, Any], uris: dict[str, str]
+) -> dict[str, dict[str, Any]]:
+    """The real session-start hook once per project of ``data``, in a session of its own, as
+    a new session's model would get it: per project, the block and its figures."""
+    from recall_eval_context import block_text, start_payload, store_figures
+
+    from ovhooks.capture.tokens import estimate_tokens
+
+    sessions = {s["id"]: s["cwd"] for s in data["memories"]["sessions"]}
+    out: dict[str, dict[str, Any]] = {}
+    for project in dict.fromkeys(sessions.values()):
+        cwd = project_dir(root, project)
+        reply, _seconds = runner.hook("session-start", start_payload(project, cwd))
+        block = block_text(reply)
+        ids = [m["id"] for m in data["memories"]["memories"] if sessions[m["session"]] == project]
+        figures = store_figures(block, estimate_tokens(block) if block else 0, ids, uris)
+        out[os.path.basename(cwd)] = {**figures, "block": block}
+    return out
+
+
+def in_context_rates(rows: list[dict[str, Any]]) -> dict[str, float]:
+    from recall_eval_context import rates
+
+    return rates(rows)
+
+
+def session_start_json(starts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    from recall_eval_context import store_summary
+
+    return {"summary": store_summary(starts), "stores": starts}
 
 
 def bare_python_ms(runs: int = 7) -> float:

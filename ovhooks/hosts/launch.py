@@ -33,6 +33,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 # Seconds after which the launcher kills ovhooks, per hook command: the hook's own deadline
 # plus a margin for a loaded machine. Recall and session start answer within
 # ``recall_deadline_s``/``session_start_deadline_s`` (1.5 s by default) of starting; the tool
@@ -117,3 +121,44 @@ def executable_of(command: str) -> str:
         if word in EVENT_NAMES:
             return before
     return words[0] if words else ""
+
+
+# --- the memory server (``ovhooks mcp``) ---------------------------------------------------
+# A host starts the MCP server itself, not through a hook, and waits for its handshake by its
+# own rule (measured with a server that never answers: Copilot CLI 1.0.102 about 65 s per
+# prompt whatever the entry says, Qwen Code 0.24.4 10-33 s, Gemini CLI 0.61 its entry's
+# ``timeout``). So the server is registered under ``mcp_launch.sh`` (beside this module; its
+# header says how), which bounds the start: ``ovhooks mcp`` creates the file named by
+# ``READY_VARIABLE`` once it serves, and without it after ``MCP_READY_S`` the launcher stops
+# ovhooks and ends. A file, not an inline ``sh -c``: hosts' ``mcp list`` and config files
+# show the command, and the package's own copy goes where ovhooks goes (a removed install
+# fails to start at once, which the host also survives).
+MCP_READY_S = 4
+READY_VARIABLE = "OVHOOKS_MCP_READY"
+MCP_LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp_launch.sh")
+
+
+def mcp_argv(server_argv: list[str], *, posix: bool | None = None) -> list[str]:
+    """The argv a host registers for the memory server: ``server_argv`` (``… ovhooks mcp``)
+    under the bounded launcher on POSIX, bare elsewhere. ``mcp`` stays the last word."""
+    if not (os.name != "nt" if posix is None else posix):
+        return list(server_argv)
+    return ["sh", MCP_LAUNCHER, *server_argv]
+
+
+def launched_argv(argv: list[str]) -> list[str]:
+    """What a registered server argv runs: the words after the launcher when it is ours
+    (``mcp_argv``, whichever install put it there), else ``argv`` itself."""
+    if len(argv) > 2 and argv[0] == "sh" and os.path.basename(argv[1]) == "mcp_launch.sh":
+        return argv[2:]
+    return argv
+
+
+def mark_ready(environ: Mapping[str, str]) -> None:
+    """Tell the launcher this server answers (``ovhooks mcp``, before its first read)."""
+    path = environ.get(READY_VARIABLE)
+    if path:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        except OSError:
+            pass  # the launcher then stops a working server after MCP_READY_S

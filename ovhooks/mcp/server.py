@@ -113,6 +113,9 @@ def main(argv: list[str]) -> int:
 
     remember_environment(environ)  # settings load on the first tools/call; errors come sooner
     dispatcher = make_dispatcher(environ, server_cwd(environ))
+    from ovhooks.hosts.launch import mark_ready
+
+    mark_ready(environ)
     try:
         serve(sys.stdin.buffer, out, dispatcher)
     except (BrokenPipeError, KeyboardInterrupt):

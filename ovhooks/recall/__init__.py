@@ -205,8 +205,16 @@ def _outcome(
     if not candidates:
         return RecallOutcome(reason="no_results", prompt_head=head)
     ranked = _decide(candidates, text, backend, settings, server, seen, now)
+    from ovhooks.recall import confidence
+
+    minimum = settings.recall_min_confidence
+    ranked, below = confidence.apply(ranked, minimum, calibrated=backend.judges_candidates)
     if trace is not None:
         trace.kept = list(ranked)
+        trace.min_confidence = minimum
+        trace.below_confidence = {c.uri: c.confidence or 0.0 for c in below}
+    if below and not ranked:
+        return RecallOutcome(reason="below_min_confidence", prompt_head=head)
     if not ranked:
         # Nothing new (all shown this session), or nothing with enough evidence.
         fresh = [c for c in candidates if c.uri not in seen]

@@ -61,6 +61,7 @@ class Candidate:
     __slots__ = (
         "bridged",
         "category",
+        "confidence",
         "evidence",
         "label",
         "rank",
@@ -75,6 +76,8 @@ class Candidate:
         # The local store's fusion of lexical and semantic evidence for this candidate
         # (``semantic.fusion.Evidence.as_dict``), when the store gave one.
         self.evidence: dict[str, object] | None = None
+        # P(a right memory), set when it is about to be shown (``recall.confidence``)
+        self.confidence: float | None = None
         self.category = category
         self.label = _LABELS.get(category, "memory")
         self.score = score

@@ -20,11 +20,13 @@ class Trace:
     """Inputs and outputs of each step of one recall (empty where the run stopped earlier)."""
 
     __slots__ = (
+        "below_confidence",
         "block",
         "candidates",
         "error",
         "hints",
         "kept",
+        "min_confidence",
         "query",
         "seen",
         "shown",
@@ -37,6 +39,9 @@ class Trace:
         self.seen: frozenset[str] = frozenset()
         self.candidates: list[Candidate] = []
         self.kept: list[Candidate] = []
+        # kept by the decision, dropped by the user's minimum confidence: (uri, confidence)
+        self.below_confidence: dict[str, float] = {}
+        self.min_confidence = 0.0
         self.shown: tuple[str, ...] = ()
         self.hints: tuple[str, ...] = ()
         self.block = ""
@@ -70,6 +75,10 @@ def explain(trace: Trace) -> list[Row]:
         elif cand.uri in trace.hints:
             reason = "enough evidence; over the item or token budget, so only its URI"
             rows.append(Row(cand, HINTED, reason, order[cand.uri]))
+        elif cand.uri in trace.below_confidence:
+            told = f"{trace.below_confidence[cand.uri]:.2f} < {trace.min_confidence:.2f}"
+            reason = f"enough evidence, but under your minimum confidence ({told})"
+            rows.append(Row(cand, DROPPED, reason, 0))
         elif cand.uri in trace.seen:
             rows.append(Row(cand, DROPPED, "already injected in this session", 0))
         elif cand.uri in kept:
@@ -117,8 +126,9 @@ _FUSION_SAID = {
 def _fused(cand: Candidate) -> str:
     """How the local store's fusion admitted it: " (semantic: lexical 0.31, meaning 6.2)"."""
     ev = cand.evidence
+    sure = f"; confidence {cand.confidence:.2f}" if cand.confidence is not None else ""
     if not ev:
-        return ""
+        return f" ({sure[2:]})" if sure else ""
     meaning = ev.get("semantic")
     told = f", meaning {meaning:.1f}" if isinstance(meaning, int | float) else ""
     lexical = ev.get("lexical")
@@ -128,7 +138,7 @@ def _fused(cand: Candidate) -> str:
         found += "; no word in common, by meaning alone"
     if ev.get("reason") == "answers_who":
         found += "; the prompt asks who, and this person stands out from the others"
-    return f" ({ev.get('decision')}: {words}{told}{found})"
+    return f" ({ev.get('decision')}: {words}{told}{found}{sure})"
 
 
 # The local model's reasons (``semantic.rescore.decide``) that read badly as words alone.

@@ -9,86 +9,25 @@ Nothing here reads ``os.environ`` itself: the entry point passes the environment
 
 from __future__ import annotations
 
-import math
 import os
 
 from ovhooks.settings.layout import user_dir
+from ovhooks.settings.values import (
+    _choice,
+    _parse_bool,
+    _parse_header,
+    _parse_int,
+    _parse_list,
+    _parse_nonneg_float,
+    _parse_probability,
+    _parse_str,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
 DEFAULT_URL = "http://127.0.0.1:1933"
-
-
-def _parse_bool(raw: object) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    text = str(raw).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off", ""):
-        return False
-    raise ValueError(f"not a boolean: {raw!r}")
-
-
-def _parse_float(raw: object) -> float:
-    if isinstance(raw, bool):
-        raise ValueError("boolean given for a number")
-    value = float(str(raw).strip()) if not isinstance(raw, int | float) else float(raw)
-    if not math.isfinite(value):
-        raise ValueError(f"not a finite number: {raw!r}")
-    return value
-
-
-def _parse_nonneg_float(raw: object) -> float:
-    value = _parse_float(raw)
-    if value < 0:
-        raise ValueError(f"must not be negative: {raw!r}")
-    return value
-
-
-def _parse_int(raw: object) -> int:
-    value = _parse_nonneg_float(raw)
-    if value != int(value):
-        raise ValueError(f"not a whole number: {raw!r}")
-    return int(value)
-
-
-def _parse_str(raw: object) -> str:
-    # Environment values are always strings; a number in config.toml (url = 5) is a mistake
-    # to report, not a value to guess at.
-    if not isinstance(raw, str):
-        raise ValueError(f"not a string: {raw!r} (quote it in config.toml)")
-    return raw.strip()
-
-
-def _parse_header(raw: object) -> str:
-    """A value sent in an HTTP header (the API key, the tenant identity).
-
-    A value that cannot be sent (CR/LF, a character outside latin-1) is kept, not dropped:
-    the transport then refuses every request naming the header (never its value), so nothing
-    goes out without the credential the user configured. ``header_warnings`` reports it.
-    """
-    return _parse_str(raw)
-
-
-def _parse_list(raw: object) -> tuple[str, ...]:
-    if isinstance(raw, list | tuple):
-        return tuple(str(item).strip() for item in raw if str(item).strip())
-    text = _parse_str(raw)
-    parts = text.replace(os.pathsep, ",").split(",") if text else []
-    return tuple(p.strip() for p in parts if p.strip())
-
-
-def _choice(*allowed: str) -> Callable[[object], str]:
-    def parse(raw: object) -> str:
-        text = _parse_str(raw).lower()
-        if text not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}; got {raw!r}")
-        return text
-
-    return parse
 
 
 # name: (environment variables, parser, default). The config-file key is the name itself.
@@ -130,6 +69,8 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     "recall": (("OVHOOKS_RECALL",), _parse_bool, True),
     "recall_deadline_s": (("OVHOOKS_RECALL_DEADLINE_S",), _parse_nonneg_float, 1.5),
     "recall_score_threshold": (("OVHOOKS_RECALL_SCORE_THRESHOLD",), _parse_nonneg_float, 0.55),
+    # shown memories under this probability of being right are dropped (recall/confidence.py)
+    "recall_min_confidence": (("OVHOOKS_RECALL_MIN_CONFIDENCE",), _parse_probability, 0.0),
     "recall_max_tokens": (("OVHOOKS_RECALL_MAX_TOKENS",), _parse_int, 1200),
     "recall_max_items": (("OVHOOKS_RECALL_MAX_ITEMS",), _parse_int, 6),
     "recall_item_chars": (("OVHOOKS_RECALL_ITEM_CHARS",), _parse_int, 600),
@@ -195,6 +136,7 @@ class Settings:
     recall: bool
     recall_deadline_s: float
     recall_score_threshold: float
+    recall_min_confidence: float
     recall_max_tokens: int
     recall_max_items: int
     recall_item_chars: int

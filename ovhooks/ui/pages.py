@@ -33,7 +33,7 @@ class Why:
     """A recall explained: the trace's facts, its rows, and ``lines``, the readable text of
     every row's memory by URI (a dropped candidate's too: its text read from the store)."""
 
-    __slots__ = ("block", "error", "lines", "query", "reason", "rows", "tokens")
+    __slots__ = ("block", "error", "lines", "min_confidence", "query", "reason", "rows", "tokens")
 
     def __init__(
         self, trace: Trace, rows: list[Row], reason: str, lines: dict[str, str] | None = None
@@ -45,6 +45,7 @@ class Why:
         self.rows = rows
         self.reason = reason
         self.lines = lines or {}
+        self.min_confidence = trace.min_confidence
 
 
 class Data:
@@ -333,6 +334,7 @@ def why_json(found: Why) -> dict[str, Any]:
         "query": found.query,
         "block": found.block,
         "tokens": found.tokens,
+        "min_confidence": found.min_confidence,
         "rows": [
             {
                 "uri": r.candidate.uri,
@@ -340,6 +342,7 @@ def why_json(found: Why) -> dict[str, Any]:
                 "score": round(r.candidate.score, 4),
                 "rank": round(r.candidate.rank, 4),
                 "supported": r.candidate.supported,
+                "confidence": r.candidate.confidence,
                 "decision": r.decision,
                 "reason": r.reason,
                 "position": r.position,

@@ -15,6 +15,7 @@ from ovhooks.commands.install.mcp_config import (
     add_codex_server,
     drop_codex_server,
 )
+from ovhooks.hosts.launch import MCP_LAUNCHER, mcp_argv
 from tests.support.cli import run_cli, run_json
 
 EXE = "/opt/ov/bin/ovhooks"
@@ -58,7 +59,9 @@ def test_codex_round_trip_is_byte_identical(homes: dict[str, Path], name: str) -
     assert code == 0
     assert doc["mcp"][0]["action"] == "updated", doc["mcp"]
     entry = tomllib.loads(config.read_text())["mcp_servers"]["ovhooks"]
-    assert entry["command"] == EXE and entry["args"] == ["mcp"]
+    # ``ovhooks mcp`` under the launcher that bounds its start (hosts.launch.mcp_argv)
+    assert [entry["command"], *entry["args"]] == mcp_argv([EXE, "mcp"])
+    assert entry["command"] == "sh" and entry["args"] == [MCP_LAUNCHER, EXE, "mcp"]
     assert entry["tools"] == {
         "remember": {"approval_mode": "approve"},
         "forget": {"approval_mode": "approve"},
@@ -89,7 +92,10 @@ def test_codex_a_new_executable_replaces_the_registration(homes: dict[str, Path]
     assert doc["mcp"][0]["detail"].startswith("updated")
     text = (homes["codex"] / "config.toml").read_text()
     assert text.count(MARKER) == 1
-    assert tomllib.loads(text)["mcp_servers"]["ovhooks"]["command"] == "/new place/bin/ovhooks"
+    assert tomllib.loads(text)["mcp_servers"]["ovhooks"]["args"][-2:] == [
+        "/new place/bin/ovhooks",
+        "mcp",
+    ]
 
 
 def test_codex_an_inline_table_is_left_alone_with_a_fix(homes: dict[str, Path]) -> None:
@@ -153,8 +159,8 @@ def test_claude_round_trip_is_byte_identical(
     server = json.loads((config / ".claude.json").read_text())["mcpServers"]["ovhooks"]
     assert server == {
         "type": "stdio",
-        "command": EXE,
-        "args": ["mcp"],
+        "command": "sh",
+        "args": mcp_argv([EXE, "mcp"])[1:],
         "env": {},
         "alwaysLoad": True,
     }

@@ -95,6 +95,9 @@ def _normalized(text: str, tmp: Path) -> str:
     # The embedding service's socket moves to a short path when the state dir's is too long
     # for a unix socket (a deep temp dir), so where it lies depends on the run, not on ovhooks.
     text = re.sub(r'"socket": "[^"]*"', '"socket": "<SOCKET>"', text)
+    from ovhooks.hosts.launch import MCP_LAUNCHER  # inside the package: where the clone is
+
+    text = text.replace(MCP_LAUNCHER, "<PACKAGE>/hosts/mcp_launch.sh")
     home = os.environ.get("HOME", "")  # the hosts found (or not) under the test's own HOME
     return text.replace(home, "<HOME>") if len(home) > 1 else text
 

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from ovhooks.context.render import MCP_GUIDE
+from ovhooks.hosts.launch import MCP_LAUNCHER
 from ovhooks.mcp.tools import TOOLS
 from tests.support import hosts
 from tests.support.host_stubs import claude_system_texts, codex_developer_texts
@@ -148,7 +149,9 @@ def test_claude_mcp_list_shows_it_connected(
             timeout=60,
             check=False,
         )
-        assert f"ovhooks: {ovhooks_bin} mcp - ✔ Connected" in listed.stdout, listed.stdout
+        # started through the launcher that bounds its start (hosts/launch.py)
+        shown = f"ovhooks: sh {MCP_LAUNCHER} {ovhooks_bin} mcp - ✔ Connected"
+        assert shown in listed.stdout, listed.stdout
         _ovhooks(ovhooks_bin, host.env, "uninstall", "claude")
         assert _files(host.config_dir, "settings.json") == before
         # Claude rewrites .claude.json on every run: only our server has to be gone from it

@@ -1,5 +1,7 @@
 """``ovhooks mcp`` registered in a host's own JSON config, checked by the real host: Gemini CLI
-0.61.0 (``mcpServers`` in settings.json) and OpenCode 1.18.33 (``mcp`` in opencode.json).
+0.61.0 (``mcpServers`` in settings.json), OpenCode 1.18.33 (``mcp`` in opencode.json), Qwen Code
+0.24.4 (``mcpServers`` in ~/.qwen/settings.json), Factory Droid 0.225 (~/.factory/mcp.json) and
+GitHub Copilot CLI 1.0.102 ($COPILOT_HOME/mcp-config.json).
 
 ``ovhooks install`` registers the server as a user does it (a throw-away home); the host's own
 ``mcp list`` must start it and report it connected; ``ovhooks uninstall`` takes it back and
@@ -17,8 +19,39 @@ from pathlib import Path
 import pytest
 
 from ovhooks.hosts import registry
+from tests.support import pytest_plugin, wave4_hosts
 
 pytestmark = [pytest.mark.hosts_e2e]
+# Copilot CLI 1.0.102's `mcp list` names the configured servers without starting them.
+LISTS_WITHOUT_CONNECTING = {"copilot"}
+
+
+def _wave4_cli(host: str) -> str:
+    real = pytest_plugin.real_environ()
+    cache = real.get("OVHOOKS_CI_CACHE") or os.path.join(
+        real.get("HOME") or os.path.expanduser("~"), ".cache", "ovhooks-ci"
+    )
+    path = wave4_hosts.cli_path(host, cache)
+    pytest_plugin.require(
+        os.access(path, os.X_OK), f"{host} not found at {path}", f"run scripts/ci-setup.sh {host}"
+    )
+    return path
+
+
+@pytest.fixture
+def copilot_cli() -> str:
+    return _wave4_cli("copilot")
+
+
+@pytest.fixture
+def qwen_cli() -> str:
+    return _wave4_cli("qwen")
+
+
+@pytest.fixture
+def droid_cli() -> str:
+    return _wave4_cli("droid")
+
 
 JSON_SHAPES = ("mcp_servers", "opencode_mcp")
 HOSTS = [h for h in registry.HOSTS if registry.spec(h).mcp in JSON_SHAPES]
@@ -50,10 +83,15 @@ def test_the_host_starts_the_registered_server_and_forgets_it_after_uninstall(
         **os.environ,
         "OVHOOKS_BACKEND": "local",
         "GEMINI_CLI_TRUST_WORKSPACE": "true",  # user servers load in a trusted folder only
+        "COPILOT_HOME": str(isolated_home / ".copilot"),
+        "COPILOT_OFFLINE": "true",
     }
     _run([ovhooks_bin, "install", host], env, project)
     listed = _ovhooks_line(_run([cli, "mcp", "list"], env, project))
-    assert "connected" in listed.lower(), listed
+    if host in LISTS_WITHOUT_CONNECTING:
+        assert listed.split() == ["ovhooks", "(local)"], listed
+    else:  # started through the launcher that bounds its start (hosts/launch.py)
+        assert "connected" in listed.lower().replace("disconnected", ""), listed
     _run([ovhooks_bin, "uninstall", host], env, project)
     assert not _ovhooks_line(_run([cli, "mcp", "list"], env, project))
 

@@ -105,3 +105,17 @@ def test_the_same_sessions_give_byte_identical_recall(tmp_path: Path) -> None:
         run.first()
         outputs.append(run.ask("s2", "which port is the staging database on?"))
     assert outputs[0] == outputs[1] and context(outputs[0])
+
+
+def test_the_users_minimum_confidence_drops_what_the_decision_kept(tmp_path: Path) -> None:
+    """``OVHOOKS_RECALL_MIN_CONFIDENCE``: at 0 (the default) the fact is injected, with its
+    confidence in the viewer's words; at 0.999 the same prompt injects nothing, and a
+    value outside 0..1 is a configuration error the hook survives (exit 0, the default)."""
+    run = Sessions(tmp_path, Path(os.environ["OVHOOKS_DATA_DIR"]))
+    run.first()
+    prompt = "which port is the staging database on?"
+    assert FACT in context(run.ask("s2", prompt))
+    run.env["OVHOOKS_RECALL_MIN_CONFIDENCE"] = "0.999"
+    assert context(run.ask("s3", prompt)) == ""
+    run.env["OVHOOKS_RECALL_MIN_CONFIDENCE"] = "1.5"
+    assert FACT in context(run.ask("s4", prompt))

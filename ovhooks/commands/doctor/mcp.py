@@ -166,7 +166,13 @@ def check_mcp(host: str, environ: Mapping[str, str]) -> Check:
             f"`ovhooks install {host}` registers them (the hooks work without them)",
             config=path,
         )
+    from ovhooks.hosts.launch import launched_argv
+
+    program = launched_argv(argv)[0]
     try:
+        if os.path.isabs(program) and not os.access(program, os.X_OK):
+            # the launcher would end at once and hide why: say it here
+            raise OSError(f"{program} is missing or not executable")
         replies, elapsed = handshake(argv, environ)
     except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
         return check(

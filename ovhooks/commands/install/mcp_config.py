@@ -59,8 +59,11 @@ def forwarded_environment() -> list[str]:
 
 
 def server_argv(exe: str) -> list[str]:
-    """``ovhooks mcp`` as an argv, from the hooks' (shell-quoted) executable string."""
-    return [*shlex.split(exe, posix=os.name != "nt"), "mcp"]
+    """``ovhooks mcp`` as a host runs it, from the hooks' (shell-quoted) executable string:
+    under the launcher that bounds its start (``hosts.launch.mcp_argv``); ``mcp`` is last."""
+    from ovhooks.hosts.launch import mcp_argv
+
+    return mcp_argv([*shlex.split(exe, posix=os.name != "nt"), "mcp"])
 
 
 def tool_rules(names: tuple[str, ...]) -> list[str]:
