@@ -19,23 +19,14 @@ from pathlib import Path
 import pytest
 
 from ovhooks.hosts import registry
-from tests.support import pytest_plugin, wave4_hosts
+from tests.support import wave4_hosts
 
 pytestmark = [pytest.mark.hosts_e2e]
 # Copilot CLI 1.0.102's `mcp list` names the configured servers without starting them.
 LISTS_WITHOUT_CONNECTING = {"copilot"}
 
 
-def _wave4_cli(host: str) -> str:
-    real = pytest_plugin.real_environ()
-    cache = real.get("OVHOOKS_CI_CACHE") or os.path.join(
-        real.get("HOME") or os.path.expanduser("~"), ".cache", "ovhooks-ci"
-    )
-    path = wave4_hosts.cli_path(host, cache)
-    pytest_plugin.require(
-        os.access(path, os.X_OK), f"{host} not found at {path}", f"run scripts/ci-setup.sh {host}"
-    )
-    return path
+_wave4_cli = wave4_hosts.find_cli
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ earlier messages byte for byte those of the request before.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -46,15 +45,7 @@ CACHE_PROMPTS = (
 )
 
 
-def _cli(host: str) -> str:
-    cache = pytest_plugin.real_environ().get("OVHOOKS_CI_CACHE") or os.path.join(
-        pytest_plugin.real_environ().get("HOME") or os.path.expanduser("~"), ".cache", "ovhooks-ci"
-    )
-    path = wave4_hosts.cli_path(host, cache)
-    pytest_plugin.require(
-        os.access(path, os.X_OK), f"{host} not found at {path}", f"run scripts/ci-setup.sh {host}"
-    )
-    return path
+_cli = wave4_hosts.find_cli
 
 
 def local_env(base: Path) -> dict[str, str]:

@@ -27,6 +27,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tests.support import pytest_plugin
 from tests.support.chat_stub import ChatStub
 from tests.support.hosts import HostRun, _run, host_environment, install_hooks
 
@@ -78,6 +79,20 @@ def cli_path(host: str, cache_root: str) -> str:
     return os.path.join(cache_root, PREFIXES[host], "node_modules", ".bin", BINARIES[host])
 
 
+def find_cli(host: str) -> str:
+    """The host's binary under ``$OVHOOKS_CI_CACHE`` (default ``~/.cache/ovhooks-ci``); the test
+    skips without it (fails with ``CI=true``)."""
+    environ = pytest_plugin.real_environ()
+    cache = environ.get("OVHOOKS_CI_CACHE") or os.path.join(
+        environ.get("HOME") or os.path.expanduser("~"), ".cache", "ovhooks-ci"
+    )
+    path = cli_path(host, cache)
+    pytest_plugin.require(
+        os.access(path, os.X_OK), f"{host} not found at {path}", f"run scripts/ci-setup.sh {host}"
+    )
+    return path
+
+
 def logging_hook_commands(script: str, host: str, log_path: str) -> dict[str, str]:
     python = shlex.quote(sys.executable)
     return {
@@ -114,6 +129,7 @@ class Wave4Host:
         *,
         hook_commands: Mapping[str, str] | None = None,
         install_with: str | None = None,
+        install_args: Sequence[str] = (),
         base_env: Mapping[str, str],
         extra_env: Mapping[str, str] | None = None,
     ) -> None:
@@ -131,7 +147,7 @@ class Wave4Host:
         self.write_config(dict(hook_commands or {}))
         if install_with:
             # Registered exactly as a user does it: `ovhooks install <host>`.
-            install_hooks(install_with, self.host, self.install_env())
+            install_hooks(install_with, self.host, self.install_env(), install_args)
         self.runs: list[HostRun] = []
 
     def host_env(self) -> dict[str, str]:
