@@ -130,7 +130,9 @@ def executable_of(command: str) -> str:
 # ``timeout``). So the server is registered under ``mcp_launch.sh`` (beside this module; its
 # header says how), which bounds the start: ``ovhooks mcp`` creates the file named by
 # ``READY_VARIABLE`` once it serves, and without it after ``MCP_READY_S`` the launcher stops
-# ovhooks and ends. A file, not an inline ``sh -c``: hosts' ``mcp list`` and config files
+# ovhooks (its own process group, where setsid(1) exists: a child it started would hold the
+# host's pipe open) and ends. It shares the hooks' hang marker, both ways (OpenCode's plugin
+# reads and writes it too). A file, not an inline ``sh -c``: hosts' ``mcp list`` and config files
 # show the command, and the package's own copy goes where ovhooks goes (a removed install
 # fails to start at once, which the host also survives).
 MCP_READY_S = 4

@@ -17,18 +17,24 @@ ovh_n=0
 case $ovh_n in [1-9]|1[0-9]) exit 0;; esac
 ovh_r="$ovh_d/ovhooks-mcp-ready-$$"
 rm -f "$ovh_r"
+# Its own session and process group where setsid(1) exists (util-linux, busybox), so that
+# stopping it stops what it started too (an orphan would hold the host's pipe open, and the
+# host would wait for it). The child of an asynchronous list is no group leader, so setsid
+# execs in place and $! is the server's pid.
+ovh_s=
+command -v setsid >/dev/null 2>&1 && ovh_s=setsid
 # stdin through fd 3: the stdin of an asynchronous command is /dev/null in sh.
 exec 3<&0
-OVHOOKS_MCP_READY="$ovh_r" "$@" <&3 3<&- &
+OVHOOKS_MCP_READY="$ovh_r" $ovh_s "$@" <&3 3<&- &
 ovh_p=$!
 exec 3<&-
-trap 'kill $ovh_p 2>/dev/null' HUP INT TERM
+trap 'kill -TERM -"$ovh_p" 2>/dev/null || kill "$ovh_p" 2>/dev/null' HUP INT TERM
 ovh_i=0
 while [ ! -e "$ovh_r" ]; do
     kill -0 "$ovh_p" 2>/dev/null || break # ended (missing, crashed): the host sees it now
     ovh_i=$((ovh_i + 1))
     if [ "$ovh_i" -gt 40 ]; then
-        kill -9 "$ovh_p" 2>/dev/null
+        kill -KILL -"$ovh_p" 2>/dev/null || kill -KILL "$ovh_p" 2>/dev/null
         echo 1 >"$ovh_m" 2>/dev/null
         exit 0
     fi

@@ -1,8 +1,8 @@
 """Every host fails open, whatever happens to ovhooks (issue 38), with the real CLIs, offline.
 
 One suite over every host of ``ovhooks.hosts.registry.HOSTS``: for each, ovhooks is installed
-the way users do it (``ovhooks install <host> --exe <path> --no-mcp``; the host's driver in
-``tests/support/failopen_hosts.py``) and the path then holds a stand-in
+the way users do it (``ovhooks install <host> --exe <path>``, the memory server included;
+the host's driver in ``tests/support/failopen_hosts.py``) and the path then holds a stand-in
 (``tests/support/standins.py``): healthy, hung, missing, hung once more, broken (the hung
 runs apart, see ``standins.CASES``). One prompt each, in one world per host. Then:
 

@@ -84,7 +84,8 @@ def test_a_server_that_never_gets_ready_is_stopped_and_marks_the_host(
     shell: str, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pid"
-    exe = _server(tmp_path, f"#!/bin/sh\necho $$ >{pid_file}\nexec sleep 60\n")
+    # a server that started a child of its own: both go (the child held the pipe open)
+    exe = _server(tmp_path, f"#!/bin/sh\nsleep 60 &\necho $! $$ >{pid_file}\nwait\n")
     started = time.monotonic()
     proc = subprocess.Popen(
         _argv(shell, exe), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env(tmp_path)
@@ -94,7 +95,8 @@ def test_a_server_that_never_gets_ready_is_stopped_and_marks_the_host(
     assert (proc.returncode, out) == (0, b"")  # the host sees a server that ended
     assert launch.MCP_READY_S <= seconds < launch.MCP_READY_S + 1.5, seconds
     time.sleep(0.2)
-    assert not _alive(int(pid_file.read_text())), "the hung server outlived its launcher"
+    pids = [int(p) for p in pid_file.read_text().split()]
+    assert len(pids) == 2 and not [p for p in pids if _alive(p)], "it outlived its launcher"
     # the marker of the host process (here: this test), read by the hook launcher
     assert _marker(tmp_path, os.getpid()).read_text().strip() == "1"
 
@@ -171,4 +173,4 @@ def test_the_script_keeps_launch_py_s_numbers() -> None:
     assert f"-gt {launch.MCP_READY_S * 10} ]" in script
     assert f"case $ovh_n in {launch._one_to(launch.SKIP_AFTER_HANG)}) exit 0;; esac" in script
     assert f'ovh_m="$ovh_d/{launch.MARKER_NAME}$PPID"' in script
-    assert f'{launch.READY_VARIABLE}="$ovh_r" "$@"' in script
+    assert f'{launch.READY_VARIABLE}="$ovh_r" $ovh_s "$@"' in script

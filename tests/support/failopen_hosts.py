@@ -1,7 +1,7 @@
 """The fail-open suite's per-host drivers (``tests/e2e/test_fail_open_hosts.py``, issue 38).
 
 A driver knows two things about its host: how to install ovhooks into a fresh world of it
-(``ovhooks install <host> --exe EXE --no-mcp``, exactly as a user does, with EXE a stand-in)
+(``ovhooks install <host> --exe EXE``, exactly as a user does, with EXE a stand-in)
 and how to run one prompt with the host's real CLI, offline against the host's stub model.
 Everything else (the stand-ins, the checks) is the same for every host and lives in the test
 and in ``tests/support/standins.py``.
@@ -27,8 +27,9 @@ from tests.support.host_stubs import MessagesStub, ResponsesStub
 from tests.support.hosts import ClaudeHost, CodexHost, HostRun, install_hooks
 from tests.support.shim_hosts import OpenCodeHost, PiHost
 
-# The hooks only: a hung `ovhooks mcp` is another matter (the host's MCP client bounds it).
-INSTALL_ARGS = ("--no-mcp",)
+# Hooks and the memory server, as users install it: the host starts `<exe> mcp` through
+# install's launcher (hosts/mcp_launch.sh), so a hung ovhooks there is bounded as well.
+INSTALL_ARGS: tuple[str, ...] = ()
 
 Prompt = Callable[[str], HostRun]
 Driver = Callable[["World", ExitStack], Prompt]

@@ -3,7 +3,8 @@
 The fail-open suite (``tests/e2e/test_fail_open_hosts.py``) puts one of these at the ``--exe``
 path that ``ovhooks install`` registered, so the host runs it for every hook:
 
-- healthy: reads the payload and answers ``{}`` at once (the baseline);
+- healthy: reads the payload and answers ``{}`` at once (the baseline); as the memory
+  server (``mcp``), the real ``ovhooks mcp``;
 - missing: no file at all (a moved venv: the shell's 127);
 - broken: garbage on stdout, a traceback on stderr, exit 2: the harshest status for every
   host (Claude Code, Codex and Qwen Code read 2 as "block"; Gemini CLI reads plain text on
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 
 # Run in this order: the two hung runs apart, each between runs whose hooks return at once,
@@ -27,7 +29,10 @@ BASELINE_CASES = ("healthy", "missing", "broken")  # hooks that return at once
 HUNG_CASES = ("hung", "hung-again")
 
 SCRIPTS = {
-    "healthy": "cat >/dev/null\necho '{}'\n",
+    # as the memory server (``<exe> mcp``, started by the host through install's launcher):
+    # the real one, from this interpreter
+    "healthy": f'[ "$1" = mcp ] && exec {sys.executable} -m ovhooks mcp\n'
+    "cat >/dev/null\necho '{}'\n",
     "broken": (
         "echo 'Traceback: <garbage> {not json'\n"
         "echo 'Traceback (most recent call last): ovhooks is broken' >&2\nexit 2\n"

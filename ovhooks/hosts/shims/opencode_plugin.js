@@ -15,6 +15,8 @@
 // reads only the user's own parts. All decisions (what to recall, capture, commit) are made
 // by ovhooks, in Python, which reads the conversation from OpenCode's database (read-only).
 import { spawn } from "node:child_process";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 const OVHOOKS = ["ovhooks"]; // ovhooks-command (written by `ovhooks install opencode`)
 const HOST = "opencode";
@@ -55,9 +57,45 @@ process.once("exit", () => {
 	for (const child of running) killGroup(child);
 });
 
+// This OpenCode process's hang marker, shared with the memory server's launcher
+// (ovhooks/hosts/mcp_launch.sh, which OpenCode starts with this process as its parent): in
+// the first of $XDG_RUNTIME_DIR, $TMPDIR, /tmp that is a folder, as the launcher looks.
+function hangMarker() {
+	for (const dir of [process.env.XDG_RUNTIME_DIR, process.env.TMPDIR, "/tmp"]) {
+		try {
+			if (dir && statSync(dir).isDirectory()) return join(dir, `ovhooks-hung-${process.pid}`);
+		} catch {}
+	}
+	return "";
+}
+
+// A hang one side met is the other's too: a hook that hung makes the memory server's start
+// end at once ("1"), and a server start the launcher had to stop makes the hooks skip
+// (taken: set to "0"). The hooks clear it when their skipping ends, and try again.
+function setHangMarker(value) {
+	try {
+		const marker = hangMarker();
+		if (marker) writeFileSync(marker, `${value}\n`);
+	} catch {}
+}
+
+function launcherMarkedHang() {
+	try {
+		const marker = hangMarker();
+		const count = marker ? Number(readFileSync(marker, "utf8").trim()) : 0;
+		if (count >= 1 && count <= SKIP_AFTER_HANG) {
+			setHangMarker(0);
+			return true;
+		}
+	} catch {}
+	return false;
+}
+
 function runHook(hook, payload) {
+	if (skipLeft === 0 && launcherMarkedHang()) skipLeft = SKIP_AFTER_HANG;
 	if (skipLeft > 0) {
 		skipLeft -= 1;
+		if (skipLeft === 0) setHangMarker(0);
 		return Promise.resolve({});
 	}
 	return new Promise((resolve) => {
@@ -86,6 +124,7 @@ function runHook(hook, payload) {
 		timer = setTimeout(() => {
 			killGroup(child);
 			skipLeft = SKIP_AFTER_HANG;
+			setHangMarker(1);
 			finish({});
 		}, TIMEOUT_OVERRIDE_MS || TIMEOUT_MS[hook] || 6000);
 		child.on("error", () => finish({}));
