@@ -11,7 +11,6 @@ A hung hook is killed with everything it started, and the next hooks skip it.
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.shim_runtime import call_shim
+from tests.support.standins import alive
 
 pytestmark = [pytest.mark.hosts_e2e]
 
@@ -137,15 +137,6 @@ HUNG = (
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
-
-
 @pytest.mark.parametrize("host", ["pi", "opencode"])
 def test_a_hung_hook_is_killed_with_its_children_and_the_next_ones_skip_it(
     host: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -166,7 +157,7 @@ def test_a_hung_hook_is_killed_with_its_children_and_the_next_ones_skip_it(
     started = pids.read_text().split()
     assert len(started) == 2, started  # one process (and its child), never started again
     time.sleep(0.3)
-    assert not [p for p in started if _alive(int(p))], "a hung hook outlived its bound"
+    assert not [p for p in started if alive(int(p))], "a hung hook outlived its bound"
 
 
 def test_the_shims_register_only_their_memory_events(

@@ -14,6 +14,7 @@ import pytest
 
 from ovhooks.commands import hostconfig
 from ovhooks.hosts import launch
+from tests.support.standins import alive
 
 SHELLS = [s for s in ("sh", "bash", "dash") if shutil.which(s)]
 
@@ -80,15 +81,6 @@ def test_a_missing_ovhooks_means_carry_on(shell: str, tmp_path: Path) -> None:
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/stat")
-    return not (status.exists() and status.read_text().split(") ")[-1].startswith("Z"))
-
-
 @pytest.mark.skipif(not shutil.which("timeout"), reason="needs timeout(1)")
 @pytest.mark.parametrize("shell", SHELLS)
 def test_a_hung_ovhooks_is_killed_with_its_children_then_skipped(
@@ -104,7 +96,7 @@ def test_a_hung_ovhooks_is_killed_with_its_children_then_skipped(
     started = pids.read_text().split()
     assert len(started) == 2
     time.sleep(0.2)
-    assert not [pid for pid in started if _alive(int(pid))], "a hung process outlived the hook"
+    assert not [pid for pid in started if alive(int(pid))], "a hung process outlived the hook"
     # the same host process's next hooks answer at once, without starting ovhooks
     for _ in range(launch.SKIP_AFTER_HANG):
         proc, seconds = _run(shell, command, tmp_path)

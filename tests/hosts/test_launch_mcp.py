@@ -16,6 +16,7 @@ import pytest
 from ovhooks.commands.install.mcp_config import server_argv
 from ovhooks.commands.install.mcp_json import is_ours
 from ovhooks.hosts import launch
+from tests.support.standins import alive
 
 SHELLS = [s for s in ("sh", "bash", "dash") if shutil.which(s)]
 ECHO_SERVER = """#!/usr/bin/env python3
@@ -44,6 +45,18 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path)}
 
 
+def _launch(shell: str, exe: str, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
+    """The launcher run to its end with stdin already closed."""
+    return subprocess.run(
+        _argv(shell, exe),
+        input=b"",
+        capture_output=True,
+        env=_env(tmp_path),
+        timeout=30,
+        check=False,
+    )
+
+
 def _marker(tmp_path: Path, pid: int) -> Path:
     return tmp_path / f"{launch.MARKER_NAME}{pid}"
 
@@ -70,15 +83,6 @@ def test_a_healthy_server_talks_through_it_and_ends_with_its_stdin(
     assert not list(tmp_path.glob(f"{launch.MARKER_NAME}*"))
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/stat")
-    return not (status.exists() and status.read_text().split(") ")[-1].startswith("Z"))
-
-
 @pytest.mark.parametrize("shell", SHELLS)
 def test_a_server_that_never_gets_ready_is_stopped_and_marks_the_host(
     shell: str, tmp_path: Path
@@ -96,7 +100,7 @@ def test_a_server_that_never_gets_ready_is_stopped_and_marks_the_host(
     assert launch.MCP_READY_S <= seconds < launch.MCP_READY_S + 1.5, seconds
     time.sleep(0.2)
     pids = [int(p) for p in pid_file.read_text().split()]
-    assert len(pids) == 2 and not [p for p in pids if _alive(p)], "it outlived its launcher"
+    assert len(pids) == 2 and not [p for p in pids if alive(p)], "it outlived its launcher"
     # the marker of the host process (here: this test), read by the hook launcher
     assert _marker(tmp_path, os.getpid()).read_text().strip() == "1"
 
@@ -107,14 +111,7 @@ def test_a_hang_the_hooks_found_ends_it_at_once(shell: str, tmp_path: Path) -> N
     exe = _server(tmp_path, f"#!/bin/sh\necho start >>{starts}\nexec sleep 60\n")
     _marker(tmp_path, os.getpid()).write_text("3\n")  # hooks skipping after a hang
     started = time.monotonic()
-    proc = subprocess.run(
-        _argv(shell, exe),
-        input=b"",
-        capture_output=True,
-        env=_env(tmp_path),
-        timeout=30,
-        check=False,
-    )
+    proc = _launch(shell, exe, tmp_path)
     assert proc.returncode == 0 and time.monotonic() - started < 1.0
     assert not starts.exists(), "the server was started despite the marker"
     assert _marker(tmp_path, os.getpid()).read_text() == "3\n"  # the hooks' count is theirs
@@ -125,14 +122,7 @@ def test_a_missing_or_crashing_server_ends_it_at_once(shell: str, tmp_path: Path
     crashing = _server(tmp_path, "#!/bin/sh\necho boom >&2\nexit 1\n")
     for exe in (str(tmp_path / "gone" / "ovhooks"), crashing):
         started = time.monotonic()
-        proc = subprocess.run(
-            _argv(shell, exe),
-            input=b"",
-            capture_output=True,
-            env=_env(tmp_path),
-            timeout=30,
-            check=False,
-        )
+        proc = _launch(shell, exe, tmp_path)
         assert proc.returncode == 0 and proc.stdout == b""
         assert time.monotonic() - started < 1.5
     assert not list(tmp_path.glob(f"{launch.MARKER_NAME}*")), "a crash is not a hang"

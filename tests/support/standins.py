@@ -75,7 +75,7 @@ def hung_hooks(folder: str) -> list[str]:
         return handle.read().split()
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     """Running, not a zombie waiting for its parent to reap it."""
     try:
         with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
@@ -97,7 +97,7 @@ def _mentioning(needle: str) -> list[int]:
                 cmdline = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
         except OSError:
             continue
-        if needle in cmdline and _alive(int(name)):
+        if needle in cmdline and alive(int(name)):
             found.append(int(name))
     return found
 
@@ -105,7 +105,7 @@ def _mentioning(needle: str) -> list[int]:
 def left_behind(folder: str, pids: list[int]) -> list[int]:
     """Processes of the stand-in in ``folder`` still alive: the recorded ``pids`` and any
     process whose command line names the folder."""
-    alive = {pid for pid in pids if _alive(pid)}
+    alive = {pid for pid in pids if alive(pid)}
     return sorted(alive | set(_mentioning(folder)))
 
 
