@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
+
+from ovhooks.recall.confidence import probability  # noqa: E402
 
 # set name -> its recorded run: local store, remember path, the embedding service warm and
 # given 2,000 ms (a quiet machine's answers: under load an 80 ms deadline misses some), made by
@@ -55,7 +56,7 @@ def fit(points: list[tuple[float, bool]], l2: float = 1e-3) -> tuple[float, floa
     for _ in range(50):
         ga = gb = haa = hab = hbb = 0.0
         for x, y in points:
-            p = 1 / (1 + math.exp(-(a + b * x)))
+            p = probability(x, a, b)
             w = p * (1 - p)
             ga += p - y
             gb += (p - y) * x
@@ -71,10 +72,6 @@ def fit(points: list[tuple[float, bool]], l2: float = 1e-3) -> tuple[float, floa
         if abs(da) + abs(db) < 1e-9:
             break
     return round(a, 4), round(b, 4)
-
-
-def probability(score: float, a: float, b: float) -> float:
-    return 1 / (1 + math.exp(-(a + b * score)))
 
 
 def replay(rows: list[dict[str, object]], a: float, b: float, t: float) -> dict[str, float]:

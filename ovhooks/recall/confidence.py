@@ -26,9 +26,10 @@ INTERCEPT = -4.5394
 SLOPE = 7.8141
 
 
-def probability(score: float) -> float:
-    """P(right | shown at ``score``) on the local store."""
-    z = INTERCEPT + SLOPE * score
+def probability(score: float, intercept: float = INTERCEPT, slope: float = SLOPE) -> float:
+    """P(right | shown at ``score``) on the local store (the fitting script passes the
+    coefficients it is trying)."""
+    z = intercept + slope * score
     if z < -40:  # exp overflows past about 709; the answer is 0 to many places already
         return 0.0
     return 1.0 / (1.0 + math.exp(-z))

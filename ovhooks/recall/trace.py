@@ -126,9 +126,9 @@ _FUSION_SAID = {
 def _fused(cand: Candidate) -> str:
     """How the local store's fusion admitted it: " (semantic: lexical 0.31, meaning 6.2)"."""
     ev = cand.evidence
-    sure = f"; confidence {cand.confidence:.2f}" if cand.confidence is not None else ""
+    sure = f"confidence {cand.confidence:.2f}" if cand.confidence is not None else ""
     if not ev:
-        return f" ({sure[2:]})" if sure else ""
+        return f" ({sure})" if sure else ""
     meaning = ev.get("semantic")
     told = f", meaning {meaning:.1f}" if isinstance(meaning, int | float) else ""
     lexical = ev.get("lexical")
@@ -138,7 +138,9 @@ def _fused(cand: Candidate) -> str:
         found += "; no word in common, by meaning alone"
     if ev.get("reason") == "answers_who":
         found += "; the prompt asks who, and this person stands out from the others"
-    return f" ({ev.get('decision')}: {words}{told}{found}{sure})"
+    if sure:
+        found += f"; {sure}"
+    return f" ({ev.get('decision')}: {words}{told}{found})"
 
 
 # The local model's reasons (``semantic.rescore.decide``) that read badly as words alone.

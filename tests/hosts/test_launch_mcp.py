@@ -164,3 +164,18 @@ def test_the_script_keeps_launch_py_s_numbers() -> None:
     assert f"case $ovh_n in {launch._one_to(launch.SKIP_AFTER_HANG)}) exit 0;; esac" in script
     assert f'ovh_m="$ovh_d/{launch.MARKER_NAME}$PPID"' in script
     assert f'{launch.READY_VARIABLE}="$ovh_r" $ovh_s "$@"' in script
+
+
+def test_opencodes_plugin_names_the_marker_as_the_launchers_do() -> None:
+    """OpenCode's plugin reads and writes the hang marker the memory server's launcher uses
+    (its own pid, the launcher's $PPID), in the same folders in the same order."""
+    from ovhooks.commands.install.shim_file import template
+
+    plugin = template("opencode_plugin.js")
+    assert f"`{launch.MARKER_NAME}${{process.pid}}`" in plugin
+    assert '[process.env.XDG_RUNTIME_DIR, process.env.TMPDIR, "/tmp"]' in plugin
+    script = Path(launch.MCP_LAUNCHER).read_text()
+    assert (
+        'ovh_d=$XDG_RUNTIME_DIR\n[ -d "$ovh_d" ] || ovh_d=$TMPDIR\n[ -d "$ovh_d" ] || ovh_d=/tmp'
+        in script
+    )
