@@ -105,8 +105,8 @@ def _mentioning(needle: str) -> list[int]:
 def left_behind(folder: str, pids: list[int]) -> list[int]:
     """Processes of the stand-in in ``folder`` still alive: the recorded ``pids`` and any
     process whose command line names the folder."""
-    alive = {pid for pid in pids if alive(pid)}
-    return sorted(alive | set(_mentioning(folder)))
+    living = {pid for pid in pids if alive(pid)}
+    return sorted(living | set(_mentioning(folder)))
 
 
 def wait_until_gone(folder: str, since: float, bound_s: float) -> list[int]:
