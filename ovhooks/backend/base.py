@@ -28,10 +28,10 @@ class Backend(Protocol):
 
     name: str
     peer: str  # the project peer this backend acts for ("" = none)
-    # Whether ``search_context`` returns only candidates the store's own decision admitted
-    # (the local store fuses words and meaning itself), so recall ranks them as they come;
-    # otherwise recall judges the scores against the store's calibration (``recall``).
-    judges_candidates: bool
+    # Whether ``search_context(prompt=...)`` rates every candidate itself, lexically and by
+    # meaning, and returns them undecided with that evidence (the local store); otherwise
+    # its scores are read against its calibration. Either way ``recall.decision`` decides.
+    rates_candidates: bool
 
     # --- sessions -------------------------------------------------------------------------
     def append_messages(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> JSON:

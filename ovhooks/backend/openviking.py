@@ -100,7 +100,7 @@ class OpenVikingBackend:
     """
 
     name = "openviking"
-    judges_candidates = False
+    rates_candidates = False
 
     def __init__(
         self,

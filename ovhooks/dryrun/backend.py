@@ -18,7 +18,7 @@ class DryRunBackend:
         self.inner = inner
         self.plan = plan
         self.name = inner.name
-        self.judges_candidates = inner.judges_candidates
+        self.rates_candidates = inner.rates_candidates
 
     def append_messages(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> JSON:
         self.plan.write_request(

@@ -10,11 +10,9 @@ through, memories already injected in this session are skipped (until ``reset_se
 the host's compaction triggers), duplicates collapse, and the rest is capped per item and
 fitted to a token budget, with the overflow degraded to URI hints.
 
-Which candidates are worth injecting depends on the backend. The local store's scores are
-lexical evidence already (``recall/rank.py``). An embedding server's are not comparable
-across models, so they are read against the same server's scores for known-unrelated probe
-prompts (``recall/calibrate.py``), measured in the background and cached; until a
-calibration exists, only candidates that share words with the prompt pass.
+Which candidates are worth injecting is decided in one place, ``recall/decision.py``, from
+the signals each backend gives: the local store's lexical evidence and semantic strength, an
+embedding server's scores read against its own calibration.
 
 Failures open a circuit breaker: for ``recall_breaker_s`` no request is made at all, and the
 user is told once per outage through ``system_message``. Nothing here sleeps or retries.
@@ -165,7 +163,7 @@ def recall_for_prompt(
     from ovhooks.recall.retrieve import gather
 
     try:
-        candidates, failed = gather(query, text, backend, settings, server, now, also_search, trace)
+        candidates, failed = gather(query, text, backend, settings, server, now, also_search)
     except BackendError as exc:
         if trace is not None:
             trace.error = str(exc)
@@ -176,6 +174,12 @@ def recall_for_prompt(
         return RecallOutcome(system_message=note, reason=f"error:{exc.kind}", prompt_head=head)
     server.close_breaker()
     server.save()
+    if backend.rates_candidates:
+        from ovhooks.recall.decision import judge_rated
+
+        candidates, dropped = judge_rated(candidates, text, settings.recall_score_threshold)
+        if trace is not None:
+            trace.store_dropped = dropped
 
     # With session context on, the profile is already in the session-start block.
     candidates = [c for c in candidates if c.category != "profile" or not settings.session_context]
@@ -204,11 +208,12 @@ def _outcome(
     """The block for the ``candidates`` found, or why there is none."""
     if not candidates:
         return RecallOutcome(reason="no_results", prompt_head=head)
-    ranked = _decide(candidates, text, backend, settings, server, seen, now)
     from ovhooks.recall import confidence
+    from ovhooks.recall.decision import decide
 
+    ranked = decide(candidates, text, backend, settings, server, seen, now)
     minimum = settings.recall_min_confidence
-    ranked, below = confidence.apply(ranked, minimum, calibrated=backend.judges_candidates)
+    ranked, below = confidence.apply(ranked, minimum, calibrated=backend.rates_candidates)
     if trace is not None:
         trace.kept = list(ranked)
         trace.min_confidence = minimum
@@ -280,66 +285,6 @@ def _outbound_query(
         if cleaned and is_noise(cleaned, "user") is None:
             recent.append(clean_outbound_head(cleaned, TURN_QUERY_CHARS, settings))
     return text, build_query(text, recent)
-
-
-def _decide(
-    candidates: list[Candidate],
-    text: str,
-    backend: Backend,
-    settings: Settings,
-    server: ServerState,
-    seen: Collection[str],
-    now: float,
-) -> list[Candidate]:
-    """The candidates worth injecting for the prompt ``text``, best first.
-
-    A store that judges its candidates (the local backend: ``Backend.judges_candidates``)
-    only returns entries whose evidence passed its own bar, so its score decides. An
-    embedding server's scores are judged against its own calibration (``calibrate``); until
-    there is one, no score is trusted on its own.
-    """
-    from ovhooks.recall.query import profile_query
-    from ovhooks.recall.rank import rank
-
-    profile = profile_query(text)
-    if backend.judges_candidates:
-        return rank(candidates, profile, exclude=seen, strong_score=0.0)
-    from ovhooks.lexical.text import script_of
-    from ovhooks.recall import calibrate
-
-    # The server's rule reads the plain search's scores only (``retrieve.gather``).
-    plain = [c for c in candidates if not c.bridged]
-    best = max((c.score for c in plain), default=None)
-    script = script_of(text)
-    stored = server.calibration()
-    calibration = calibrate.usable(stored, now, script, best)
-    if calibrate.needs_refresh(stored, now, script, calibration):
-        # Detached (hooks): measured in the background, for the next prompts. Inline
-        # (tests, dry runs): measured now, so the same inputs give the same output.
-        from ovhooks.recall.probing import refresh_calibration
-        from ovhooks.recall.retrieve import retrieve
-
-        stored = refresh_calibration(backend, settings, server.key, now, retrieve)
-        calibration = calibrate.usable(stored, now, script, best)
-    if calibration is None:
-        return rank(plain, profile, exclude=seen, strong_score=2.0)
-    cap = min(calibrate.MAX_ITEMS, settings.recall_max_items)
-    long_prompt = calibrate.is_long(text)  # both steps ask; clauses are split once
-    chosen = calibrate.select(
-        plain, profile, calibration, exclude=seen, max_items=cap, long_prompt=long_prompt
-    )
-    from ovhooks.recall.rescoring import with_local_signal
-
-    return with_local_signal(
-        chosen,
-        candidates,
-        text,
-        settings,
-        calibration,
-        exclude=seen,
-        max_items=cap,
-        long_prompt=long_prompt,
-    )
 
 
 def _paused_note(server: ServerState, settings: Settings) -> str:

@@ -1,6 +1,5 @@
 """Candidates for a recall query: the store's context search (plain find on servers without
-it), a bridged second search on an embedding server, the old peer's folders, and what the
-local store's fusion dropped (for the trace)."""
+it), a bridged second search on an embedding server, and the old peer's folders."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ if TYPE_CHECKING:
     from ovhooks.backend.openviking import OpenVikingBackend
     from ovhooks.recall.rank import Candidate
     from ovhooks.recall.state import ServerState
-    from ovhooks.recall.trace import Trace
     from ovhooks.settings.config import Settings
     from ovhooks.transport.errors import BackendError
 
@@ -62,7 +60,6 @@ def gather(
     server: ServerState,
     now: float,
     also_search: Sequence[tuple[Backend, str]],
-    trace: Trace | None,
 ) -> tuple[list[Candidate], str]:
     """Every candidate for the query: the store's, and the old peer's folders' ones; and
     why the bridged search (below) failed, "" when it did not.
@@ -78,7 +75,7 @@ def gather(
     """
     bridged = _BridgedSearch.start(query, text, backend, settings, server, now)
     candidates = retrieve(
-        query, backend=backend, settings=settings, server=server, now=now, prompt=text, trace=trace
+        query, backend=backend, settings=settings, server=server, now=now, prompt=text
     )
     failed = ""
     if bridged is not None:
@@ -207,7 +204,6 @@ def retrieve(
     now: float,
     threshold: float | None = None,
     prompt: str | None = None,
-    trace: Trace | None = None,
 ) -> list[Candidate]:
     """Candidates from the server: context search, or plain find on servers without it.
     ``prompt`` (the prompt alone, without the recent turns) reaches the local store, whose
@@ -221,7 +217,7 @@ def retrieve(
         try:
             # Memories this session has seen are filtered here, not by the server's
             # exclude_uris: the best match must stay visible to measure the others against.
-            if backend.judges_candidates:
+            if backend.rates_candidates:
                 result = backend.search_context(query, score_threshold=threshold, prompt=prompt)
             elif _asks_wide(backend, settings, server, now):
                 result = _wide_search(query, backend, settings, server, now, threshold)
@@ -233,14 +229,12 @@ def retrieve(
             server.remember_find(now, FIND_FALLBACK_S)
         else:
             entries = result.get("entries")
-            if trace is not None:
-                # What the local store's fusion dropped, with its evidence ("why this memory").
-                stats = result.get("stats")
-                dropped = stats.get("dropped") if isinstance(stats, dict) else None
-                trace.store_dropped = [d for d in dropped or () if isinstance(d, dict)]
+            # A store that rates its candidates returns them undecided, under the threshold
+            # too (``recall.decision.judge_rated`` applies it); it applied the threshold
+            # itself to whatever it could not rate.
             found, _scaffolds = from_context_entries(
                 entries if isinstance(entries, list) else [],
-                threshold=threshold,
+                threshold=0.0 if backend.rates_candidates else threshold,
                 resources=settings.recall_resources,
             )
             return found

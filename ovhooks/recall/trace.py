@@ -47,7 +47,8 @@ class Trace:
         self.block = ""
         self.tokens = 0
         self.error = ""  # the store's failure, when retrieval failed
-        # Candidates the store itself set aside (the local store's fusion), with their evidence
+        # A rating store's candidates the fusion dropped (``decision.judge_rated``), with their
+        # text and evidence
         self.store_dropped: list[dict[str, object]] = []
 
 
@@ -91,7 +92,7 @@ def explain(trace: Trace) -> list[Row]:
 
 
 def _store_dropped(trace: Trace, listed: set[str]) -> list[Row]:
-    """Rows for what the store's own fusion dropped (it never returned them as candidates)."""
+    """Rows for what the fusion dropped of a rating store's candidates (``recall.decision``)."""
     from ovhooks.recall.rank import Candidate, category_of
 
     rows = []
@@ -101,8 +102,9 @@ def _store_dropped(trace: Trace, listed: set[str]) -> list[Row]:
             continue
         lexical = item.get("lexical")
         score = float(lexical) if isinstance(lexical, int | float) else 0.0
-        cand = Candidate(uri, category_of(uri), score, "")
-        cand.evidence = dict(item)
+        text = item.get("text")
+        cand = Candidate(uri, category_of(uri), score, text if isinstance(text, str) else "")
+        cand.evidence = {key: value for key, value in item.items() if key != "text"}
         said = str(item.get("reason") or "")
         reason = _FUSION_SAID.get(said, said) or "the store's fusion found too little evidence"
         rows.append(Row(cand, DROPPED, reason, 0))

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
 # Strengths are in units of the probes' spread, above each row's own level against them.
 # Chosen on the dev splits of both labelled sets only (scripts/semantic_tune.py; the
@@ -87,6 +87,7 @@ class Evidence:
         "lexical",
         "person",
         "reason",
+        "rival_only",
         "shared",
         "strength",
         "via",
@@ -103,6 +104,7 @@ class Evidence:
         shared: bool = True,
         archive: bool = False,
         person: bool = False,
+        rival_only: bool = False,
     ) -> None:
         self.key = key
         self.lexical = lexical
@@ -115,6 +117,8 @@ class Evidence:
         self.archive = archive
         # The text names a person in charge of something (``answer_type.names_person``).
         self.person = person
+        # A person memory too weak to be a candidate: only a rival of the who-rule (``answer_who``)
+        self.rival_only = rival_only
         self.decision = DROPPED
         self.reason = ""
 
@@ -143,9 +147,28 @@ class Evidence:
             "via": self.via,
             "cross_script": self.cross_script,
             "shared": self.shared,
+            "archive": self.archive,
+            "person": self.person,
+            "rival_only": self.rival_only,
             "decision": self.decision,
             "reason": self.reason,
         }
+
+    @classmethod
+    def from_dict(cls, key: str, data: Mapping[str, object]) -> Evidence:
+        """The evidence ``as_dict`` gave (a store's entry), undecided again."""
+        lexical, strength = data.get("lexical"), data.get("semantic")
+        return cls(
+            key,
+            float(lexical) if isinstance(lexical, int | float) else 0.0,
+            float(strength) if isinstance(strength, int | float) else None,
+            str(data.get("via") or ""),
+            cross_script=data.get("cross_script") is True,
+            shared=data.get("shared") is not False,
+            archive=data.get("archive") is True,
+            person=data.get("person") is True,
+            rival_only=data.get("rival_only") is True,
+        )
 
     def __repr__(self) -> str:
         return f"Evidence({self.key!r}, {self.decision}, lex={self.lexical}, sem={self.strength})"

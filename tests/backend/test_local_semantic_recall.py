@@ -1,15 +1,20 @@
-"""The local store's fusion wiring (``backend.local.semantic_recall.merge``) on a real store,
-with the embedding service's answer given: which rows are rated, and which are weighed as
-written in another script than the prompt."""
+"""The local store's rating (``backend.local.semantic_recall.rate``) on a real store, with the
+embedding service's answer given: which rows are rated, and which are weighed as written in
+another script than the prompt; then recall's decision on them (``recall.decision``), as the
+hook runs the two."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ovhooks.backend.local import LocalBackend
+from ovhooks.backend.local.hits import Hit
 from ovhooks.backend.local.search import search
-from ovhooks.backend.local.semantic_recall import merge
+from ovhooks.backend.local.semantic_recall import rate
+from ovhooks.recall.decision import judge_rated
 from ovhooks.recall.query import build_query
+from ovhooks.recall.rank import Candidate
 from ovhooks.semantic import fusion
 
 ENGLISH = "The nightly reconciliation job emails Marta whenever the ledger totals disagree."
@@ -24,6 +29,27 @@ def _store(tmp_path: Path) -> tuple[LocalBackend, int]:
     return store, int(rid)
 
 
+def _decided(
+    store: LocalBackend, query: str, hits: list[Hit], found: dict[str, Any], prompt: str
+) -> dict[int, fusion.Evidence]:
+    """Every rated row (by id) with the decision's verdict on it."""
+    rated = rate(store, query, hits, found, search, prompt)
+    candidates = []
+    for hit in rated:
+        assert hit.evidence is not None and not hit.evidence.admitted  # the store decides nothing
+        cand = Candidate(hit.uri, hit.category, hit.score, hit.text)
+        cand.evidence = hit.evidence.as_dict()
+        candidates.append(cand)
+    judge_rated(candidates, prompt, 0.55)
+    out = {}
+    for hit, cand in zip(rated, candidates, strict=True):
+        verdict = cand.evidence or {}
+        evidence = fusion.Evidence.from_dict(hit.uri, verdict)
+        evidence.decision, evidence.reason = str(verdict["decision"]), str(verdict["reason"])
+        out[hit.rid] = evidence
+    return out
+
+
 def _merge(store: LocalBackend, rid: int, prompt: str, strength: float) -> fusion.Evidence:
     # A rival close behind (in the prompt's script, for an English prompt): no distinct best.
     (other,) = store.db().execute("SELECT id FROM memories WHERE id != ?", (rid,)).fetchone()
@@ -35,10 +61,7 @@ def _merge(store: LocalBackend, rid: int, prompt: str, strength: float) -> fusio
     }
     query = build_query(prompt, [])
     hits = search(store, query, store.peer, archives=True)
-    admitted, dropped = merge(store, query, hits, found, 0.55, search, prompt)
-    (mine,) = [h for h in admitted + dropped if h.rid == rid]
-    assert mine.evidence is not None
-    return mine.evidence
+    return _decided(store, query, hits, found, prompt)[rid]
 
 
 def test_a_row_in_another_script_is_rated_and_weighed_up(tmp_path: Path) -> None:
@@ -65,11 +88,9 @@ def test_a_row_only_the_service_found_is_rated_from_the_floor_up(tmp_path: Path)
         prompt = "每晚的对账任务出问题时谁会收到邮件？"
         query = build_query(prompt, [])
         # FTS5's hits given as none: rows only the service found are rated from the floor up.
-        admitted, dropped = merge(store, query, [], found, 0.55, search, prompt)
-        assert admitted == [] and dropped == []
+        assert _decided(store, query, [], found, prompt) == {}
         found["hits"][0]["strength"] = floor + 0.1
-        admitted, dropped = merge(store, query, [], found, 0.55, search, prompt)
-        assert rid in [h.rid for h in admitted + dropped]
+        assert rid in _decided(store, query, [], found, prompt)
     finally:
         store.close()
 
@@ -115,9 +136,8 @@ def test_a_history_row_is_weighed_as_history(tmp_path: Path) -> None:
         found = {"hits": [strong]}
         prompt = "did someone ask about the books before?"
         query = build_query(prompt, [])
-        admitted, dropped = merge(store, query, [], found, 0.55, search, prompt)
-        (row,) = [h for h in admitted + dropped if h.kind == "archive"]
-        assert row.evidence is not None and row.evidence.archive
-        assert not row.evidence.admitted and row.evidence.reason == "history_needs_words"
+        (row,) = _decided(store, query, [], found, prompt).values()
+        assert row.archive
+        assert not row.admitted and row.reason == "history_needs_words"
     finally:
         store.close()

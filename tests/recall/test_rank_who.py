@@ -25,6 +25,7 @@ import pytest
 from ovhooks.backend.local import LocalBackend
 from ovhooks.backend.local import semantic_recall as sr
 from ovhooks.backend.local.store import SemanticLink
+from ovhooks.recall.decision import judge_rated
 from ovhooks.recall.query import build_query, profile_query
 from ovhooks.recall.rank import from_context_entries, rank
 from ovhooks.semantic import fusion
@@ -72,13 +73,14 @@ def _answering(monkeypatch: pytest.MonkeyPatch, strengths: dict[int, float]) -> 
 
 
 def _recalled(store: LocalBackend, prompt: str) -> tuple[list[str], list[dict[str, Any]]]:
-    """What recall keeps (``retrieve`` then ``_decide`` on a store that judges its own
-    candidates), and the store's entries."""
+    """What recall keeps (``retrieve``, then ``decision.judge_rated`` and ``rank`` on a store
+    that rates its candidates), and the store's entries."""
     query = build_query(prompt, [])
     result = store.search_context(query, score_threshold=BAR, prompt=prompt)
     entries = result["entries"]
-    found, _ = from_context_entries(entries, threshold=BAR, resources=False)
-    kept = rank(found, profile_query(prompt), strong_score=0.0)
+    found, _ = from_context_entries(entries, threshold=0.0, resources=False)
+    judged, _dropped = judge_rated(found, prompt, BAR)
+    kept = rank(judged, profile_query(prompt), strong_score=0.0)
     return [c.uri for c in kept], entries
 
 
@@ -99,10 +101,12 @@ def test_a_person_memory_the_who_rule_admits_at_strength_3_reaches_the_block(
         )
         # The fusion's verdict, on its own: the owner answers who.
         query = build_query(WHO, [])
-        admitted, _dropped = sr.merge(store, query, [], found, BAR, _search(), WHO)
-        (owner,) = [h for h in admitted if h.rid == ids["owner"]]
-        assert owner.evidence is not None and owner.evidence.reason == "answers_who"
-        assert owner.score < BAR  # the block's sort value sits under the bar
+        rated = sr.rate(store, query, [], found, _search(), WHO)
+        weighed = [h.evidence for h in rated if h.evidence is not None]
+        fusion.fuse([e for e in weighed if not e.rival_only], BAR)
+        owner = fusion.answer_who(weighed)
+        assert owner is not None and owner.key == f"{M}/owner.md"
+        assert owner.order(BAR) < BAR  # the block's sort value sits under the bar
         # ... and what recall keeps of it.
         kept, _entries = _recalled(store, WHO)
         assert kept == [f"{M}/owner.md"]

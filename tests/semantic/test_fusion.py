@@ -105,9 +105,15 @@ def test_evidence_reads_as_a_plain_document_for_logs_and_the_viewer() -> None:
         "via": "clause",
         "cross_script": False,
         "shared": True,
+        "archive": False,
+        "person": False,
+        "rival_only": False,
         "decision": "semantic",
         "reason": "",
     }
+    # and back, undecided: what a rating store returns is what the decision reads
+    again = Evidence.from_dict("viking://x", item.as_dict())
+    assert again.as_dict() == {**item.as_dict(), "decision": "dropped"}
     assert "semantic" in repr(item)
 
 

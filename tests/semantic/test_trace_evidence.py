@@ -66,6 +66,7 @@ def test_what_the_stores_fusion_dropped_shows_with_its_evidence_and_reason() -> 
             "semantic": 2.1,
             "decision": "dropped",
             "reason": "meaning 2.1 under the agreement bar",
+            "text": "The staging port moved to 6543.",
         },
         {"uri": other, "lexical": 0.1},  # listed once
         {"uri": URI, "lexical": 0.9},  # already a candidate
@@ -83,6 +84,9 @@ def test_what_the_stores_fusion_dropped_shows_with_its_evidence_and_reason() -> 
     dropped = rows[1]
     assert dropped.decision == "dropped" and dropped.reason == "meaning 2.1 under the agreement bar"
     assert dropped.candidate.evidence is not None and dropped.candidate.evidence["semantic"] == 2.1
+    # its text is the row's, not part of its evidence
+    assert dropped.candidate.text == "The staging port moved to 6543."
+    assert "text" not in dropped.candidate.evidence and rows[3].candidate.text == ""
     # The fusion's own reasons read as words.
     assert rows[2].reason.startswith("it shares words with the prompt, but the model")
     assert rows[3].reason == "the store's fusion found too little evidence"

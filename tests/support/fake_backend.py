@@ -45,7 +45,7 @@ class FakeBackend:
     """Memories in a dict; every call recorded in ``calls``; ``fail`` makes calls raise."""
 
     name = "openviking"
-    judges_candidates = False
+    rates_candidates = False
 
     def __init__(self, memories: dict[str, str] | None = None, *, peer: str = "") -> None:
         self.memories: dict[str, str] = dict(memories or {})

@@ -37,7 +37,7 @@ class LocalBackend(LocalStore):
     """The Backend protocol on ``<data_dir>/memory.db``; ``peer`` is the project peer id."""
 
     name = "local"
-    judges_candidates = True
+    rates_candidates = True
 
     # --- sessions -------------------------------------------------------------------------
     def append_messages(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> JSON:

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
 _CANDIDATES = 40
 _MAX_QUERY_TERMS = 10
+# Entries a context search returns: the best lexical ones within the token budget; or, rated
+# by meaning, every candidate the decision weighs: FTS5's hits (up to ``_CANDIDATES`` memories
+# and as many archives) and the service's rows (``semantic_recall.SEARCH_K``, twice at most).
+MAX_ENTRIES = 10
+MAX_RATED = 128
 # What the user said but no commit promoted is weaker evidence than a memory: it may have
 # been a passing remark. It needs this much more to pass.
 _HISTORY_PENALTY = 0.25
@@ -210,8 +215,12 @@ def search_context(
     exclude_uris: Sequence[str] = (),
     prompt: str | None = None,
 ) -> JSON:
-    """Lexical hits, fused with the embedding service's answer for ``prompt`` when the
-    store has a ``semantic`` link and the service answers in time (``semantic_recall``)."""
+    """Lexical hits, each rated by meaning too when the store has a ``semantic`` link and the
+    embedding service answers in time (``semantic_recall``).
+
+    Rated hits come back with their ``evidence`` and undecided, below the threshold too:
+    recall's decision (``recall.decision``) judges them together. Without an answer the
+    lexical score is all there is, and ``score_threshold`` applies here as on a server."""
     # session_id is accepted for the protocol; the server uses it for LLM query planning,
     # which a lexical store has no use for.
     started = time.perf_counter()
@@ -219,27 +228,22 @@ def search_context(
         if store.semantic is not None and prompt:
             from ovhooks.backend.local.semantic_recall import fused_search
 
-            hits, semantic_state, considered = fused_search(
-                store, query, prompt, score_threshold, search
-            )
+            hits, semantic_state = fused_search(store, query, prompt, search)
         else:
-            hits, semantic_state, considered = (
-                search(store, query, store.peer, archives=True),
-                "off",
-                [],
-            )
+            hits, semantic_state = search(store, query, store.peer, archives=True), "off"
     except sqlite3.Error as exc:
         raise db_error(exc) from None
+    rated = semantic_state == "fused"
     excluded = set(exclude_uris)
     budget = max(64, min(32000, max_tokens)) if max_tokens else 32000
     used = 0
     entries: list[JSON] = []
     rendered: list[str] = []
     for hit in hits:
-        if hit.score < score_threshold or hit.uri in excluded:
+        if hit.uri in excluded or (not rated and hit.score < score_threshold):
             continue
         cost = estimate_tokens(hit.text)
-        if used + cost > budget:
+        if used + cost > budget and not rated:
             continue
         used += cost
         entries.append(
@@ -259,7 +263,7 @@ def search_context(
             f'<memory uri="{uri_attr}" type="{hit.category}" score="{hit.score:.2f}"'
             f' detail="full">{hit.text}</memory>'
         )
-        if len(entries) >= 10:
+        if len(entries) >= (MAX_RATED if rated else MAX_ENTRIES):
             break
     return {
         "entries": entries,
@@ -271,7 +275,6 @@ def search_context(
             "used_tokens": used,
             "max_tokens": budget,
             "semantic": semantic_state,
-            "dropped": considered,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 2),
         },
     }

@@ -3,9 +3,9 @@
 The hook sends the prompt to the service *before* its lexical search (``ask``), so the
 service embeds and searches while FTS5 runs; the answer is read afterwards within what is
 left of ``semantic_deadline_ms``. Rows the service found that FTS5 did not are rated
-lexically too (a cross-lingual memory may still share a name), then ``semantic.fusion``
-decides. Without an answer (no service, loading, broken, slow) the lexical hits stand as
-they are: recall never waits for a model.
+lexically too (a cross-lingual memory may still share a name); every candidate goes back
+with its evidence, and recall decides (``recall.decision``). Without an answer (no service,
+loading, broken, slow) the lexical hits stand as they are: recall never waits for a model.
 """
 
 from __future__ import annotations
@@ -63,17 +63,18 @@ def answer(asked: Asked, link: SemanticLink) -> dict[str, Any] | None:
     return asked.pending.answer(left)
 
 
-def merge(
+def rate(
     store: LocalStore,
     query: str,
     hits: list[Hit],
     found: dict[str, Any],
-    threshold: float,
     search: Search,
     prompt: str = "",
-) -> tuple[list[Hit], list[Hit]]:
-    """``(admitted, dropped)`` hits after fusion, each with its ``evidence``; a hit written in
-    another script than ``prompt`` is weighed as cross-lingual."""
+) -> list[Hit]:
+    """Every candidate with its ``evidence`` (its lexical score and the service's strength),
+    undecided: recall's decision (``recall.decision``) judges them. FTS5's hits come first,
+    then the rows only the service found; a hit written in another script than ``prompt`` is
+    marked so, to be weighed as cross-lingual."""
     from ovhooks.semantic import fusion
     from ovhooks.semantic.answer_type import asks_who
 
@@ -83,26 +84,22 @@ def merge(
         if kind:
             strengths[(kind, int(item.get("id") or 0))] = item
     have = {(h.kind, h.rid) for h in hits}
-    # Rows FTS5 did not find are rated lexically only when their strength could admit them
-    # (semantic alone or agreement, in another script too): rating costs the hook a query
-    # and the evidence scoring.
+    # Rows FTS5 did not find are rated lexically only when their strength could pass one of
+    # the decision's bars (semantic alone or agreement, in another script too): rating costs
+    # the hook a query and the evidence scoring, and a weaker row could never be shown.
     floor = min(fusion.DISTINCT, fusion.AGREE) / max(1.0, fusion.CROSS_SCRIPT_SCALE)
-    rate = _Rater(store, query, strengths, have, search)
-    everything = [*hits, *rate.rows(floor, float("inf"), ("memory", "archive"))]
+    rater = _Rater(store, query, strengths, have, search)
+    everything = [*hits, *rater.rows(floor, float("inf"), ("memory", "archive"))]
     # A who-question may take a person memory weaker than that (``fusion.answer_who``).
-    who = bool(prompt) and asks_who(prompt)
     weaker: list[Hit] = []
+    who = bool(prompt) and asks_who(prompt)
     if who:
         low = fusion.WHO_STRENGTH / max(1.0, fusion.CROSS_SCRIPT_SCALE)
-        weaker = rate.rows(low, floor, ("memory",))
-    _weigh(everything + weaker, strengths, prompt, who)
+        weaker = rater.rows(low, floor, ("memory",))
+    _weigh(everything, strengths, prompt, who, rival_only=False)
+    _weigh(weaker, strengths, prompt, who, rival_only=True)
     # only a person memory is asked for below the floor
-    weaker = [h for h in weaker if h.evidence is not None and h.evidence.person]
-    fusion.fuse([h.evidence for h in everything if h.evidence is not None], threshold)
-    if who:
-        fusion.answer_who([h.evidence for h in everything + weaker if h.evidence is not None])
-        everything += [h for h in weaker if h.evidence is not None and h.evidence.admitted]
-    return _admitted(everything, threshold)
+    return everything + [h for h in weaker if h.evidence is not None and h.evidence.person]
 
 
 class _Rater:
@@ -139,7 +136,12 @@ class _Rater:
 
 
 def _weigh(
-    hits: list[Hit], strengths: dict[tuple[str, int], dict[str, Any]], prompt: str, who: bool
+    hits: list[Hit],
+    strengths: dict[tuple[str, int], dict[str, Any]],
+    prompt: str,
+    who: bool,
+    *,
+    rival_only: bool,
 ) -> None:
     """Give every hit its ``evidence``: its lexical score, and the service's strength."""
     from ovhooks.lexical.text import script_of
@@ -158,39 +160,20 @@ def _weigh(
             shared=hit.shared,
             archive=hit.kind == "archive",
             person=who and hit.kind == "memory" and names_person(hit.text),
+            rival_only=rival_only,
         )
 
 
-def _admitted(everything: list[Hit], threshold: float) -> tuple[list[Hit], list[Hit]]:
-    """``(admitted, dropped)``: the admitted best first, one per URI, scored for the block."""
-    best: dict[str, Hit] = {}
-    dropped: list[Hit] = []
-    for hit in everything:
-        ev = hit.evidence
-        assert ev is not None
-        if not ev.admitted:
-            dropped.append(hit)
-            continue
-        hit.score = round(ev.order(threshold), 4)
-        kept = best.get(hit.uri)
-        if kept is None or hit.score > kept.score:
-            best[hit.uri] = hit
-    admitted = sorted(best.values(), key=lambda h: (-h.score, h.uri))
-    return admitted, dropped
-
-
 def fused_search(
-    store: LocalStore, query: str, prompt: str, threshold: float, search: Search
-) -> tuple[list[Hit], str, list[dict[str, Any]]]:
-    """``(hits, how semantics took part, dropped candidates' evidence)``: the prompt goes to
-    the service first, FTS5 runs meanwhile, then the answer (if any in time) is fused."""
+    store: LocalStore, query: str, prompt: str, search: Search
+) -> tuple[list[Hit], str]:
+    """``(hits, how semantics took part)``: the prompt goes to the service first, FTS5 runs
+    meanwhile, then every candidate is rated with the answer, if one came in time."""
     link = store.semantic
     assert link is not None
     asked = ask(store, link, prompt)
     hits = search(store, query, store.peer, archives=True)
     found = answer(asked, link)
     if found is None:
-        return hits, asked.pending.reason or "lexical", []
-    hits, dropped = merge(store, query, hits, found, threshold, search, prompt)
-    considered = [{"uri": h.uri, **h.evidence.as_dict()} for h in dropped[:10] if h.evidence]
-    return hits, "fused", considered
+        return hits, asked.pending.reason or "lexical"
+    return rate(store, query, hits, found, search, prompt), "fused"

@@ -1,0 +1,126 @@
+"""The one decision path (``recall.decision``): the local fusion on a rating store's
+candidates (``judge_rated``, pure) and the dispatch to each backend's rule (``decide``)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from ovhooks.recall.decision import MAX_ADMITTED, decide, judge_rated
+from ovhooks.recall.rank import Candidate
+from ovhooks.recall.state import ServerState
+from ovhooks.semantic import fusion
+from tests.support.fake_backend import FakeBackend, make_settings
+
+BAR = 0.55
+M = "viking://user/default/memories/entities"
+
+
+def rated(
+    name: str, lexical: float, strength: float | None, *, text: str = "", **flags: Any
+) -> Candidate:
+    """A candidate as a rating store returns it: undecided, with its evidence."""
+    cand = Candidate(f"{M}/{name}.md", "entities", lexical, text or f"About {name}.")
+    evidence = fusion.Evidence(cand.uri, lexical, strength, "whole", **flags)
+    cand.evidence = evidence.as_dict()
+    return cand
+
+
+def test_a_store_that_rates_nothing_passes_its_candidates_through() -> None:
+    plain = [Candidate(f"{M}/a.md", "entities", 0.7, "A.")]
+    lexical_only = Candidate(f"{M}/b.md", "entities", 0.6, "B.")
+    lexical_only.evidence = {"lexical": 0.6}  # evidence of another kind: not the rater's
+    assert judge_rated([*plain, lexical_only], "a prompt", BAR) == ([*plain, lexical_only], [])
+
+
+def test_the_fusion_decides_scores_and_orders_and_keeps_the_dropped_for_the_trace() -> None:
+    words = rated("words", 0.8, 1.0)  # lexical, not vetoed (0.8 >= VETO_SPARES)
+    meaning = rated("meaning", 0.1, fusion.STRONG + 1.0)  # by meaning alone
+    weak = rated("weak", 0.2, 2.0, text="Something else.")
+    unrated = Candidate(f"{M}/old-peer.md", "entities", 0.9, "From another folder.")
+    kept, dropped = judge_rated([weak, words, meaning, unrated], "a prompt", BAR)
+    # admitted best first by their sort value, the unrated after them, untouched
+    assert [c.uri for c in kept] == [words.uri, meaning.uri, unrated.uri]
+    assert words.score == 0.8 and meaning.score == round(
+        BAR + fusion.SLOPE * (fusion.STRONG + 1.0 - fusion.AGREE), 4
+    )
+    assert meaning.rank == meaning.score and unrated.score == 0.9
+    assert meaning.evidence is not None and meaning.evidence["decision"] == fusion.SEMANTIC
+    (gone,) = dropped
+    assert gone["uri"] == weak.uri and gone["text"] == "Something else."
+    assert gone["decision"] == fusion.DROPPED and gone["reason"] == "weak"
+
+
+def test_one_entry_per_uri_the_best_and_none_under_the_bar() -> None:
+    # A memory and a history row under one URI: the better one stays.
+    first = rated("same", 0.6, None)
+    second = rated("same", 0.9, None)
+    assert judge_rated([first, second], "a prompt", BAR)[0] == [second]
+    assert judge_rated([second, first], "a prompt", BAR)[0] == [second]
+    # An admission sorting under the bar (a weak who-answer) is not shown: the known defect
+    owner = rated("owner", 0.1, 3.0, text="Dana owns the exporter.", person=True)
+    kept, dropped = judge_rated([owner], "who owns the exporter?", BAR)
+    assert owner.evidence is not None and owner.evidence["reason"] == "answers_who"
+    assert kept == [] and dropped == []
+
+
+def test_a_rival_only_row_competes_for_who_and_is_never_listed() -> None:
+    # under every bar but the who-rule's, and a rival person memory too close behind
+    answer = rated("answer", 0.1, fusion.DISTINCT - 0.5, person=True)
+    rival = rated("rival", 0.1, fusion.DISTINCT - 1.0, person=True, rival_only=True)
+    # not a who-question: the rival is neither fused nor traced
+    kept, dropped = judge_rated([answer, rival], "what does the exporter write?", BAR)
+    assert rival not in kept and [d["uri"] for d in dropped] == [answer.uri]
+    # a who-question: too close a rival keeps the answer out
+    kept, dropped = judge_rated([answer, rival], "who signs off the exporter?", BAR)
+    assert kept == [] and [d["uri"] for d in dropped] == [answer.uri]
+
+
+def test_at_most_the_ten_best_admissions_go_on() -> None:
+    many = [rated(f"m{i:02d}", 0.6 + i / 100, None) for i in range(MAX_ADMITTED + 3)]
+    kept, _ = judge_rated(many, "a prompt", BAR)
+    assert len(kept) == MAX_ADMITTED and kept[0].uri.endswith("m12.md")
+
+
+class _Rating(FakeBackend):
+    rates_candidates = True
+
+
+def _state(tmp_path: Path) -> tuple[Any, ServerState]:
+    settings = make_settings(str(tmp_path))
+    return settings, ServerState(settings.state_dir, "openviking http://127.0.0.1:9")
+
+
+def test_a_rating_stores_judged_candidates_are_ranked_as_they_are(tmp_path: Path) -> None:
+    settings, server = _state(tmp_path)
+    a = Candidate(f"{M}/a.md", "entities", 0.7, "The deploy goes to Fly.")
+    b = Candidate(f"{M}/b.md", "entities", 0.6, "The deploy needs tests.")
+    out = decide([a, b], "where does the deploy go?", _Rating(), settings, server, {a.uri}, 0.0)
+    assert [c.uri for c in out] == [b.uri]  # what the session saw is gone, nothing else
+
+
+def test_a_server_without_calibration_passes_shared_words_only(tmp_path: Path) -> None:
+    settings, server = _state(tmp_path)
+    backend = FakeBackend({})  # the probes find nothing: no calibration can be fitted
+    shared = Candidate(f"{M}/a.md", "entities", 0.5, "The deploy goes to Fly.")
+    unshared = Candidate(f"{M}/b.md", "entities", 0.45, "Lunch is at noon.")
+    bridged = Candidate(f"{M}/c.md", "entities", 3.0, "The deploy goes to Fly too.")
+    bridged.bridged = True
+    prompt = "where does the deploy go?"
+    out = decide([shared, unshared, bridged], prompt, backend, settings, server, (), time.time())
+    assert [c.uri for c in out] == [shared.uri]
+    assert any(call[0] == "search_context" for call in backend.calls)  # probes were run
+
+
+def test_a_calibrated_server_is_judged_against_its_probes(tmp_path: Path) -> None:
+    settings, server = _state(tmp_path)
+    now = time.time()
+    # a fresh fit for English prompts: probes' best scores around 0.3, spread 0.05
+    server.entry["calibration"] = {"at": now, "en": {"loc": 0.3, "scale": 0.05, "n": 12}}
+    far = Candidate(f"{M}/far.md", "entities", 0.9, "The deploy goes to Fly.")
+    near = Candidate(f"{M}/near.md", "entities", 0.31, "The deploy needs tests.")
+    out = decide(
+        [far, near], "where does the deploy go?", FakeBackend({}), settings, server, (), now
+    )
+    assert [c.uri for c in out] == [far.uri]
