@@ -1,0 +1,163 @@
+"""Does each special rule of the local fusion earn its keep? Replay the decision without it on
+traced runs (``recall_eval.py --trace``, local store) and report per set, split and class.
+
+Issue 39: "A special rule survives only as a feature that earns its weight on held-out splits;
+otherwise delete it." Each traced prompt keeps every candidate the fusion admitted and the
+first ten it dropped, with their evidence. The replay rebuilds them, runs the real decision
+(``recall.decision.judge_rated``, ``rank``, ``render``) with one rule switched off, and reads
+the block as the harness does (a hit: a shown line is a labelled memory the prompt expects).
+The replay with nothing switched off is checked against the real hooks' rows first: its
+agreement is printed, and the figures are only as good as it is.
+
+    python scripts/recall_eval_ablate.py --set batch3 RUN.json [--split heldout]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import math
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from recall_eval import SETS  # noqa: E402
+
+from ovhooks.capture.tokens import estimate_tokens  # noqa: E402
+from ovhooks.recall.decision import judge_rated  # noqa: E402
+from ovhooks.recall.query import profile_query  # noqa: E402
+from ovhooks.recall.rank import Candidate, category_of, rank  # noqa: E402
+from ovhooks.recall.render import render  # noqa: E402
+from ovhooks.semantic import fusion  # noqa: E402
+from ovhooks.settings.config import load_settings  # noqa: E402
+
+THRESHOLD = 0.55
+UNRELATED = "unrelated"
+# What each ablation switches off: fusion constants set so the rule can never fire, or a
+# filter on the admissions (the who-rule has no constant that turns it off alone).
+ABLATIONS: dict[str, dict[str, float]] = {
+    "none": {},
+    "cross-script scale (x1.4)": {"CROSS_SCRIPT_SCALE": 1.0},
+    "veto (shared word, low meaning)": {"VETO": -math.inf},
+    "agreement": {"AGREE": math.inf},
+    "unshared (meaning, no word)": {"UNSHARED": math.inf},
+    "distinct (4 with a lead of 3)": {"DISTINCT": math.inf},
+    "who-rule": {},
+}
+
+
+@contextlib.contextmanager
+def patched(changes: dict[str, float]) -> Iterator[None]:
+    saved = {name: getattr(fusion, name) for name in changes}
+    for name, value in changes.items():
+        setattr(fusion, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(fusion, name, value)
+
+
+def candidates(row: dict[str, Any], texts: dict[str, str]) -> list[Candidate]:
+    """The row's rated candidates as the store returned them (undecided)."""
+    out = []
+    for item in row["trace"]["candidates"]:
+        ev = item.get("evidence") or {}
+        if "rival_only" not in ev:
+            continue  # not rated by the local store
+        shows = item.get("shows") or []
+        text = texts.get(shows[0], "") if shows else ""
+        cand = Candidate(item["uri"], category_of(item["uri"]), float(ev["lexical"]), text)
+        cand.evidence = {key: value for key, value in ev.items() if key not in ("decision",)}
+        out.append(cand)
+    return out
+
+
+def replay(
+    row: dict[str, Any], prompt: str, texts: dict[str, str], ablation: str, settings: Any
+) -> list[str]:
+    """The URIs the block would show for ``row`` with ``ablation`` switched off."""
+    with patched(ABLATIONS[ablation]):
+        kept, _dropped = judge_rated(candidates(row, texts), prompt, THRESHOLD)
+    if ablation == "who-rule":
+        kept = [c for c in kept if (c.evidence or {}).get("reason") != "answers_who"]
+    kept = [c for c in kept if c.category != "profile"]
+    ranked = rank(kept, profile_query(prompt), strong_score=0.0)
+    block = render(
+        ranked,
+        max_tokens=settings.recall_max_tokens,
+        max_items=settings.recall_max_items,
+        item_chars=settings.recall_item_chars,
+        estimate=estimate_tokens,
+    )
+    return list(block.shown_uris) if block else []
+
+
+def figures(
+    rows: list[dict[str, Any]], shown: Callable[[dict[str, Any]], list[str]], uri_of: dict[str, str]
+) -> dict[str, tuple[int, int]]:
+    """Per class: (hits, n) for relevant classes, (clean, n) for unrelated prompts."""
+    out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        uris = shown(row)
+        good = row["class"] == UNRELATED and not uris
+        good = good or any(uri_of.get(u) in row["expected"] for u in uris)
+        for name in (row["class"], "relevant" if row["class"] != UNRELATED else ""):
+            if name:
+                out[name][0] += int(good)
+                out[name][1] += 1
+    return {name: (v[0], v[1]) for name, v in out.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=tuple(SETS), required=True)
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--split", choices=("dev", "heldout"), default="dev")
+    args = parser.parse_args()
+    data = importlib.import_module(SETS[args.set]).load()
+    memories = {m["id"]: m for m in data["memories"]["memories"]}
+    texts = {mid: m["statement"] for mid, m in memories.items()}
+    prompts = {p["id"]: p["text"] for p in data["prompts"]["prompts"]}
+    rows = [r for r in json.loads(args.run.read_text())["rows"] if r["split"] == args.split]
+    uri_of: dict[str, str] = {}
+    for row in rows:
+        for item in row["trace"]["candidates"]:
+            if len(item.get("shows") or []) == 1:
+                uri_of[item["uri"]] = item["shows"][0]
+    settings = load_settings({"OVHOOKS_CONFIG": "/nonexistent", "HOME": "/nonexistent"})
+    agree = sum(
+        (bool(row["shown_items"]) == bool(replay(row, prompts[row["id"]], texts, "none", settings)))
+        and (
+            row["hit"]
+            == any(
+                uri_of.get(u) in row["expected"]
+                for u in replay(row, prompts[row["id"]], texts, "none", settings)
+            )
+        )
+        for row in rows
+    )
+    print(f"\n## {args.set} ({args.split}): replay agrees with the hooks on {agree}/{len(rows)}\n")
+    base = figures(rows, lambda r: replay(r, prompts[r["id"]], texts, "none", settings), uri_of)
+    classes = sorted(base)
+    print("| switched off | " + " | ".join(classes) + " |")
+    print("|---|" + "---:|" * len(classes))
+    for ablation in ABLATIONS:
+        got = figures(
+            rows, lambda r, a=ablation: replay(r, prompts[r["id"]], texts, a, settings), uri_of
+        )
+        cells = [f"{got[c][0]}/{got[c][1]}" for c in classes]
+        print(f"| {ablation} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
