@@ -31,11 +31,10 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from recall_eval import SETS  # noqa: E402
 
-from ovhooks.capture.tokens import estimate_tokens  # noqa: E402
 from ovhooks.recall.decision import judge_rated  # noqa: E402
 from ovhooks.recall.query import profile_query  # noqa: E402
 from ovhooks.recall.rank import Candidate, category_of, rank  # noqa: E402
-from ovhooks.recall.render import render  # noqa: E402
+from ovhooks.recall.render import render_within  # noqa: E402
 from ovhooks.semantic import fusion  # noqa: E402
 from ovhooks.settings.config import load_settings  # noqa: E402
 
@@ -91,13 +90,7 @@ def replay(
         kept = [c for c in kept if (c.evidence or {}).get("reason") != "answers_who"]
     kept = [c for c in kept if c.category != "profile"]
     ranked = rank(kept, profile_query(prompt), strong_score=0.0)
-    block = render(
-        ranked,
-        max_tokens=settings.recall_max_tokens,
-        max_items=settings.recall_max_items,
-        item_chars=settings.recall_item_chars,
-        estimate=estimate_tokens,
-    )
+    block = render_within(ranked, settings)
     return list(block.shown_uris) if block else []
 
 

@@ -231,16 +231,9 @@ def _block(
     ranked: list[Candidate], settings: Settings, head: str, trace: Trace | None
 ) -> RecallOutcome:
     """The block injected for the ``ranked`` memories, within the item and token budgets."""
-    from ovhooks.capture.tokens import estimate_tokens
-    from ovhooks.recall.render import render
+    from ovhooks.recall.render import render_within
 
-    block = render(
-        ranked,
-        max_tokens=settings.recall_max_tokens,
-        max_items=settings.recall_max_items,
-        item_chars=settings.recall_item_chars,
-        estimate=estimate_tokens,
-    )
+    block = render_within(ranked, settings)
     if block is None:
         return RecallOutcome(reason="over_budget", prompt_head=head)
     uris = block.shown_uris + block.hint_uris

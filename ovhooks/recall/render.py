@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from ovhooks.recall.rank import Candidate
+    from ovhooks.settings.config import Settings
 
 OPEN = '<openviking-context source="auto-recall">'
 CLOSE = "</openviking-context>"
@@ -104,6 +105,19 @@ def render(
         return None
     text = "\n".join([OPEN, INTRO, *lines, CLOSE])
     return Rendered(text, estimate(text), tuple(shown), tuple(hints))
+
+
+def render_within(items: Sequence[Candidate], settings: Settings) -> Rendered | None:
+    """``render`` within the user's item, token and per-item budgets (``recall_max_*``)."""
+    from ovhooks.capture.tokens import estimate_tokens
+
+    return render(
+        items,
+        max_tokens=settings.recall_max_tokens,
+        max_items=settings.recall_max_items,
+        item_chars=settings.recall_item_chars,
+        estimate=estimate_tokens,
+    )
 
 
 def _shorten_to_fit(

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from ovhooks.backend.base import Backend
 from ovhooks.recall.decision import MAX_ADMITTED, decide, judge_rated
 from ovhooks.recall.rank import Candidate
 from ovhooks.recall.state import ServerState
@@ -87,6 +88,10 @@ class _Rating(FakeBackend):
     rates_candidates = True
 
 
+def _as_backend(fake: FakeBackend) -> Backend:
+    return cast("Backend", fake)  # the fake implements what recall calls, not all of Backend
+
+
 def _state(tmp_path: Path) -> tuple[Any, ServerState]:
     settings = make_settings(str(tmp_path))
     return settings, ServerState(settings.state_dir, "openviking http://127.0.0.1:9")
@@ -96,7 +101,9 @@ def test_a_rating_stores_judged_candidates_are_ranked_as_they_are(tmp_path: Path
     settings, server = _state(tmp_path)
     a = Candidate(f"{M}/a.md", "entities", 0.7, "The deploy goes to Fly.")
     b = Candidate(f"{M}/b.md", "entities", 0.6, "The deploy needs tests.")
-    out = decide([a, b], "where does the deploy go?", _Rating(), settings, server, {a.uri}, 0.0)
+    out = decide(
+        [a, b], "where does the deploy go?", _as_backend(_Rating()), settings, server, {a.uri}, 0.0
+    )
     assert [c.uri for c in out] == [b.uri]  # what the session saw is gone, nothing else
 
 
@@ -108,7 +115,9 @@ def test_a_server_without_calibration_passes_shared_words_only(tmp_path: Path) -
     bridged = Candidate(f"{M}/c.md", "entities", 3.0, "The deploy goes to Fly too.")
     bridged.bridged = True
     prompt = "where does the deploy go?"
-    out = decide([shared, unshared, bridged], prompt, backend, settings, server, (), time.time())
+    out = decide(
+        [shared, unshared, bridged], prompt, _as_backend(backend), settings, server, (), time.time()
+    )
     assert [c.uri for c in out] == [shared.uri]
     assert any(call[0] == "search_context" for call in backend.calls)  # probes were run
 
@@ -121,6 +130,12 @@ def test_a_calibrated_server_is_judged_against_its_probes(tmp_path: Path) -> Non
     far = Candidate(f"{M}/far.md", "entities", 0.9, "The deploy goes to Fly.")
     near = Candidate(f"{M}/near.md", "entities", 0.31, "The deploy needs tests.")
     out = decide(
-        [far, near], "where does the deploy go?", FakeBackend({}), settings, server, (), now
+        [far, near],
+        "where does the deploy go?",
+        _as_backend(FakeBackend({})),
+        settings,
+        server,
+        (),
+        now,
     )
     assert [c.uri for c in out] == [far.uri]
