@@ -210,8 +210,10 @@ def test_session_one_is_captured_once_without_injections(world: World) -> None:
     stub_replies = [t for t in replies if t.startswith("STUB-REPLY #")]
     if STUB_REPLIES in cannot(world, found):
         assert cannot(world, found)[STUB_REPLIES].strip() and stub_replies, messages
-    else:
+    else:  # one reply per prompt, and nothing else but the host's own tool-call notes
         assert len(stub_replies) == len(found.session_one_prompts), messages
+        others = [t for t in replies if t not in stub_replies]
+        assert all(t.startswith(found.tool_call_notes) for t in others), messages
     problems = [(needle, t) for _r, t in messages for needle in FORBIDDEN if needle in t]
     assert not problems, problems
 
@@ -333,3 +335,15 @@ def test_gemini_keeps_the_sessions_own_transcript_across_a_later_minute_resume(
     files = sorted(world.notes["session one files"])
     assert len(files) == 2, world.debug()
     assert start == files[0], (start, files)
+
+
+# --- the drivers themselves ------------------------------------------------------------
+
+
+def test_every_registered_host_has_a_story_driver() -> None:
+    assert sorted(DRIVERS) == sorted(HOSTS)
+
+
+def test_a_host_without_a_driver_fails_by_name() -> None:
+    with pytest.raises(AssertionError, match=r"no story driver for host 'nohost'.*DRIVERS"):
+        driver("nohost")

@@ -10,7 +10,7 @@ A :class:`Driver` holds what differs from host to host (``tests/support/story_ho
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from typing import Any, ClassVar
 
@@ -36,12 +36,28 @@ class Driver:
     commits_at_least = 1  # finished commits of session 1 the server story waits for
     # checks this host cannot take, with the reason (asserted, never skipped in silence)
     cannot: ClassVar[dict[str, str]] = {}
+    # how the assistant texts begin that note the host's own tool calls (Gemini's)
+    tool_call_notes: tuple[str, ...] = ()
     # what the host itself moves in earlier messages from one prompt to the next (Qwen)
     cache_moving_prefix = ""
 
+    # the host's class in tests/support (built as ``cls(cli, folder, stub, install_with=…,
+    # base_env=…)``), its stub model's class, and how its prompt() is told to resume
+    host_class: Callable[..., Any] = object
+    stub_class: Callable[..., Any] = object
+    resume_keyword = "continue_session"
+
     def start(self, world: World, stack: ExitStack) -> None:
-        """Start the stub on ``stack`` and the host with ovhooks installed as a user does."""
-        raise NotImplementedError
+        """Start the stub on ``stack`` and the host, ovhooks installed as a user does it
+        (``ovhooks install <host>``, run by the host class)."""
+        world.stub = stack.enter_context(self.stub_class(log_dir=world.folder("stub-requests")))
+        world.agent = self.host_class(
+            world.cli(),
+            world.folder(self.host),
+            world.stub,
+            install_with=world.ovhooks_bin,
+            base_env=world.env,
+        )
 
     def session_one(self, world: World) -> None:
         for index, prompt in enumerate(self.session_one_prompts):
@@ -49,7 +65,8 @@ class Driver:
 
     def prompt(self, world: World, text: str, *, resume: bool) -> HostRun:
         """One headless turn, ``resume`` continuing the latest session."""
-        raise NotImplementedError
+        run: HostRun = world.agent.prompt(text, **{self.resume_keyword: resume})
+        return run
 
     def session_ids(self, world: World) -> list[str]:
         """The host's own session ids, oldest first."""

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 import time
-from contextlib import ExitStack
 from typing import Any, ClassVar
 
 from tests.support import chat_stub, gemini_stub, host_stubs
 from tests.support import story as st
+from tests.support.chat_stub import ChatStub
 from tests.support.gemini_host import GeminiHost
 from tests.support.gemini_stub import GeminiStub
 from tests.support.host_stubs import MessagesStub, ResponsesStub
@@ -32,6 +32,10 @@ from tests.support.story_backends import CACHE, STUB_REPLIES
 from tests.support.story_driver import CLAUDE_AGENT_TURN, GEMINI_FOLLOW_UP, Driver
 from tests.support.story_wave4 import CopilotDriver, DroidDriver, QwenDriver
 from tests.support.story_world import World
+
+# Where the prompt-cache check of the first five hosts lives (a stand-in ovhooks recalls
+# something new for each of three prompts, so every request differs where it may).
+CACHE_ELSEWHERE = "tests/e2e/test_cache_stable.py checks this host's cache (three prompts)"
 
 
 def _text_of(content: Any) -> str:
@@ -46,29 +50,17 @@ class ClaudeDriver(Driver):
     """Claude Code: session 1 runs a subagent and is compacted by hand (``/compact``)."""
 
     host = "claude"
+    host_class = ClaudeHost
+    stub_class = MessagesStub
     session_one_prompts = (st.PREFERENCE, CLAUDE_AGENT_TURN)
     cannot: ClassVar[dict[str, str]] = {
-        CACHE: "tests/e2e/test_cache_stable.py checks Claude's cache with a stand-in recall",
+        CACHE: CACHE_ELSEWHERE,
         STUB_REPLIES: "the subagent turn's reply follows the Agent tool (STUB-AFTER-TOOL)",
     }
-
-    def start(self, world: World, stack: ExitStack) -> None:
-        world.stub = stack.enter_context(MessagesStub(log_dir=world.folder("stub-requests")))
-        world.agent = ClaudeHost(
-            world.cli(),
-            world.folder("claude"),
-            world.stub,
-            install_with=world.ovhooks_bin,
-            base_env=world.env,
-        )
 
     def session_one(self, world: World) -> None:
         super().session_one(world)
         self.prompt(world, "/compact", resume=True)  # compaction makes ovhooks commit
-
-    def prompt(self, world: World, text: str, *, resume: bool) -> HostRun:
-        run: HostRun = world.agent.prompt(text, continue_session=resume)
-        return run
 
     def user_texts(self, body: dict[str, Any]) -> list[str]:
         return host_stubs.claude_user_texts(body)
@@ -84,19 +76,9 @@ class CodexDriver(Driver):
     """Codex: session 1 is compacted at the start of its second turn (auto-compaction)."""
 
     host = "codex"
-    cannot: ClassVar[dict[str, str]] = {
-        CACHE: "tests/e2e/test_cache_stable.py checks Codex's cache with a stand-in recall",
-    }
-
-    def start(self, world: World, stack: ExitStack) -> None:
-        world.stub = stack.enter_context(ResponsesStub(log_dir=world.folder("stub-requests")))
-        world.agent = CodexHost(
-            world.cli(),
-            world.folder("codex"),
-            world.stub,
-            install_with=world.ovhooks_bin,
-            base_env=world.env,
-        )
+    host_class = CodexHost
+    stub_class = ResponsesStub
+    cannot: ClassVar[dict[str, str]] = {CACHE: CACHE_ELSEWHERE}
 
     def prompt(self, world: World, text: str, *, resume: bool) -> HostRun:
         config = ["model_auto_compact_token_limit=20"] if resume else []
@@ -123,22 +105,14 @@ class GeminiDriver(Driver):
     on the local store (semantics on, as for a user) the resume comes in a later minute."""
 
     host = "gemini"
+    host_class = GeminiHost
+    stub_class = GeminiStub
+    resume_keyword = "resume"
     backends = ("local", "server")
     session_one_prompts = (st.PREFERENCE, GEMINI_FOLLOW_UP)
     commits_at_least = 2  # one exit and the compression
-    cannot: ClassVar[dict[str, str]] = {
-        CACHE: "tests/e2e/test_cache_stable.py checks Gemini's cache with a stand-in recall",
-    }
-
-    def start(self, world: World, stack: ExitStack) -> None:
-        world.stub = stack.enter_context(GeminiStub(log_dir=world.folder("stub-requests")))
-        world.agent = GeminiHost(
-            world.cli(),
-            world.folder("gemini"),
-            world.stub,
-            install_with=world.ovhooks_bin,
-            base_env=world.env,
-        )
+    tool_call_notes = ("Tools: ",)  # its follow-up's shell call, stored as the turn's own
+    cannot: ClassVar[dict[str, str]] = {CACHE: CACHE_ELSEWHERE}
 
     def session_one(self, world: World) -> None:
         self.prompt(world, st.PREFERENCE, resume=False)
@@ -148,10 +122,6 @@ class GeminiDriver(Driver):
             time.sleep(60.5 - time.time() % 60)
         self.prompt(world, GEMINI_FOLLOW_UP, resume=True)
         world.notes["session one files"] = world.agent.chat_files()
-
-    def prompt(self, world: World, text: str, *, resume: bool) -> HostRun:
-        run: HostRun = world.agent.prompt(text, resume=resume)
-        return run
 
     def user_texts(self, body: dict[str, Any]) -> list[str]:
         return gemini_stub.user_texts(body)
@@ -168,23 +138,9 @@ class PiDriver(Driver):
     """Pi: each run ends with ``session_shutdown``, which makes ovhooks commit."""
 
     host = "pi"
-    cannot: ClassVar[dict[str, str]] = {
-        CACHE: "tests/e2e/test_cache_stable.py checks Pi's cache with a stand-in recall",
-    }
-
-    def start(self, world: World, stack: ExitStack) -> None:
-        world.stub = stack.enter_context(chat_stub.ChatStub(log_dir=world.folder("stub-requests")))
-        world.agent = PiHost(
-            world.cli(),
-            world.folder("pi"),
-            world.stub,
-            install_with=world.ovhooks_bin,
-            base_env=world.env,
-        )
-
-    def prompt(self, world: World, text: str, *, resume: bool) -> HostRun:
-        run: HostRun = world.agent.prompt(text, continue_session=resume)
-        return run
+    host_class = PiHost
+    stub_class = ChatStub
+    cannot: ClassVar[dict[str, str]] = {CACHE: CACHE_ELSEWHERE}
 
     def run_problems(self, run: HostRun) -> list[str]:
         return [line for line in run.stderr.splitlines() if "Extension error" in line]
@@ -194,23 +150,9 @@ class OpenCodeDriver(Driver):
     """OpenCode: ``session.idle`` captures from its SQLite store, ``dispose`` commits."""
 
     host = "opencode"
-    cannot: ClassVar[dict[str, str]] = {
-        CACHE: "tests/e2e/test_cache_stable.py checks OpenCode's cache with a stand-in recall",
-    }
-
-    def start(self, world: World, stack: ExitStack) -> None:
-        world.stub = stack.enter_context(chat_stub.ChatStub(log_dir=world.folder("stub-requests")))
-        world.agent = OpenCodeHost(
-            world.cli(),
-            world.folder("opencode"),
-            world.stub,
-            install_with=world.ovhooks_bin,
-            base_env=world.env,
-        )
-
-    def prompt(self, world: World, text: str, *, resume: bool) -> HostRun:
-        run: HostRun = world.agent.prompt(text, continue_session=resume)
-        return run
+    host_class = OpenCodeHost
+    stub_class = ChatStub
+    cannot: ClassVar[dict[str, str]] = {CACHE: CACHE_ELSEWHERE}
 
     def is_turn(self, body: dict[str, Any]) -> bool:
         return chat_stub.turn_kind(body) == "text"  # not its title generation

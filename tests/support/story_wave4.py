@@ -12,39 +12,25 @@ message after the system prompt.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import ExitStack
 from typing import Any
 
 from tests.support import chat_stub
 from tests.support import story as st
+from tests.support.chat_stub import ChatStub
 from tests.support.hosts import HostRun
 from tests.support.story_driver import Driver
 from tests.support.story_world import World
-from tests.support.wave4_hosts import DroidHost, make_host
+from tests.support.wave4_hosts import CopilotHost, DroidHost, QwenHost
 
 
 class Wave4Driver(Driver):
-    """Copilot (``-p``, ``--continue``) and the shape the other two share."""
+    """What the three share: a chat-completions stub, the local store, ``-p`` prompts."""
 
-    host = "copilot"
+    stub_class = ChatStub
+    resume_keyword = "resume"
     backends = ("local",)
     # one prompt in session 1 (the other hosts' follow-up turn: the prompt-cache session)
     session_one_prompts = (st.PREFERENCE,)
-
-    def start(self, world: World, stack: ExitStack) -> None:
-        world.stub = stack.enter_context(chat_stub.ChatStub(log_dir=world.folder("stub-requests")))
-        world.agent = make_host(
-            self.host,
-            world.cli(),
-            world.folder(self.host),
-            world.stub,
-            install_with=world.ovhooks_bin,
-            base_env=world.env,
-        )
-
-    def prompt(self, world: World, text: str, *, resume: bool) -> HostRun:
-        run: HostRun = world.agent.prompt(text, resume=resume)
-        return run
 
     def recall_texts(self, body: dict[str, Any]) -> list[str]:
         return [chat_stub.all_text(body)]
@@ -59,10 +45,12 @@ class Wave4Driver(Driver):
 
 class CopilotDriver(Wave4Driver):
     host = "copilot"
+    host_class = CopilotHost
 
 
 class QwenDriver(Wave4Driver):
     host = "qwen"
+    host_class = QwenHost
     # Qwen Code moves its own <system-reminder> parts (the date, MCP servers' instructions)
     # to the newest user message in every -c process, with or without ovhooks
     cache_moving_prefix = "<system-reminder>"
@@ -73,6 +61,7 @@ class QwenDriver(Wave4Driver):
 
 class DroidDriver(Wave4Driver):
     host = "droid"
+    host_class = DroidHost
 
     def prompt(self, world: World, text: str, *, resume: bool) -> HostRun:
         assert not resume, "droid cannot resume a session offline: use conversation()"

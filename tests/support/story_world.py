@@ -17,22 +17,21 @@ from typing import Any
 import pytest
 
 from ovhooks.hosts.registry import session_key
-from tests.support import pytest_plugin, wave4_hosts
+from tests.support import pytest_plugin
 from tests.support import story as st
+from tests.support.host_world import HostWorld
 from tests.support.hosts import HostRun
 from tests.support.story_backends import Backend
 
 
-class World:
+class World(HostWorld):
     """A fresh world of one host against one backend, under ``base``."""
 
     def __init__(
         self, request: pytest.FixtureRequest, host: str, backend: Backend, base: str
     ) -> None:
-        self.request = request
-        self.host = host
+        super().__init__(request, host, base)
         self.backend = backend
-        self.base = base
         self.env = backend.env(pytest_plugin.real_environ())
         self.stub: Any = None  # the host's stub model, started by its driver
         self.agent: Any = None  # the host's CLI in its home (tests/support/*_host*.py)
@@ -46,19 +45,6 @@ class World:
     @property
     def name(self) -> str:
         return f"{self.host} on the {self.backend.name} backend"
-
-    @property
-    def ovhooks_bin(self) -> str:
-        return str(self.request.getfixturevalue("ovhooks_bin"))
-
-    def cli(self) -> str:
-        """The host's real CLI, where ``scripts/ci-setup.sh`` put it (fails in CI if absent)."""
-        if self.host in wave4_hosts.HOST_CLASSES:
-            return wave4_hosts.find_cli(self.host)
-        return str(self.request.getfixturevalue(f"{self.host}_cli"))
-
-    def folder(self, name: str) -> str:
-        return os.path.join(self.base, name)
 
     @property
     def runs(self) -> list[HostRun]:
