@@ -24,6 +24,7 @@ from tests.support.chat_stub import ChatStub
 from tests.support.gemini_host import GeminiHost
 from tests.support.gemini_stub import GeminiStub
 from tests.support.host_stubs import MessagesStub, ResponsesStub
+from tests.support.host_world import HostWorld
 from tests.support.hosts import ClaudeHost, CodexHost, HostRun, install_hooks
 from tests.support.shim_hosts import OpenCodeHost, PiHost
 
@@ -35,13 +36,11 @@ Prompt = Callable[[str], HostRun]
 Driver = Callable[["World", ExitStack], Prompt]
 
 
-class World:
+class World(HostWorld):
     """A fresh world for one host under ``base``, with ovhooks registered as ``exe``."""
 
     def __init__(self, request: pytest.FixtureRequest, host: str, base: str, exe: str) -> None:
-        self.request = request
-        self.host = host
-        self.base = base
+        super().__init__(request, host, base)
         self.exe = exe
         self.runtime_dir = os.path.join(base, "run")  # the launcher's hang markers go here
         os.makedirs(self.runtime_dir, exist_ok=True)
@@ -55,19 +54,6 @@ class World:
     @property
     def install_args(self) -> list[str]:
         return ["--exe", self.exe, *INSTALL_ARGS]
-
-    @property
-    def ovhooks_bin(self) -> str:
-        return str(self.request.getfixturevalue("ovhooks_bin"))
-
-    def cli(self) -> str:
-        """The host's real CLI, where ``scripts/ci-setup.sh`` put it (fails in CI if absent)."""
-        if self.host in wave4_hosts.HOST_CLASSES:
-            return wave4_hosts.find_cli(self.host)
-        return str(self.request.getfixturevalue(f"{self.host}_cli"))
-
-    def folder(self, name: str) -> str:
-        return os.path.join(self.base, name)
 
 
 def _claude(world: World, stack: ExitStack) -> Prompt:
