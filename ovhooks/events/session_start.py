@@ -17,6 +17,8 @@ from ovhooks.hosts.base import Reply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ovhooks.events.context import HookContext
     from ovhooks.hosts.base import Event
     from ovhooks.project import ProjectIdentity
@@ -29,6 +31,28 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     and reply with the session-start block and a notice of what was queued or failed."""
     if ctx.bypassed(event):
         return Reply()
+    holder = _holder(event, ctx)
+    if holder is None:
+        return _handle(event, ctx, None)
+    # A host that holds the block for the first prompt may start that prompt's hook at once
+    # (Copilot CLI): it waits for the block while this mark says one is being built.
+    key, state_dir = ctx.session_key(event), ctx.settings.state_dir
+    holder.mark_start_pending(state_dir, key)
+    try:
+        return _handle(event, ctx, holder)
+    finally:
+        holder.clear_start_pending(state_dir, key)
+
+
+def _holder(event: Event, ctx: HookContext) -> Any:
+    """The host's module that holds the session-start block for the first prompt, or None."""
+    held = ctx.spec.held_start_context
+    if not held or ctx.dry_run or not ctx.settings.session_context or not ctx.session_key(event):
+        return None
+    return __import__(held, fromlist=["hold_start_context"])
+
+
+def _handle(event: Event, ctx: HookContext, holder: Any) -> Reply:
     settings = ctx.settings
     source = event.source or "startup"
     key = ctx.session_key(event)
@@ -50,12 +74,10 @@ def handle(event: Event, ctx: HookContext) -> Reply:
                 f"ovhooks: memory server unreachable; writes for {len(queued_keys)} "
                 "session(s) are queued and will be retried. See `ovhooks status`."
             )
-    held = ctx.spec.held_start_context
-    if context and held and not ctx.dry_run:
+    if context and holder is not None:
         # Gemini puts SessionStart's context before the prompt in -p mode, and a resume then
         # drops that message: the block waits for the first BeforeAgent (hosts/gemini).
-        hold = __import__(held, fromlist=["hold_start_context"]).hold_start_context
-        hold(settings.state_dir, key, context)
+        holder.hold_start_context(settings.state_dir, key, context)
         context = None
     identity = ctx.identity(event)
     if identity.legacy_peer and key and not ctx.dry_run and settings.recall:

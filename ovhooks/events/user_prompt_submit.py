@@ -25,8 +25,11 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     start = ""
     held = ctx.spec.held_start_context
     if held and event.session_id and not ctx.dry_run:
-        take = __import__(held, fromlist=["take_start_context"]).take_start_context
-        start = take(ctx.settings.state_dir, ctx.session_key(event))
+        holder = __import__(held, fromlist=["take_start_context"])
+        # A SessionStart started alongside this prompt (Copilot CLI) may still be building it
+        start = holder.take_start_context(
+            ctx.settings.state_dir, ctx.session_key(event), wait_s=holder.START_WAIT_S
+        )
     if start:
         reply.context = f"{start}\n\n{reply.context}" if reply.context else start
     return reply

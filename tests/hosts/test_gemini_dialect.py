@@ -103,6 +103,60 @@ def test_the_session_start_block_is_held_once_for_the_first_prompt(tmp_path: Pat
     assert gemini.take_start_context(state, "gm-s1") == ""
 
 
+def test_a_first_prompt_waits_for_a_session_start_still_building_its_block(
+    tmp_path: Path,
+) -> None:
+    """Copilot CLI starts SessionStart and the first prompt's hook together: the prompt waits
+    (bounded) for the block another process is still building, and only while it builds."""
+    import subprocess
+    import sys
+    import time
+
+    state = str(tmp_path / "state")
+    gemini.mark_start_pending(state, "cp-s1")
+    writer = (
+        "import time, sys; from ovhooks.hosts import gemini; time.sleep(0.3); "
+        "gemini.hold_start_context(sys.argv[1], 'cp-s1', 'who you are')"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", writer, state])
+    try:
+        started = time.monotonic()
+        got = gemini.take_start_context(state, "cp-s1", wait_s=gemini.START_WAIT_S)
+        waited = time.monotonic() - started
+    finally:
+        proc.wait(timeout=10)
+    assert got == "who you are" and waited < gemini.START_WAIT_S
+    # nothing being built: no wait at all
+    started = time.monotonic()
+    assert gemini.take_start_context(state, "cp-s1", wait_s=5.0) == ""
+    assert time.monotonic() - started < 0.5
+    # a SessionStart that ended without a block clears its mark: no wait either
+    gemini.mark_start_pending(state, "cp-s2")
+    gemini.clear_start_pending(state, "cp-s2")
+    gemini.clear_start_pending(state, "cp-s2")  # twice is harmless
+    started = time.monotonic()
+    assert gemini.take_start_context(state, "cp-s2", wait_s=5.0) == ""
+    assert time.monotonic() - started < 0.5
+
+
+def test_a_session_start_that_died_is_waited_for_at_most_the_bound(tmp_path: Path) -> None:
+    import os
+    import time
+
+    state = str(tmp_path / "state")
+    gemini.mark_start_pending(state, "cp-s3")  # and then nothing: its process died
+    started = time.monotonic()
+    assert gemini.take_start_context(state, "cp-s3", wait_s=0.3) == ""
+    assert 0.3 <= time.monotonic() - started < 1.0
+    # a mark older than START_PENDING_S is not waited for at all
+    mark = os.path.join(state, "recall", "cp-s3.gemini-start.pending")
+    old = time.time() - gemini.START_PENDING_S - 1
+    os.utime(mark, (old, old))
+    started = time.monotonic()
+    assert gemini.take_start_context(state, "cp-s3", wait_s=5.0) == ""
+    assert time.monotonic() - started < 0.5
+
+
 # --- PreCompress ------------------------------------------------------------------------
 
 

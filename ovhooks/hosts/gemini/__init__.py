@@ -20,8 +20,10 @@ BeforeTool -> ``pre-tool-use``, AfterTool -> ``post-tool-use``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import time
 
 from ovhooks.hosts.spec import HostSpec
 
@@ -135,6 +137,28 @@ def _pending_path(state_dir: str, key: str) -> str:
     return os.path.join(state_dir, "recall", f"{safe_id(key)}.gemini-start")
 
 
+# Copilot CLI starts SessionStart and the first UserPromptSubmit together: a prompt that
+# finds SessionStart still building its block waits this long for it (else the block goes
+# out a prompt late). A mark older than ``START_PENDING_S`` is a SessionStart that died.
+START_WAIT_S = 1.0
+START_PENDING_S = 10.0
+_POLL_S = 0.02
+
+
+def mark_start_pending(state_dir: str, key: str) -> None:
+    """SessionStart is building a block it will hold (``hold_start_context``)."""
+    from ovhooks.fsutil import write_atomic
+
+    path = _pending_path(state_dir, key) + ".pending"
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_atomic(path, b"")
+
+
+def clear_start_pending(state_dir: str, key: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(_pending_path(state_dir, key) + ".pending")
+
+
 def hold_start_context(state_dir: str, key: str, text: str) -> None:
     """Keep the session-start block for the session's next BeforeAgent."""
     from ovhooks.fsutil import write_atomic
@@ -142,13 +166,27 @@ def hold_start_context(state_dir: str, key: str, text: str) -> None:
     path = _pending_path(state_dir, key)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_atomic(path, text.encode("utf-8"))
+    clear_start_pending(state_dir, key)
 
 
-def take_start_context(state_dir: str, key: str) -> str:
-    """The held session-start block (removed as it is taken), or ``""``."""
+def _building(path: str) -> bool:
+    """Whether a SessionStart is building the block at ``path`` now (a fresh mark)."""
+    try:
+        age = time.time() - os.stat(path + ".pending").st_mtime
+    except OSError:
+        return False
+    return age < START_PENDING_S
+
+
+def take_start_context(state_dir: str, key: str, wait_s: float = 0.0) -> str:
+    """The held session-start block (removed as it is taken), or ``""``; with ``wait_s``,
+    waits up to that long for a SessionStart that is still building it."""
     from ovhooks.transcripts.reader import open_regular
 
     path = _pending_path(state_dir, key)
+    end = time.monotonic() + wait_s
+    while not os.path.exists(path) and time.monotonic() < end and _building(path):
+        time.sleep(_POLL_S)
     try:
         fd = open_regular(path)
     except OSError:
