@@ -31,31 +31,31 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     and reply with the session-start block and a notice of what was queued or failed."""
     if ctx.bypassed(event):
         return Reply()
-    holder = _holder(event, ctx)
+    key = ctx.session_key(event)
+    holder = _holder(ctx, key)
     if holder is None:
-        return _handle(event, ctx, None)
+        return _handle(event, ctx, key, None)
     # A host that holds the block for the first prompt may start that prompt's hook at once
     # (Copilot CLI): it waits for the block while this mark says one is being built.
-    key, state_dir = ctx.session_key(event), ctx.settings.state_dir
+    state_dir = ctx.settings.state_dir
     holder.mark_start_pending(state_dir, key)
     try:
-        return _handle(event, ctx, holder)
+        return _handle(event, ctx, key, holder)
     finally:
         holder.clear_start_pending(state_dir, key)
 
 
-def _holder(event: Event, ctx: HookContext) -> Any:
+def _holder(ctx: HookContext, key: str) -> Any:
     """The host's module that holds the session-start block for the first prompt, or None."""
     held = ctx.spec.held_start_context
-    if not held or ctx.dry_run or not ctx.settings.session_context or not ctx.session_key(event):
+    if not held or ctx.dry_run or not ctx.settings.session_context or not key:
         return None
     return __import__(held, fromlist=["hold_start_context"])
 
 
-def _handle(event: Event, ctx: HookContext, holder: Any) -> Reply:
+def _handle(event: Event, ctx: HookContext, key: str, holder: Any) -> Reply:
     settings = ctx.settings
     source = event.source or "startup"
-    key = ctx.session_key(event)
     store = ctx.store()
     prior = store.load(key) if key else None
     if key:

@@ -219,8 +219,9 @@ def search_context(
     embedding service answers in time (``semantic_recall``).
 
     Rated hits come back with their ``evidence`` and undecided, below the threshold too:
-    recall's decision (``recall.decision``) judges them together. Without an answer the
-    lexical score is all there is, and ``score_threshold`` applies here as on a server."""
+    recall's decision (``recall.decision``) judges them together, so none is rendered as
+    context. Without an answer the lexical score is all there is, and ``score_threshold``
+    and the token budget apply here as on a server."""
     # session_id is accepted for the protocol; the server uses it for LLM query planning,
     # which a lexical store has no use for.
     started = time.perf_counter()
@@ -240,12 +241,22 @@ def search_context(
     entries: list[JSON] = []
     rendered: list[str] = []
     for hit in hits:
-        if hit.uri in excluded or (not rated and hit.score < score_threshold):
+        if hit.uri in excluded:
             continue
-        cost = estimate_tokens(hit.text)
-        if used + cost > budget and not rated:
-            continue
-        used += cost
+        if not rated:
+            # Decided here, lexically: the threshold and the budget apply, and the entry is
+            # context too. Rated entries are candidates only (recall decides on them).
+            if hit.score < score_threshold:
+                continue
+            cost = estimate_tokens(hit.text)
+            if used + cost > budget:
+                continue
+            used += cost
+            uri_attr = hit.uri.replace("&", "&amp;").replace('"', "&quot;")
+            rendered.append(
+                f'<memory uri="{uri_attr}" type="{hit.category}" score="{hit.score:.2f}"'
+                f' detail="full">{hit.text}</memory>'
+            )
         entries.append(
             {
                 "uri": hit.uri,
@@ -257,11 +268,6 @@ def search_context(
                 "origin": hit.kind,
                 **({"evidence": hit.evidence.as_dict()} if hit.evidence else {}),
             }
-        )
-        uri_attr = hit.uri.replace("&", "&amp;").replace('"', "&quot;")
-        rendered.append(
-            f'<memory uri="{uri_attr}" type="{hit.category}" score="{hit.score:.2f}"'
-            f' detail="full">{hit.text}</memory>'
         )
         if len(entries) >= (MAX_RATED if rated else MAX_ENTRIES):
             break
