@@ -20,8 +20,15 @@ own per-hook timeout ``host_timeout_s(hook)``):
   ovhooks, a marker named after the host's pid (the shell's ``$PPID``) in
   ``$XDG_RUNTIME_DIR`` (else ``$TMPDIR``, else ``/tmp``) makes the next ``SKIP_AFTER_HANG``
   hooks of that host process answer at once without starting ovhooks; the one after that
-  tries again (and clears the marker if ovhooks answered). Only shell builtins do this work,
-  so a healthy run pays a few ``stat`` calls and the ``timeout`` exec (about a millisecond).
+  tries again (and clears the marker if ovhooks answered). A healthy run does this work with
+  shell builtins only: a few ``stat`` calls and the ``timeout`` exec (about a millisecond).
+- A marker is the host process's and no other's: it holds the count and that process's start
+  time as ``ps -o lstart= -p PID`` prints it (``START_OF_HOST``), and a marker whose start
+  differs is a dead process's whose pid came back (pids wrap at 32768 on Linux: a marker left
+  by a host that exited mid-skip silenced up to 19 hooks of a later, healthy one). Such a
+  marker is cleared and ovhooks runs. ``ps`` runs only when a marker is written or found
+  counting; without ``ps`` (or its ``lstart``) both sides read an empty start and the pid
+  alone names the process, as before.
 - The command holds no ``${...}`` and only ``ovh_``-prefixed shell variables: Gemini CLI
   substitutes environment variables in its settings strings before the shell runs them.
 
@@ -60,6 +67,9 @@ DEFAULT_KILL_AFTER_S = 6
 # How many hooks of one host process answer at once after a hang before ovhooks is tried again.
 SKIP_AFTER_HANG = 19
 MARKER_NAME = "ovhooks-hung-"
+# The host process's start as a marker holds it after the count: ``ps``'s words joined by one
+# space (mcp_launch.sh and OpenCode's plugin compute it the same way; a test holds them to it).
+START_OF_HOST = "$(echo $(ps -o lstart= -p $PPID 2>/dev/null))"
 
 
 def kill_after_s(hook: str) -> int:
@@ -84,15 +94,18 @@ def command_line(executable: str, hook: str, host: str, *, posix: bool | None = 
         'ovh_d=$XDG_RUNTIME_DIR; [ -d "$ovh_d" ] || ovh_d=$TMPDIR; [ -d "$ovh_d" ] || ovh_d=/tmp; '
         f'ovh_m="$ovh_d/{MARKER_NAME}$PPID"'
     )
-    # ovh_n: hooks skipped since the last hang (1..skip: skip this one too); 0 or anything
-    # else: run. 124 is timeout's status when it stopped ovhooks, 137 when it had to kill it.
+    # ovh_n: hooks skipped since the last hang (1..skip, with this host's start ovh_i: skip
+    # this one too); 0 or anything else (a dead host's marker): run, and clear a marker
+    # that is not 0. 124 is timeout's status when it stopped ovhooks, 137 when it killed it.
     return (
-        f'{marker}; ovh_n=0; [ -f "$ovh_m" ] && read -r ovh_n <"$ovh_m" 2>/dev/null; '
-        f'case $ovh_n in {_one_to(skip)}) echo $((ovh_n+1)) >"$ovh_m" 2>/dev/null; exit 0;; esac; '
+        f'{marker}; ovh_n=0; [ -f "$ovh_m" ] && read -r ovh_n ovh_i <"$ovh_m" 2>/dev/null; '
+        f"case $ovh_n in {_one_to(skip)}) ovh_c={START_OF_HOST}; "
+        '[ "$ovh_i" = "$ovh_c" ] && { echo "$((ovh_n+1)) $ovh_c" >"$ovh_m" 2>/dev/null; exit 0; }; '
+        "ovh_n=gone;; esac; "
         f"if command -v timeout >/dev/null; then timeout -k 1 {kill_after_s(hook)} {bare}; "
         f"else {bare}; fi 2>/dev/null; "
-        f'case $? in 124|137) echo 1 >"$ovh_m";; *) [ "$ovh_n" = 0 ] || echo 0 >"$ovh_m";; esac '
-        "2>/dev/null; exit 0"
+        f'case $? in 124|137) echo "1 {START_OF_HOST}" >"$ovh_m";; '
+        '*) [ "$ovh_n" = 0 ] || echo 0 >"$ovh_m";; esac 2>/dev/null; exit 0'
     )
 
 

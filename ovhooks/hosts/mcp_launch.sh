@@ -13,8 +13,14 @@ ovh_d=$XDG_RUNTIME_DIR
 [ -d "$ovh_d" ] || ovh_d=/tmp
 ovh_m="$ovh_d/ovhooks-hung-$PPID"
 ovh_n=0
-[ -f "$ovh_m" ] && read -r ovh_n <"$ovh_m" 2>/dev/null
-case $ovh_n in [1-9]|1[0-9]) exit 0;; esac
+[ -f "$ovh_m" ] && read -r ovh_n ovh_i <"$ovh_m" 2>/dev/null
+# A marker counts only with this host's start beside it: one a dead host left under the same
+# pid is not this host's hang (hosts/launch.py).
+ovh_c=
+case $ovh_n in [1-9]|1[0-9])
+    ovh_c=$(echo $(ps -o lstart= -p $PPID 2>/dev/null))
+    [ "$ovh_i" = "$ovh_c" ] && exit 0;;
+esac
 ovh_r="$ovh_d/ovhooks-mcp-ready-$$"
 rm -f "$ovh_r"
 # Its own session and process group where setsid(1) exists (util-linux, busybox), so that
@@ -35,7 +41,7 @@ while [ ! -e "$ovh_r" ]; do
     ovh_i=$((ovh_i + 1))
     if [ "$ovh_i" -gt 40 ]; then
         kill -KILL -"$ovh_p" 2>/dev/null || kill -KILL "$ovh_p" 2>/dev/null
-        echo 1 >"$ovh_m" 2>/dev/null
+        echo "1 $(echo $(ps -o lstart= -p $PPID 2>/dev/null))" >"$ovh_m" 2>/dev/null
         exit 0
     fi
     sleep 0.1

@@ -160,6 +160,30 @@ def test_a_hung_hook_is_killed_with_its_children_and_the_next_ones_skip_it(
     assert not [p for p in started if alive(int(p))], "a hung hook outlived its bound"
 
 
+@pytest.mark.parametrize(
+    ("left", "skipped"),
+    [("3 {self}", True), ("3", False), ("3 Thu Jan  1 00:00:07 1970", False)],
+)
+def test_opencode_skips_for_its_own_hang_marker_only(
+    left: str, skipped: bool, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The memory server's launcher marks OpenCode's pid when it had to stop the server: the
+    plugin's hooks then skip. A marker with another start (or none) is a dead OpenCode's
+    whose pid came back: the hooks run, and the first clears it."""
+    command = _command(tmp_path, "good", GOOD)
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    env = {"DRIVER_MARKER": left, "XDG_RUNTIME_DIR": str(runtime)}
+    result = call_shim(
+        "opencode", _host_bin(request, "opencode"), command, "chat.message", PAYLOAD, tmp_path, env
+    )
+    assert result["added"] == (
+        [] if skipped else ["RECALLED-session-start", "RECALLED-user-prompt-submit"]
+    )
+    (marker,) = runtime.iterdir()
+    assert marker.read_text() == "0\n"  # taken by the hooks, or cleared
+
+
 def test_the_shims_register_only_their_memory_events(
     tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:

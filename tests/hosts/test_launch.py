@@ -14,7 +14,7 @@ import pytest
 
 from ovhooks.commands import hostconfig
 from ovhooks.hosts import launch
-from tests.support.standins import alive
+from tests.support.standins import alive, started_at
 
 SHELLS = [s for s in ("sh", "bash", "dash") if shutil.which(s)]
 
@@ -111,6 +111,41 @@ def test_a_hung_ovhooks_is_killed_with_its_children_then_skipped(
     assert _starts(tmp_path) == 3
 
 
+@pytest.mark.skipif(not shutil.which("timeout"), reason="needs timeout(1)")
+def test_the_marker_holds_the_count_and_the_host_process_start(tmp_path: Path) -> None:
+    exe = _stub(tmp_path, "sleep 60")
+    command = launch.command_line(exe, "pre-tool-use", "claude")
+    _run("sh", command, tmp_path)
+    marker = tmp_path / f"{launch.MARKER_NAME}{os.getpid()}"  # the shell's parent: this test
+    start = started_at(os.getpid())
+    assert start, "ps -o lstart= gave nothing here"
+    assert marker.read_text() == f"1 {start}\n"
+    _run("sh", command, tmp_path)  # skipped: the count goes on, the start stays
+    assert marker.read_text() == f"2 {start}\n"
+    assert _starts(tmp_path) == 1
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize(
+    "left", ["3 Thu Jan  1 00:00:07 1970", "3", "19 someone else", "3 " + "x" * 300]
+)
+def test_a_marker_a_dead_host_left_under_this_pid_does_not_silence_it(
+    shell: str, left: str, tmp_path: Path
+) -> None:
+    """Pids come back (32768 on Linux): a host that exited while its hooks were skipping
+    left a counting marker under a pid a later host now has. That host's hooks run, and the
+    first clears the marker."""
+    marker = tmp_path / f"{launch.MARKER_NAME}{os.getpid()}"
+    marker.write_text(left + "\n")
+    exe = _stub(tmp_path, 'echo "{}"')
+    command = launch.command_line(exe, "user-prompt-submit", "codex")
+    for _ in range(2):
+        proc, _ = _run(shell, command, tmp_path)
+        assert (proc.returncode, proc.stdout) == (0, b"{}\n")
+    assert _starts(tmp_path) == 2
+    assert marker.read_text() == "0\n"
+
+
 def test_the_host_timeout_is_a_second_after_the_kill_which_is_after_the_deadline() -> None:
     from ovhooks import hookrun
     from ovhooks.hosts.base import EVENT_NAMES
@@ -166,7 +201,10 @@ def test_the_command_survives_geminis_settings_substitution() -> None:
     command = launch.command_line("/v/bin/ovhooks", "stop", "gemini")
     assert "${" not in command
     names = set(re.findall(r"\$(\w+)", command))
-    assert names == {"ovh_d", "ovh_m", "ovh_n", "PPID", "XDG_RUNTIME_DIR", "TMPDIR"}, names
+    assert names == {
+        *("ovh_d", "ovh_m", "ovh_n", "ovh_i", "ovh_c"),
+        *("PPID", "XDG_RUNTIME_DIR", "TMPDIR"),
+    }, names
 
 
 @pytest.mark.parametrize("name", ["pi_extension.ts", "opencode_plugin.js"])

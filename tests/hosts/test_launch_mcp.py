@@ -16,7 +16,7 @@ import pytest
 from ovhooks.commands.install.mcp_config import server_argv
 from ovhooks.commands.install.mcp_json import is_ours
 from ovhooks.hosts import launch
-from tests.support.standins import alive
+from tests.support.standins import alive, started_at
 
 SHELLS = [s for s in ("sh", "bash", "dash") if shutil.which(s)]
 ECHO_SERVER = """#!/usr/bin/env python3
@@ -102,19 +102,38 @@ def test_a_server_that_never_gets_ready_is_stopped_and_marks_the_host(
     pids = [int(p) for p in pid_file.read_text().split()]
     assert len(pids) == 2 and not [p for p in pids if alive(p)], "it outlived its launcher"
     # the marker of the host process (here: this test), read by the hook launcher
-    assert _marker(tmp_path, os.getpid()).read_text().strip() == "1"
+    assert _marker(tmp_path, os.getpid()).read_text() == f"1 {started_at(os.getpid())}\n"
 
 
 @pytest.mark.parametrize("shell", SHELLS)
 def test_a_hang_the_hooks_found_ends_it_at_once(shell: str, tmp_path: Path) -> None:
     starts = tmp_path / "starts"
     exe = _server(tmp_path, f"#!/bin/sh\necho start >>{starts}\nexec sleep 60\n")
-    _marker(tmp_path, os.getpid()).write_text("3\n")  # hooks skipping after a hang
+    left = f"3 {started_at(os.getpid())}\n"  # this host's hooks skipping after a hang
+    _marker(tmp_path, os.getpid()).write_text(left)
     started = time.monotonic()
     proc = _launch(shell, exe, tmp_path)
     assert proc.returncode == 0 and time.monotonic() - started < 1.0
     assert not starts.exists(), "the server was started despite the marker"
-    assert _marker(tmp_path, os.getpid()).read_text() == "3\n"  # the hooks' count is theirs
+    assert _marker(tmp_path, os.getpid()).read_text() == left  # the hooks' count is theirs
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("left", ["3\n", "3 Thu Jan  1 00:00:07 1970\n"])
+def test_a_marker_a_dead_host_left_under_this_pid_does_not_stop_it(
+    shell: str, left: str, tmp_path: Path
+) -> None:
+    """A counting marker with another start (or none) is a dead host's whose pid came back."""
+    _marker(tmp_path, os.getpid()).write_text(left)
+    proc = subprocess.run(
+        _argv(shell, _server(tmp_path, ECHO_SERVER)),
+        input=b"ping\n",
+        capture_output=True,
+        env=_env(tmp_path),
+        timeout=30,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (0, b"echo ping\n")
 
 
 @pytest.mark.parametrize("shell", SHELLS)
@@ -161,7 +180,8 @@ def test_the_script_keeps_launch_py_s_numbers() -> None:
     """mcp_launch.sh spells out MCP_READY_S (in tenths), SKIP_AFTER_HANG and MARKER_NAME."""
     script = Path(launch.MCP_LAUNCHER).read_text()
     assert f"-gt {launch.MCP_READY_S * 10} ]" in script
-    assert f"case $ovh_n in {launch._one_to(launch.SKIP_AFTER_HANG)}) exit 0;; esac" in script
+    assert f"case $ovh_n in {launch._one_to(launch.SKIP_AFTER_HANG)})\n" in script
+    assert script.count(launch.START_OF_HOST) == 2  # read against, and written with, the hang
     assert f'ovh_m="$ovh_d/{launch.MARKER_NAME}$PPID"' in script
     assert f'{launch.READY_VARIABLE}="$ovh_r" $ovh_s "$@"' in script
 

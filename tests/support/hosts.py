@@ -79,9 +79,41 @@ hooks = true
 
 
 def host_environment(base: Mapping[str, str], overrides: Mapping[str, str]) -> dict[str, str]:
+    """``base`` without the runner's own host variables, then ``overrides``. The launcher's
+    hang markers go to this run's own folder unless ``base`` or ``overrides`` names one: a
+    marker is named by the host's pid, and a real timeout in one test must not reach another
+    test's host (pids come back)."""
     env = {k: v for k, v in base.items() if not k.startswith(_FOREIGN_PREFIXES)}
+    env.setdefault("XDG_RUNTIME_DIR", _runtime_dir())
     env.update(overrides)
     return env
+
+
+_RUNTIME_DIRS: list[str] = []
+
+
+def hang_markers() -> int:
+    """How many host processes of this run had a hook stopped by the launcher (their markers
+    in this run's folder that are not cleared)."""
+    if not _RUNTIME_DIRS:
+        return 0
+    from pathlib import Path
+
+    markers = Path(_RUNTIME_DIRS[0]).glob("ovhooks-hung-*")
+    return sum(1 for marker in markers if marker.read_text().strip() not in ("", "0"))
+
+
+def _runtime_dir() -> str:
+    """A 0700 folder for this test run's hang markers, removed when the run ends."""
+    if not _RUNTIME_DIRS:
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="ovhooks-test-run-")
+        atexit.register(shutil.rmtree, folder, True)
+        _RUNTIME_DIRS.append(folder)
+    return _RUNTIME_DIRS[0]
 
 
 # ---------------------------------------------------------------------------------------

@@ -75,6 +75,24 @@ def hung_hooks(folder: str) -> list[str]:
         return handle.read().split()
 
 
+def started_at(pid: int) -> str:
+    """A process's start as the hang marker holds it (``hosts/launch.py``: ``ps -o lstart=``,
+    words joined by one space; "" without ``ps``)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["ps", "-o", "lstart=", "-p", str(pid)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        ).stdout
+    except OSError:
+        return ""
+    return " ".join(out.split())
+
+
 def alive(pid: int) -> bool:
     """Running, not a zombie waiting for its parent to reap it."""
     try:

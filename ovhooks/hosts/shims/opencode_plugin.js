@@ -14,7 +14,7 @@
 // The system prompt is never touched; subagent sessions get nothing, and title generation
 // reads only the user's own parts. All decisions (what to recall, capture, commit) are made
 // by ovhooks, in Python, which reads the conversation from OpenCode's database (read-only).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -69,23 +69,45 @@ function hangMarker() {
 	return "";
 }
 
+// This process's start as the launcher reads it (`ps -o lstart=`, words joined by one space;
+// "" without ps): a marker is this process's only with it, not a dead one's whose pid came
+// back. Asked only when a marker is written or found counting.
+let startOfHost;
+function hostStart() {
+	if (startOfHost === undefined) {
+		try {
+			const out = execFileSync("ps", ["-o", "lstart=", "-p", String(process.pid)], {
+				encoding: "utf8",
+				stdio: ["ignore", "pipe", "ignore"],
+				timeout: 2000,
+			});
+			startOfHost = out.split(/\s+/).filter(Boolean).join(" ");
+		} catch {
+			startOfHost = "";
+		}
+	}
+	return startOfHost;
+}
+
 // A hang one side met is the other's too: a hook that hung makes the memory server's start
-// end at once ("1"), and a server start the launcher had to stop makes the hooks skip
-// (taken: set to "0"). The hooks clear it when their skipping ends, and try again.
+// end at once ("1" and this process's start), and a server start the launcher had to stop
+// makes the hooks skip (taken: set to "0"). The hooks clear it when their skipping ends.
 function setHangMarker(value) {
 	try {
 		const marker = hangMarker();
-		if (marker) writeFileSync(marker, `${value}\n`);
+		if (marker) writeFileSync(marker, value ? `${value} ${hostStart()}\n` : "0\n");
 	} catch {}
 }
 
 function launcherMarkedHang() {
 	try {
 		const marker = hangMarker();
-		const count = marker ? Number(readFileSync(marker, "utf8").trim()) : 0;
+		const [first, ...start] = marker ? readFileSync(marker, "utf8").trim().split(/\s+/) : [];
+		const count = Number(first);
 		if (count >= 1 && count <= SKIP_AFTER_HANG) {
+			const ours = start.join(" ") === hostStart();
 			setHangMarker(0);
-			return true;
+			return ours;
 		}
 	} catch {}
 	return false;

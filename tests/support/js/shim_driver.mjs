@@ -4,7 +4,18 @@
 // OpenCode's plugin is imported by the Bun inside the opencode binary (BUN_BE_BUN=1).
 // "added": what the handler put into the conversation (Pi: the returned message's content;
 // OpenCode: the text of the parts it added to the user message, or a tool call's outcome).
+// DRIVER_MARKER: a hang marker to leave under this process's pid in $XDG_RUNTIME_DIR first
+// ("{self}" becomes this process's start as `ps -o lstart=` prints it), as a host whose
+// hooks are skipping after a hang, or a dead host whose pid came back, would have left it.
 const [shimPath, host, event, payloadJson] = process.argv.slice(2);
+if (process.env.DRIVER_MARKER) {
+	const { execFileSync } = await import("node:child_process");
+	const { writeFileSync } = await import("node:fs");
+	const start = execFileSync("ps", ["-o", "lstart=", "-p", String(process.pid)], { encoding: "utf8" })
+		.split(/\s+/).filter(Boolean).join(" ");
+	writeFileSync(`${process.env.XDG_RUNTIME_DIR}/ovhooks-hung-${process.pid}`,
+		`${process.env.DRIVER_MARKER.replace("{self}", start)}\n`);
+}
 const payload = JSON.parse(payloadJson);
 const repeat = Number(process.env.DRIVER_REPEAT) || 1;
 const each = [];
