@@ -214,10 +214,18 @@ def term_string(text: str) -> str:
     return " ".join(with_concepts(terms(text, identifier_parts=True)))
 
 
+# A concept's own word in its verb forms names the topic: "how should I indent this" asks
+# about indentation as "what indentation do we use" does, and stored texts that name any
+# member carry the topic (``with_concepts``). Only prompts are mapped, so what is stored
+# does not change.
+_TOPIC_FORMS = dict.fromkeys(("indent", "indented", "indenting"), "indentation")
+
+
 def query_terms(text: str, limit: int = 64) -> list[str]:
     """Distinct terms of a query, first occurrence first, at most ``limit``."""
     seen: dict[str, None] = {}
-    for term in terms(text):
+    for found in terms(text):
+        term = _TOPIC_FORMS.get(found, found)
         if term not in seen:
             seen[term] = None
             if len(seen) >= limit:

@@ -174,6 +174,7 @@ def recall_for_prompt(
         return RecallOutcome(system_message=note, reason=f"error:{exc.kind}", prompt_head=head)
     server.close_breaker()
     server.save()
+    dropped: list[dict[str, object]] = []
     if backend.rates_candidates:
         from ovhooks.recall.decision import judge_rated
 
@@ -186,6 +187,8 @@ def recall_for_prompt(
     if trace is not None:
         trace.candidates = list(candidates)
     outcome = _outcome(candidates, text, head, backend, settings, server, seen, now, trace)
+    if outcome.reason == "no_results" and dropped:
+        outcome.reason = "abstained"  # found, and judged too weak: not "nothing found"
     if failed:
         # The plain search answered; only the bridged one did not (``retrieve.gather``).
         outcome.reason = f"{outcome.reason} (bridged search: {failed})"

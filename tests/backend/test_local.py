@@ -191,6 +191,33 @@ def test_english_preference_is_recalled_in_a_later_session(tmp_path: Path) -> No
     assert "I prefer tabs over spaces for indentation in Python." in texts
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "In this repository I always indent with tabs, never spaces",
+        "Use two spaces, never tabs, in the YAML files",
+        "I prefer indenting with four spaces",
+    ],
+)
+def test_a_question_about_how_to_indent_asks_about_indentation(
+    tmp_path: Path, statement: str
+) -> None:
+    """Issue 39's first complaint: "how should I indent …" got nothing where "what
+    indentation …" got the memory. The verb's forms name the topic as the noun does."""
+    backend = LocalBackend(str(tmp_path), peer="proj")
+    uri = f"{backend.memories_root}/preferences/indent.md"
+    backend.write(uri, statement + "\n", mode="replace")
+    for question in (
+        "How should I indent the new config loader module?",
+        "is this file indented the way we do it here?",
+        "what are our indenting rules?",
+        "what indentation style do we use here?",
+    ):
+        assert recalled(backend, question) == [statement + "\n"], question
+    # a prompt that merely says "spaces" is not a question about indentation
+    assert recalled(backend, "allow spaces in user names") == []
+
+
 def test_chinese_preference_is_recalled_in_a_later_session(tmp_path: Path) -> None:
     first = LocalBackend(str(tmp_path), peer="proj-a")
     first.append_messages("s1", [user("以后请用两个空格缩进，我喜欢这样。")])

@@ -139,3 +139,34 @@ def test_a_calibrated_server_is_judged_against_its_probes(tmp_path: Path) -> Non
         now,
     )
     assert [c.uri for c in out] == [far.uri]
+
+
+class _RatingOne(_Rating):
+    """A rating store whose one candidate is too weak for every rule."""
+
+    def search_context(self, query: str, **kwargs: Any) -> dict[str, Any]:
+        weak = rated("lunch", 0.3, 1.0, text="Lunch is at noon.")
+        entry = {"uri": weak.uri, "score": 0.3, "text": weak.text, "evidence": weak.evidence}
+        return {"entries": [entry], "rendered": "", "stats": {}}
+
+
+def test_candidates_the_decision_drops_are_an_abstention_not_nothing_found(
+    tmp_path: Path,
+) -> None:
+    from ovhooks.recall import recall_for_prompt
+    from ovhooks.recall.trace import Trace
+
+    settings, _server = _state(tmp_path)
+    trace = Trace()
+    out = recall_for_prompt(
+        "where does the deploy go?",
+        recent_user_texts=(),
+        session_key="cc-s1",
+        ov_session_id=None,
+        backend=_as_backend(_RatingOne()),
+        settings=settings,
+        now=time.time(),
+        trace=trace,
+    )
+    assert (out.injected_uris, out.reason) == ((), "abstained")
+    assert [d["uri"] for d in trace.store_dropped] == [f"{M}/lunch.md"]

@@ -5,10 +5,14 @@ command, the real embedding service (warm, every row indexed) and the real
 UserPromptSubmit hook process, on a fresh local store holding that one memory, and again
 with 1,000 other ordinary memories (``tests/support/first_use.py``) around it.
 
-On the code this was written against (50e8986) the first question gets nothing injected,
-alone and among 1,000: that is the bug of issue 39, marked xfail (not strict, raising only
-``NotInjectedError``, so a broken setup still fails) for whoever fixes recall to remove. The
-second question is answered there, alone and among 1,000, and stays a plain test.
+On the code this was written against (50e8986) the first question got nothing injected,
+alone and among 1,000 (issue 39's first complaint): "indent" weighed as a plain shared word
+where "indentation" names the topic. The verb's forms now name the topic too
+(``lexical.text.query_terms``): among 1,000 both questions get the memory. Alone, the first
+still does not, for another reason: its lexical score (0.67) meets the bar, but the model
+puts the prompt 2.7 spreads above the probes, under the veto's 3.0 for a shared word in
+another sense (``semantic.fusion.VETO``, spared from 0.70). That case is the one known miss
+(``KNOWN_MISSES``: an xfail when it misses, a pass when it does not).
 """
 
 from __future__ import annotations
@@ -42,14 +46,14 @@ STYLE = "what indentation style do we use here?"
 # Indexing a thousand rows on a loaded 2-core box takes minutes; the module's store is built
 # once per size, inside the first test's setup.
 pytestmark = pytest.mark.timeout(1200)
-ISSUE = "issue 39: a new user's remembered indentation rule is not injected for this question"
+# (memories in the store, question) -> why it is known to miss
+KNOWN_MISSES = {
+    (1, HOW): "issue 39: the veto drops a lone memory the model rates 2.7 spreads up",
+}
 
 
 class NotInjectedError(AssertionError):
-    """The one failure expected today; any other (a broken setup) fails the test."""
-
-
-KNOWN_MISS = pytest.mark.xfail(strict=False, reason=ISSUE, raises=NotInjectedError)
+    """The memory was not in the block."""
 
 
 def _write_others(data_dir: Path, count: int) -> None:
@@ -127,17 +131,11 @@ def test_the_store_holds_what_the_case_says(store: dict[str, Any]) -> None:
     assert others() == others()
 
 
-@pytest.mark.parametrize(
-    "question",
-    (
-        # Injected nothing, alone and among 1,000, on the code this was written against.
-        pytest.param(HOW, marks=KNOWN_MISS),
-        # Injected on that code, alone and among 1,000: a guard, not a known failure.
-        STYLE,
-    ),
-    ids=("how-to-indent", "what-style"),
-)
+@pytest.mark.parametrize("question", (HOW, STYLE), ids=("how-to-indent", "what-style"))
 def test_the_indentation_memory_is_injected(store: dict[str, Any], question: str) -> None:
     context = ask(store, question, f"first-use-{len(question)}")
     if "indent with tabs" not in context.lower():
+        known = KNOWN_MISSES.get((store["count"], question))
+        if known:
+            pytest.xfail(known)
         raise NotInjectedError(context or "(nothing injected)")
