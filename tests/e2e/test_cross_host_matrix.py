@@ -115,7 +115,7 @@ def test_each_writer_session_is_captured_from_its_transcript_and_committed(
 
 # Droid: ``droid exec`` fires no UserPromptSubmit (tests/fixtures/droid/fired.json), so there is
 # no recall for a prompt to test; what Droid gets instead is SessionStart's block (the session
-# matrix above, and the Droid story in test_wave4_story.py).
+# matrix above, and the droid cases of test_host_stories.py).
 NO_PROMPT_RECALL = {
     "droid": "droid exec fires no UserPromptSubmit: its memory is SessionStart's block"
 }
