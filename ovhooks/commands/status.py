@@ -117,6 +117,7 @@ def build_status(
             "dead": dead_letters(settings.state_dir),
         },
         "semantic": _semantic(settings),
+        "recall": recall_summary(settings),
         "recent_errors": [
             {
                 "ts": r.get("ts"),
@@ -127,6 +128,28 @@ def build_status(
             for r in errors
         ],
     }
+
+
+def recall_summary(settings: Settings) -> dict[str, Any]:
+    """Whether prompts get recall, and the user's minimum confidence, which only the local
+    store's scores can be read against (``recall.confidence``)."""
+    return {
+        "enabled": settings.recall,
+        "min_confidence": settings.recall_min_confidence,
+        "min_confidence_applies": settings.backend == "local",
+    }
+
+
+def describe_recall(recall: dict[str, Any]) -> str:
+    if not recall["enabled"]:
+        return "recall: off (OVHOOKS_RECALL=0)"
+    minimum = float(recall["min_confidence"])
+    line = f"recall: on, minimum confidence {minimum:.2f}"
+    if not minimum:
+        line += " (every memory the decision admits; OVHOOKS_RECALL_MIN_CONFIDENCE raises it)"
+    if not recall["min_confidence_applies"]:
+        line += "; not applied on a server, whose scores have no fitted probability"
+    return line
 
 
 def _semantic(settings: Settings) -> dict[str, Any]:
@@ -172,6 +195,7 @@ def _print_header(console: Any, doc: dict[str, Any]) -> None:
     from ovhooks.commands.semantic import describe
 
     console.print(escape(describe(doc["semantic"])))
+    console.print(escape(describe_recall(doc["recall"])))
 
 
 def _print_config(console: Any, rows: list[dict[str, Any]], show_all_config: bool) -> None:
@@ -277,8 +301,8 @@ def status(
     JSON keys: backend, why_backend, url, state_dir, config [{name, value, source}],
     config_warnings, server {reachable, version, error}, hosts [{host, label, installed
     [scopes], sessions, last_capture_at}], sessions [...], queue {queued, sessions, dead},
-    semantic {enabled, model, state, pending, rss_mib, error, socket},
-    recent_errors [...].
+    semantic {enabled, model, state, pending, rss_mib, error, socket}, recall {enabled,
+    min_confidence, min_confidence_applies}, recent_errors [...].
     """
     settings = settings_from()
     now = time.time()
