@@ -13,13 +13,11 @@ ovh_d=$XDG_RUNTIME_DIR
 [ -d "$ovh_d" ] || ovh_d=/tmp
 ovh_m="$ovh_d/ovhooks-hung-$PPID"
 ovh_n=0
-[ -f "$ovh_m" ] && read -r ovh_n ovh_i <"$ovh_m" 2>/dev/null
+[ -f "$ovh_m" ] && read -r ovh_n ovh_t <"$ovh_m" 2>/dev/null
 # A marker counts only with this host's start beside it: one a dead host left under the same
 # pid is not this host's hang (hosts/launch.py).
-ovh_c=
 case $ovh_n in [1-9]|1[0-9])
-    ovh_c=$(echo $(ps -o lstart= -p $PPID 2>/dev/null))
-    [ "$ovh_i" = "$ovh_c" ] && exit 0;;
+    [ "$ovh_t" = "$(echo $(ps -o lstart= -p $PPID 2>/dev/null))" ] && exit 0;;
 esac
 ovh_r="$ovh_d/ovhooks-mcp-ready-$$"
 rm -f "$ovh_r"
