@@ -99,7 +99,9 @@ def hang_markers() -> int:
         return 0
     from pathlib import Path
 
-    markers = Path(_RUNTIME_DIRS[0]).glob("ovhooks-hung-*")
+    from ovhooks.hosts.launch import MARKER_NAME
+
+    markers = Path(_RUNTIME_DIRS[0]).glob(f"{MARKER_NAME}*")
     return sum(1 for marker in markers if marker.read_text().strip() not in ("", "0"))
 
 
