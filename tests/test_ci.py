@@ -42,7 +42,9 @@ def test_ci_run_prints_totals_whatever_the_outcome(tmp_path: Path, rc: int, verd
     assert "min=600" in completed.stdout  # the floor on collected tests is set for CI
 
 
-def test_too_few_collected_tests_fail_the_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [None, "2"])
+def test_too_few_collected_tests_fail_the_run(workers: str | None) -> None:
+    spread = ["-n", workers] if workers else []  # scripts/test runs the suite on xdist workers
     completed = subprocess.run(
         [
             sys.executable,
@@ -51,6 +53,7 @@ def test_too_few_collected_tests_fail_the_run(tmp_path: Path) -> None:
             "-q",
             "-p",
             "no:cacheprovider",
+            *spread,
             "tests/settings/test_config.py",
         ],
         cwd=REPO,
@@ -64,11 +67,9 @@ def test_too_few_collected_tests_fail_the_run(tmp_path: Path) -> None:
     assert "fewer than OVHOOKS_MIN_TESTS=1000" in completed.stdout + completed.stderr
 
 
-def test_the_minimum_test_count_applies_to_the_whole_suite_not_the_coverage_subset(
-    tmp_path: Path,
-) -> None:
-    """scripts/test runs a chosen subset for the coverage floor, then the whole suite; with
-    .ci/run's OVHOOKS_MIN_TESTS the subset (about 200 tests) must not fail the run."""
+def _test_script(tmp_path: Path, exits: dict[str, int]) -> tuple[Path, Path]:
+    """scripts/test in a throw-away tree whose python, ruff and mypy only log their calls;
+    python exits with ``exits[part]`` for a pytest run whose arguments name ``part``."""
     root = tmp_path / "repo"
     (root / "scripts").mkdir(parents=True)
     shutil.copy(REPO / "scripts" / "test", root / "scripts" / "test")
@@ -76,12 +77,21 @@ def test_the_minimum_test_count_applies_to_the_whole_suite_not_the_coverage_subs
     bin_dir.mkdir(parents=True)
     log = tmp_path / "calls.log"
     for tool in ("python", "ruff", "mypy"):
+        cases = "".join(
+            f'  *"{part}"*) exit {rc} ;;\n' for part, rc in exits.items() if tool == "python"
+        )
         stub = bin_dir / tool
         stub.write_text(
-            f'#!/usr/bin/env bash\necho "{tool} min=${{OVHOOKS_MIN_TESTS:-}} $*" >> {log}\n'
+            "#!/usr/bin/env bash\n"
+            f'echo "{tool} min=${{OVHOOKS_MIN_TESTS:-}} $*" >> {log}\n'
+            f'case "$*" in\n{cases}esac\n'
         )
         stub.chmod(0o755)
-    completed = subprocess.run(
+    return root, log
+
+
+def _run_test_script(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         ["bash", str(root / "scripts" / "test"), "-q"],
         env={**os.environ, "OVHOOKS_MIN_TESTS": "600"},
         capture_output=True,
@@ -89,9 +99,32 @@ def test_the_minimum_test_count_applies_to_the_whole_suite_not_the_coverage_subs
         timeout=60,
         check=False,
     )
+
+
+def test_the_minimum_test_count_applies_to_the_parallel_part_not_the_chosen_subsets(
+    tmp_path: Path,
+) -> None:
+    """scripts/test runs a chosen subset for the coverage floor, then the suite on two workers,
+    then the timing-bound "serial" tests alone; .ci/run's OVHOOKS_MIN_TESTS is for the
+    second, the whole suite but those few."""
+    root, log = _test_script(tmp_path, {})
+    completed = _run_test_script(root)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     runs = [line for line in log.read_text().splitlines() if " -m pytest" in line]
-    assert len(runs) == 2, runs
-    coverage, whole = runs
+    assert len(runs) == 3, runs
+    coverage, parallel, serial = runs
     assert "--cov" in coverage and coverage.startswith("python min= ")
-    assert "--cov" not in whole and whole.startswith("python min=600 ")
+    assert parallel.startswith("python min=600 ") and "-m not serial -n 2" in parallel
+    assert serial.startswith("python min= ") and "-m serial -q" in serial and "-n" not in serial
+
+
+@pytest.mark.parametrize(
+    ("parallel_rc", "serial_rc", "expected"),
+    [(0, 0, 0), (0, 5, 0), (5, 0, 0), (5, 5, 5), (1, 0, 1), (0, 1, 1), (4, 5, 4)],
+)
+def test_the_script_fails_when_either_part_fails_or_neither_ran_a_test(
+    tmp_path: Path, parallel_rc: int, serial_rc: int, expected: int
+) -> None:
+    """pytest's 5 (nothing selected) is fine for one part of a narrow run, not for both."""
+    root, _ = _test_script(tmp_path, {"not serial": parallel_rc, "-m serial": serial_rc})
+    assert _run_test_script(root).returncode == expected

@@ -97,22 +97,62 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.hosts_e2e)
 
 
+def _too_few(count: int) -> str:
+    minimum = _REAL_ENV.get("OVHOOKS_MIN_TESTS", "").strip()
+    if minimum.isdigit() and count < int(minimum):
+        return f"collected {count} tests, fewer than OVHOOKS_MIN_TESTS={minimum}"
+    return ""
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """With ``OVHOOKS_MIN_TESTS`` set (``.ci/run`` sets it), too few tests is a failure: a
     CI run that collected nothing, or a fraction, must not pass."""
-    minimum = _REAL_ENV.get("OVHOOKS_MIN_TESTS", "").strip()
-    if minimum.isdigit() and len(session.items) < int(minimum):
-        raise pytest.UsageError(
-            f"collected {len(session.items)} tests, fewer than OVHOOKS_MIN_TESTS={minimum}"
-        )
+    if hasattr(session.config, "workerinput"):
+        return  # xdist's controller counts what its workers collected (below)
+    problem = _too_few(len(session.items))
+    if problem:
+        raise pytest.UsageError(problem)
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown to pytest without it
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    problem = _too_few(len(ids))
+    if problem:
+        pytest.exit(problem, returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+def _note_stopped_hooks() -> None:
     from tests.support.hosts import hang_markers
 
     stopped = hang_markers()
     if stopped:  # a real hook the launcher had to stop: its host then skipped some hooks
         record_note(f"hooks stopped at their bound outside the fail-open suite: {stopped}")
+
+
+# Under pytest-xdist (scripts/test) the tests run in worker processes: each hands its notes
+# and timings to the controller when it ends, and the controller prints them all.
+_WORKER_KEY = "ovhooks_rig"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a worker: its marker folder is its own
+        _note_stopped_hooks()
+        workeroutput[_WORKER_KEY] = {"notes": list(_NOTES), "timings": list(_TIMINGS)}
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown to pytest without it
+def pytest_testnodedown(node: object, error: object) -> None:
+    """xdist's controller, as a worker ends."""
+    rig = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+    if rig:
+        _NOTES.extend(str(note) for note in rig["notes"])
+        _TIMINGS.extend((str(label), float(seconds)) for label, seconds in rig["timings"])
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not hasattr(terminalreporter.config, "workerinput"):
+        _note_stopped_hooks()
     if _NOTES:
         terminalreporter.section("real-world rig notes")
         for note in _NOTES:
