@@ -88,13 +88,24 @@ def record_note(text: str) -> None:
 # ---------------------------------------------------------------------------------------
 
 
+_HEAVY_MARKERS = ("real_server", "hosts_e2e", "browser")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    heavy: set[str] = set()
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         if names & REAL_SERVER_FIXTURES:
             item.add_marker(pytest.mark.real_server)
         if names & HOST_FIXTURES:
             item.add_marker(pytest.mark.hosts_e2e)
+        if any(item.get_closest_marker(name) for name in _HEAVY_MARKERS):
+            heavy.add(item.nodeid.split("::", 1)[0])
+    # Modules with real CLIs, servers or a browser first, each kept whole (its module-scoped
+    # worlds stay together): on scripts/test's two workers (--dist loadscope, in this order)
+    # the long modules start at once and the short ones fill in at the end, instead of one
+    # worker running a host-story module alone after the other has finished.
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in heavy)
 
 
 def _too_few(count: int) -> str:
