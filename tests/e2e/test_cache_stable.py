@@ -11,6 +11,7 @@ prompt must be in its request, after the prompt, never in the system prompt. Sid
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -115,6 +116,31 @@ def _without_cache_marks(value: Any) -> Any:
     return value
 
 
+_SKILLS = re.compile(r"<available_skills>(.*?)</available_skills>", re.DOTALL)
+_SKILL = re.compile(r"\s*<skill>.*?</skill>", re.DOTALL)
+
+
+def _skills_sorted(value: Any) -> Any:
+    """``value`` with the entries of Gemini CLI's ``<available_skills>`` list in one order.
+    Gemini fills that list from its own bundled skills as its scans finish, so each process
+    may list them in another order (seen once in four CI runs: two skills swapped); ovhooks
+    never writes there, and that is Gemini's cache to keep."""
+    if isinstance(value, dict):
+        return {k: _skills_sorted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_skills_sorted(v) for v in value]
+    if isinstance(value, str):
+
+        def in_order(found: re.Match[str]) -> str:
+            inner = found.group(1)
+            entries = _SKILL.findall(inner)
+            rest = _SKILL.sub("", inner)
+            return f"<available_skills>{''.join(sorted(entries))}{rest}</available_skills>"
+
+        return _SKILLS.sub(in_order, value)
+    return value
+
+
 def conversation(host: str, body: dict[str, Any]) -> tuple[str, list[str]]:
     """(the system prompt, each message) of one request, as canonical JSON texts."""
     if host == "codex":
@@ -132,6 +158,7 @@ def conversation(host: str, body: dict[str, Any]) -> tuple[str, list[str]]:
         ]
     elif host == "gemini":
         system, messages = body.get("systemInstruction"), body.get("contents") or []
+        system = _skills_sorted(system)
     else:
         every = body.get("messages") or []
         system = [m for m in every if m.get("role") in ("system", "developer")]
