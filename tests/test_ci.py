@@ -76,15 +76,13 @@ def _test_script(tmp_path: Path, exits: dict[str, int]) -> tuple[Path, Path]:
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
     log = tmp_path / "calls.log"
+    cases = "".join(f'  *"{part}"*) exit {rc} ;;\n' for part, rc in exits.items())
     for tool in ("python", "ruff", "mypy"):
-        cases = "".join(
-            f'  *"{part}"*) exit {rc} ;;\n' for part, rc in exits.items() if tool == "python"
-        )
         stub = bin_dir / tool
         stub.write_text(
             "#!/usr/bin/env bash\n"
             f'echo "{tool} min=${{OVHOOKS_MIN_TESTS:-}} $*" >> {log}\n'
-            f'case "$*" in\n{cases}esac\n'
+            + (f'case "$*" in\n{cases}esac\n' if tool == "python" else "")
         )
         stub.chmod(0o755)
     return root, log

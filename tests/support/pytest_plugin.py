@@ -91,6 +91,11 @@ def record_note(text: str) -> None:
 _HEAVY_MARKERS = ("real_server", "hosts_e2e", "browser")
 
 
+def _module(item: pytest.Item) -> str:
+    """The part of a test's id that names its file: xdist's loadscope scope."""
+    return item.nodeid.split("::", 1)[0]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     heavy: set[str] = set()
     for item in items:
@@ -100,12 +105,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if names & HOST_FIXTURES:
             item.add_marker(pytest.mark.hosts_e2e)
         if any(item.get_closest_marker(name) for name in _HEAVY_MARKERS):
-            heavy.add(item.nodeid.split("::", 1)[0])
+            heavy.add(_module(item))
     # Modules with real CLIs, servers or a browser first, each kept whole (its module-scoped
     # worlds stay together): on scripts/test's two workers (--dist loadscope, in this order)
     # the long modules start at once and the short ones fill in at the end, instead of one
     # worker running a host-story module alone after the other has finished.
-    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in heavy)
+    items.sort(key=lambda item: _module(item) not in heavy)
 
 
 def _too_few(count: int) -> str:
