@@ -67,9 +67,10 @@ def test_too_few_collected_tests_fail_the_run(workers: str | None) -> None:
     assert "fewer than OVHOOKS_MIN_TESTS=1000" in completed.stdout + completed.stderr
 
 
-def _test_script(tmp_path: Path, exits: dict[str, int]) -> tuple[Path, Path]:
+def _test_script(tmp_path: Path, exits: dict[str, int], mypy_rc: int = 0) -> tuple[Path, Path]:
     """scripts/test in a throw-away tree whose python, ruff and mypy only log their calls;
-    python exits with ``exits[part]`` for a pytest run whose arguments name ``part``."""
+    python exits with ``exits[part]`` for a pytest run whose arguments name ``part``, mypy
+    with ``mypy_rc`` after printing a line."""
     root = tmp_path / "repo"
     (root / "scripts").mkdir(parents=True)
     shutil.copy(REPO / "scripts" / "test", root / "scripts" / "test")
@@ -83,6 +84,7 @@ def _test_script(tmp_path: Path, exits: dict[str, int]) -> tuple[Path, Path]:
             "#!/usr/bin/env bash\n"
             f'echo "{tool} min=${{OVHOOKS_MIN_TESTS:-}} $*" >> {log}\n'
             + (f'case "$*" in\n{cases}esac\n' if tool == "python" else "")
+            + (f'echo "mypy says {mypy_rc}"\nexit {mypy_rc}\n' if tool == "mypy" else "")
         )
         stub.chmod(0o755)
     return root, log
@@ -126,3 +128,17 @@ def test_the_script_fails_when_either_part_fails_or_neither_ran_a_test(
     """pytest's 5 (nothing selected) is fine for one part of a narrow run, not for both."""
     root, _ = _test_script(tmp_path, {"not serial": parallel_rc, "-m serial": serial_rc})
     assert _run_test_script(root).returncode == expected
+
+
+@pytest.mark.parametrize(("mypy_rc", "coverage_rc", "expected"), [(0, 0, 0), (1, 0, 1), (0, 1, 1)])
+def test_mypy_beside_the_coverage_floor_fails_the_run_before_the_suite(
+    tmp_path: Path, mypy_rc: int, coverage_rc: int, expected: int
+) -> None:
+    """mypy runs in the background beside the coverage floor; either failing stops the run
+    before the suite, and mypy's output is printed either way."""
+    root, log = _test_script(tmp_path, {"--cov": coverage_rc}, mypy_rc=mypy_rc)
+    completed = _run_test_script(root)
+    assert completed.returncode == expected, completed.stdout + completed.stderr
+    assert f"mypy says {mypy_rc}" in completed.stdout
+    runs = [line for line in log.read_text().splitlines() if " -m pytest" in line]
+    assert len(runs) == (3 if expected == 0 else 1), runs
