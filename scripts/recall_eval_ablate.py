@@ -45,7 +45,6 @@ UNRELATED = "unrelated"
 ABLATIONS: dict[str, dict[str, float]] = {
     "none": {},
     "cross-script scale (x1.4)": {"CROSS_SCRIPT_SCALE": 1.0},
-    "veto (shared word, low meaning)": {"VETO": -math.inf},
     "agreement": {"AGREE": math.inf},
     "unshared (meaning, no word)": {"UNSHARED": math.inf},
     "distinct (4 with a lead of 3)": {"DISTINCT": math.inf},

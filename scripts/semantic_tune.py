@@ -163,7 +163,7 @@ def main() -> int:
                 + f"  {r['unrelated']:.2f}  {r['precision']:.2f}"
             )
         return 0
-    names = ("STRONG", "DISTINCT", "GAP", "AGREE", "AGREE_LEXICAL", "AGREE_MARGIN", "VETO")
+    names = ("STRONG", "DISTINCT", "GAP", "AGREE", "AGREE_LEXICAL", "AGREE_MARGIN")
     grid = itertools.product(
         (5.5, 6.0, 7.0),
         (3.5, 4.0, 4.5, 5.0),
@@ -171,7 +171,6 @@ def main() -> int:
         (2.5, 3.0, 3.5, 4.0),
         (0.37, 0.43),
         (0.0, 0.5, 1.0, 99.0),
-        (-99.0, 1.0),
     )
     print(" ".join(names) + " | " + " ".join(f"{c[:6]:>6}" for c in CLASSES) + "  clean  prec")
     for values in grid:

@@ -116,8 +116,9 @@ def _store_dropped(trace: Trace, listed: set[str]) -> list[Row]:
 _FUSION_SAID = {
     "lexical_below": "too few words in common, and no reading by meaning",
     "weak": "neither the shared words nor the meaning are strong enough, alone or together",
-    "semantic_veto": "it shares words with the prompt, but the model finds it unrelated "
-    "(a word used in another sense)",
+    # journals written before the veto was deleted (issue 39) still say it
+    "semantic_veto": "it shares words with the prompt, but the model found it unrelated "
+    "(a rule since removed)",
     "below_best": "related by meaning, but clearly less than the best match",
     "semantic_cap": "related by meaning, but two matches by meaning were already kept",
     "history_needs_words": "something said in a past session: shown only on words it shares "

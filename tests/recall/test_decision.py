@@ -36,7 +36,7 @@ def test_a_store_that_rates_nothing_passes_its_candidates_through() -> None:
 
 
 def test_the_fusion_decides_scores_and_orders_and_keeps_the_dropped_for_the_trace() -> None:
-    words = rated("words", 0.8, 1.0)  # lexical, not vetoed (0.8 >= VETO_SPARES)
+    words = rated("words", 0.8, 1.0)  # on its words, however weak its meaning
     meaning = rated("meaning", 0.1, fusion.STRONG + 1.0)  # by meaning alone
     weak = rated("weak", 0.2, 2.0, text="Something else.")
     unrated = Candidate(f"{M}/old-peer.md", "entities", 0.9, "From another folder.")

@@ -108,7 +108,7 @@ def test_a_person_already_admitted_answers_the_question() -> None:
     assert lexical.decision == fusion.LEXICAL and not other.admitted
 
 
-def test_a_person_memory_vetoed_on_its_words_is_not_taken_back() -> None:
-    vetoed = _person("vetoed", fusion.WHO_STRENGTH + 0.2, lexical=0.6)
-    assert answer_who(fuse([vetoed], T)) is None
-    assert (vetoed.decision, vetoed.reason) == (fusion.DROPPED, "semantic_veto")
+def test_a_person_memory_admitted_on_its_words_answers_however_weak_its_meaning() -> None:
+    worded = _person("worded", fusion.WHO_STRENGTH + 0.2, lexical=0.6)
+    assert answer_who(fuse([worded], T)) is None
+    assert (worded.decision, worded.reason) == (fusion.LEXICAL, "")

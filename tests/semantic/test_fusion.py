@@ -21,13 +21,12 @@ def test_lexical_below_the_bar_without_semantics_is_dropped() -> None:
     assert (item.decision, item.reason, item.admitted) == ("dropped", "lexical_below", False)
 
 
-def test_a_word_shared_in_another_sense_is_vetoed_unless_the_words_are_strong() -> None:
-    weak_words = judge(Evidence("a", 0.60, fusion.VETO - 0.5), BAR)
-    assert (weak_words.decision, weak_words.reason) == ("dropped", "semantic_veto")
-    strong_words = judge(Evidence("b", fusion.VETO_SPARES + 0.05, fusion.VETO - 0.5), BAR)
-    assert strong_words.decision == "lexical"
-    agreeing = judge(Evidence("c", 0.60, fusion.VETO + 0.5), BAR)
-    assert agreeing.decision == "lexical"
+def test_words_at_the_bar_are_injected_however_low_the_model_rates_them() -> None:
+    """No veto of the model over shared words (issue 39: on held-out it cost hits on every
+    set and kept one unrelated prompt clean)."""
+    for strength in (-2.0, 0.0, 2.7, fusion.AGREE + 0.5):
+        item = judge(Evidence("a", BAR, strength), BAR)
+        assert (item.decision, item.reason) == ("lexical", ""), strength
 
 
 def test_strong_semantics_alone_is_injected_and_sorted_above_the_bar() -> None:
