@@ -143,9 +143,11 @@ def main() -> int:
     print("| switched off | " + " | ".join(classes) + " |")
     print("|---|" + "---:|" * len(classes))
     for ablation in ABLATIONS:
-        got = figures(
-            rows, lambda r, a=ablation: replay(r, prompts[r["id"]], texts, a, settings), uri_of
-        )
+
+        def replayed(row: dict[str, Any], ablation: str = ablation) -> list[str]:
+            return replay(row, prompts[row["id"]], texts, ablation, settings)
+
+        got = figures(rows, replayed, uri_of)
         cells = [f"{got[c][0]}/{got[c][1]}" for c in classes]
         print(f"| {ablation} | " + " | ".join(cells) + " |")
     return 0

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 # Strengths are in units of the probes' spread, above each row's own level against them.
-# Chosen on the dev splits of both labelled sets only (scripts/semantic_tune.py; the
+# Chosen on the dev splits of both labelled sets only (a replay script since removed; the
 # operating curve is in docs/SEMANTIC.md): the point with the most hits at clean >= 0.96.
 STRONG = 6.0
 DISTINCT = 4.0
@@ -55,7 +55,7 @@ AGREE_LEXICAL = 0.43
 AGREE_MARGIN = 1.0
 MARGIN = 2.0
 MAX_SEMANTIC_ONLY = 2
-# Chosen on the dev splits (scripts/semantic_tune.py --cross-script): cross-lingual hit
+# Chosen on the dev splits (the same replay, by script): cross-lingual hit
 # 0.63 -> 0.80 at the same unrelated-clean 0.96; docs/SEMANTIC.md has the curve.
 CROSS_SCRIPT_SCALE = 1.4
 # Chosen on the dev splits (replayed, eleventh session; docs/SEMANTIC.md): the most
