@@ -42,6 +42,12 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if var.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("OVHOOKS_STATE_DIR", str(tmp_path / "state"))
+    # The hook launcher's hang markers (hosts/launch.py) go to $XDG_RUNTIME_DIR, else /tmp:
+    # a test that runs hooks through it keeps them in its own folder, never in /tmp, where a
+    # marker named by a pid that comes back could reach another run's host.
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     # Recall by meaning starts an embedding service (a process loading a model): only the
     # tests of it (tests/semantic) switch it on.
     monkeypatch.setenv("OVHOOKS_SEMANTIC", "off")
