@@ -67,10 +67,12 @@ def test_too_few_collected_tests_fail_the_run(workers: str | None) -> None:
     assert "fewer than OVHOOKS_MIN_TESTS=1000" in completed.stdout + completed.stderr
 
 
-def _test_script(tmp_path: Path, exits: dict[str, int], mypy_rc: int = 0) -> tuple[Path, Path]:
+def _test_script(
+    tmp_path: Path, exits: dict[str, int], mypy_rc: int = 0, uv_rc: int | None = None
+) -> tuple[Path, Path]:
     """scripts/test in a throw-away tree whose python, ruff and mypy only log their calls;
     python exits with ``exits[part]`` for a pytest run whose arguments name ``part``, mypy
-    with ``mypy_rc`` after printing a line."""
+    with ``mypy_rc`` after printing a line; uv, present unless ``uv_rc`` is None, with it."""
     root = tmp_path / "repo"
     (root / "scripts").mkdir(parents=True)
     shutil.copy(REPO / "scripts" / "test", root / "scripts" / "test")
@@ -78,13 +80,14 @@ def _test_script(tmp_path: Path, exits: dict[str, int], mypy_rc: int = 0) -> tup
     bin_dir.mkdir(parents=True)
     log = tmp_path / "calls.log"
     cases = "".join(f'  *"{part}"*) exit {rc} ;;\n' for part, rc in exits.items())
-    for tool in ("python", "ruff", "mypy"):
+    for tool in ("python", "ruff", "mypy", *(() if uv_rc is None else ("uv",))):
         stub = bin_dir / tool
         stub.write_text(
             "#!/usr/bin/env bash\n"
             f'echo "{tool} min=${{OVHOOKS_MIN_TESTS:-}} $*" >> {log}\n'
             + (f'case "$*" in\n{cases}esac\n' if tool == "python" else "")
             + (f'echo "mypy says {mypy_rc}"\nexit {mypy_rc}\n' if tool == "mypy" else "")
+            + (f"exit {uv_rc}\n" if tool == "uv" else "")
         )
         stub.chmod(0o755)
     return root, log
@@ -142,3 +145,15 @@ def test_mypy_beside_the_coverage_floor_fails_the_run_before_the_suite(
     assert f"mypy says {mypy_rc}" in completed.stdout
     runs = [line for line in log.read_text().splitlines() if " -m pytest" in line]
     assert len(runs) == (3 if expected == 0 else 1), runs
+
+
+@pytest.mark.parametrize("uv_rc", [None, 0, 1], ids=["no-uv", "uv", "uv-fails"])
+def test_the_install_takes_uv_and_falls_back_to_pip(tmp_path: Path, uv_rc: int | None) -> None:
+    root, log = _test_script(tmp_path, {}, uv_rc=uv_rc)
+    assert _run_test_script(root).returncode == 0
+    calls = log.read_text().splitlines()
+    by_uv = [c for c in calls if c.startswith("uv ") and "install" in c and "-e .[test]" in c]
+    by_pip = [c for c in calls if "-m pip install" in c and "-e .[test]" in c]
+    assert len(by_uv) == (0 if uv_rc is None else 1), calls
+    assert len(by_pip) == (0 if uv_rc == 0 else 1), calls
+    assert all("--no-compile" in c for c in by_pip)
