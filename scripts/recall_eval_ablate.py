@@ -94,14 +94,16 @@ def replay(
 
 
 def figures(
-    rows: list[dict[str, Any]], shown: Callable[[dict[str, Any]], list[str]], uri_of: dict[str, str]
+    rows: list[dict[str, Any]],
+    shown: Callable[[dict[str, Any]], list[str]],
+    uri_of: dict[str, list[str]],
 ) -> dict[str, tuple[int, int]]:
     """Per class: (hits, n) for relevant classes, (clean, n) for unrelated prompts."""
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row in rows:
         uris = shown(row)
         good = row["class"] == UNRELATED and not uris
-        good = good or any(uri_of.get(u) in row["expected"] for u in uris)
+        good = good or any(set(uri_of.get(u, ())) & set(row["expected"]) for u in uris)
         for name in (row["class"], "relevant" if row["class"] != UNRELATED else ""):
             if name:
                 out[name][0] += int(good)
@@ -120,18 +122,19 @@ def main() -> int:
     texts = {mid: m["statement"] for mid, m in memories.items()}
     prompts = {p["id"]: p["text"] for p in data["prompts"]["prompts"]}
     rows = [r for r in json.loads(args.run.read_text())["rows"] if r["split"] == args.split]
-    uri_of: dict[str, str] = {}
+    # the labelled memories each stored memory shows (a remembered line may hold two)
+    uri_of: dict[str, list[str]] = {}
     for row in rows:
         for item in row["trace"]["candidates"]:
-            if len(item.get("shows") or []) == 1:
-                uri_of[item["uri"]] = item["shows"][0]
+            if item.get("shows"):
+                uri_of[item["uri"]] = list(item["shows"])
     settings = load_settings({"OVHOOKS_CONFIG": "/nonexistent", "HOME": "/nonexistent"})
     agree = sum(
         (bool(row["shown_items"]) == bool(replay(row, prompts[row["id"]], texts, "none", settings)))
         and (
             row["hit"]
             == any(
-                uri_of.get(u) in row["expected"]
+                set(uri_of.get(u, ())) & set(row["expected"])
                 for u in replay(row, prompts[row["id"]], texts, "none", settings)
             )
         )
