@@ -131,13 +131,9 @@ def build_status(
 
 
 def recall_summary(settings: Settings) -> dict[str, Any]:
-    """Whether prompts get recall, and the user's minimum confidence, which only the local
-    store's scores can be read against (``recall.confidence``)."""
-    return {
-        "enabled": settings.recall,
-        "min_confidence": settings.recall_min_confidence,
-        "min_confidence_applies": settings.backend == "local",
-    }
+    """Whether prompts get recall, and the user's minimum confidence (``recall.confidence``:
+    fitted for the local store's scores and for a calibrated server's strengths)."""
+    return {"enabled": settings.recall, "min_confidence": settings.recall_min_confidence}
 
 
 def describe_recall(recall: dict[str, Any]) -> str:
@@ -147,8 +143,6 @@ def describe_recall(recall: dict[str, Any]) -> str:
     line = f"recall: on, minimum confidence {minimum:.2f}"
     if not minimum:
         line += " (every memory the decision admits; OVHOOKS_RECALL_MIN_CONFIDENCE raises it)"
-    if not recall["min_confidence_applies"]:
-        line += "; not applied on a server, whose scores have no fitted probability"
     return line
 
 
@@ -302,7 +296,7 @@ def status(
     config_warnings, server {reachable, version, error}, hosts [{host, label, installed
     [scopes], sessions, last_capture_at}], sessions [...], queue {queued, sessions, dead},
     semantic {enabled, model, state, pending, rss_mib, error, socket}, recall {enabled,
-    min_confidence, min_confidence_applies}, recent_errors [...].
+    min_confidence}, recent_errors [...].
     """
     settings = settings_from()
     now = time.time()

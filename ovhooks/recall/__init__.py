@@ -216,7 +216,7 @@ def _outcome(
 
     ranked = decide(candidates, text, backend, settings, server, seen, now)
     minimum = settings.recall_min_confidence
-    ranked, below = confidence.apply(ranked, minimum, calibrated=backend.rates_candidates)
+    ranked, below = confidence.apply(ranked, minimum)
     if trace is not None:
         trace.kept = list(ranked)
         trace.min_confidence = minimum

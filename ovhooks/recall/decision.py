@@ -14,7 +14,8 @@ depends on what the store can measure:
   exists, only candidates that share words with the prompt pass.
 
 Either way ``rank`` then orders the survivors, drops what this session has seen and
-duplicates, and ``recall.confidence`` applies the user's minimum.
+duplicates, and each kept memory gets its probability of being right
+(``recall.confidence``), against which the user's minimum is applied.
 """
 
 from __future__ import annotations
@@ -85,12 +86,16 @@ def decide(
 ) -> list[Candidate]:
     """The candidates worth injecting for the prompt ``text``, best first; a rating store's
     have been through ``judge_rated`` already."""
+    from ovhooks.recall import confidence
     from ovhooks.recall.query import profile_query
     from ovhooks.recall.rank import rank
 
     profile = profile_query(text)
     if backend.rates_candidates:
-        return rank(candidates, profile, exclude=seen, strong_score=0.0)
+        ranked = rank(candidates, profile, exclude=seen, strong_score=0.0)
+        for item in ranked:
+            item.confidence = confidence.probability(item.score)
+        return ranked
     from ovhooks.lexical.text import script_of
     from ovhooks.recall import calibrate
 
@@ -117,7 +122,7 @@ def decide(
     )
     from ovhooks.recall.rescoring import with_local_signal
 
-    return with_local_signal(
+    shown = with_local_signal(
         chosen,
         candidates,
         text,
@@ -127,3 +132,7 @@ def decide(
         max_items=cap,
         long_prompt=long_prompt,
     )
+    for item in shown:
+        on = confidence.admitted_strength(item, calibrate.strength(item.score, calibration))
+        item.confidence = confidence.server_probability(on)
+    return shown

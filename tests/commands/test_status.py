@@ -43,7 +43,7 @@ STATUS_SCHEMA = {
         }
     ],
     "queue": {"queued": int, "sessions": dict, "dead": int},
-    "recall": {"enabled": bool, "min_confidence": float, "min_confidence_applies": bool},
+    "recall": {"enabled": bool, "min_confidence": float},
     "recent_errors": [{"event": OPT_STR, "error": str}],
 }
 
@@ -121,17 +121,19 @@ def test_unexpected_error_is_one_line_with_the_log_path(
     assert code == 70 and doc["error"]["code"] == "internal"
 
 
-def test_status_says_the_recall_minimum_in_force_and_where_it_applies(
+def test_status_says_the_recall_minimum_in_force_on_either_backend(
     fake_ov: FakeOpenViking,
 ) -> None:
     env = {"OVHOOKS_BACKEND": "local", "OVHOOKS_RECALL_MIN_CONFIDENCE": "0.4"}
     code, doc = run_json("status", "--offline", env=env)
     assert code == 0
-    assert doc["recall"] == {"enabled": True, "min_confidence": 0.4, "min_confidence_applies": True}
+    assert doc["recall"] == {"enabled": True, "min_confidence": 0.4}
     text = run_cli("status", "--offline", env=env).stdout
     assert "recall: on, minimum confidence 0.40\n" in text
+    server = {"OPENVIKING_URL": fake_ov.url, "OVHOOKS_RECALL_MIN_CONFIDENCE": "0.6"}
+    text = run_cli("status", "--offline", env=server).stdout
+    assert "recall: on, minimum confidence 0.60\n" in text  # a server's memories have one too
     text = run_cli("status", "--offline", env={"OPENVIKING_URL": fake_ov.url}).stdout
     assert "recall: on, minimum confidence 0.00 (every memory the decision admits" in text
-    assert "not applied on a server" in text
     text = run_cli("status", "--offline", env={"OVHOOKS_RECALL": "0"}).stdout
     assert "recall: off (OVHOOKS_RECALL=0)" in text

@@ -116,7 +116,8 @@ def test_a_memory_only_the_bridged_search_finds_is_added_on_the_local_strong_rul
     assert out.context is not None and ANSWER["text"] in out.context
     # the viewer's "why this memory" says where it came from
     row = next(r for r in explain(trace) if r.candidate.uri == ANSWER["uri"])
-    assert row.reason.endswith("; found by the search in both languages)"), row.reason
+    # ... and, added by the local model, its probability from the local model's strength
+    assert "; found by the search in both languages; confidence " in row.reason, row.reason
 
 
 def test_a_bridged_candidate_cannot_be_added_by_agreement_with_its_own_score(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ovhooks.backend.base import Backend
+from ovhooks.recall import calibrate, confidence
 from ovhooks.recall.decision import MAX_ADMITTED, decide, judge_rated
 from ovhooks.recall.rank import Candidate
 from ovhooks.recall.state import ServerState
@@ -105,6 +106,7 @@ def test_a_rating_stores_judged_candidates_are_ranked_as_they_are(tmp_path: Path
         [a, b], "where does the deploy go?", _as_backend(_Rating()), settings, server, {a.uri}, 0.0
     )
     assert [c.uri for c in out] == [b.uri]  # what the session saw is gone, nothing else
+    assert out[0].confidence == confidence.probability(0.6)  # the local model's, of its score
 
 
 def test_a_server_without_calibration_passes_shared_words_only(tmp_path: Path) -> None:
@@ -120,6 +122,7 @@ def test_a_server_without_calibration_passes_shared_words_only(tmp_path: Path) -
     )
     assert [c.uri for c in out] == [shared.uri]
     assert any(call[0] == "search_context" for call in backend.calls)  # probes were run
+    assert out[0].confidence is None  # no calibration: no strength to read a probability of
 
 
 def test_a_calibrated_server_is_judged_against_its_probes(tmp_path: Path) -> None:
@@ -139,6 +142,8 @@ def test_a_calibrated_server_is_judged_against_its_probes(tmp_path: Path) -> Non
         now,
     )
     assert [c.uri for c in out] == [far.uri]
+    # strength (0.9 - 0.3) / 0.05 = 12 probe scales
+    assert out[0].confidence == confidence.server_probability(12.0)
 
 
 class _RatingOne(_Rating):
@@ -170,3 +175,45 @@ def test_candidates_the_decision_drops_are_an_abstention_not_nothing_found(
     )
     assert (out.injected_uris, out.reason) == ((), "abstained")
     assert [d["uri"] for d in trace.store_dropped] == [f"{M}/lunch.md"]
+
+
+def test_a_users_minimum_drops_a_calibrated_servers_memory_under_its_probability(
+    tmp_path: Path,
+) -> None:
+    """On a server too, the user's minimum reads the probability the decision gave each memory:
+    at 0 the memory is shown with it; just over it, the same prompt shows nothing."""
+    from ovhooks.recall import recall_for_prompt
+    from ovhooks.recall.trace import Trace
+
+    text = "The deploy goes to Fly.io every Friday."
+    backend = FakeBackend({f"{M}/deploy.md": text})
+    prompt = "where does the deploy go?"
+    shown: list[Candidate] = []
+    for first in (True, False):
+        settings, server = _state(tmp_path)
+        minimum = 0.0
+        if not first:  # just over the probability it was shown with
+            assert shown[0].confidence is not None
+            minimum = shown[0].confidence + 1e-6
+        trace = Trace()
+        out = recall_for_prompt(
+            prompt,
+            recent_user_texts=(),
+            session_key=f"cc-{minimum}",
+            ov_session_id=None,
+            backend=_as_backend(backend),
+            settings=settings.replace(recall_min_confidence=minimum),
+            now=time.time(),
+            trace=trace,
+        )
+        if first:
+            assert out.injected_uris == (f"{M}/deploy.md",), out.reason
+            shown = list(trace.kept)
+            # the probes ran inline (no calibration yet): the strength is read against them
+            stored = ServerState(settings.state_dir, server.key).calibration()
+            fitted = calibrate.usable(stored, time.time(), "en", None)
+            assert fitted is not None
+            admitted = calibrate.strength(shown[0].score, fitted)
+            assert shown[0].confidence == confidence.server_probability(admitted)
+        else:
+            assert (out.injected_uris, out.reason) == ((), "below_min_confidence")
