@@ -25,6 +25,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,14 +79,26 @@ def server_items(row: dict[str, Any]) -> list[tuple[float | None, bool]]:
 def server_replay(rows: list[dict[str, Any]], a: float, b: float, t: float) -> dict[str, float]:
     """``replay`` for traced server rows: items with a probability under ``t`` taken out
     (an unknown one stays)."""
+
+    def kept(row: dict[str, Any]) -> list[bool]:
+        return [y for v, y in server_items(row) if v is None or probability(v, a, b) >= t]
+
+    return figures(rows, kept)
+
+
+def figures(
+    rows: list[dict[str, Any]], kept: Callable[[dict[str, Any]], list[bool]]
+) -> dict[str, float]:
+    """Per class of the rows: hit (relevant) or clean (unrelated), and precision, counting
+    for each row the items ``kept(row)`` says are still shown (right or not)."""
     by: dict[str, list[int]] = {}
     shown = right = 0
     for row in rows:
-        kept = [y for v, y in server_items(row) if v is None or probability(v, a, b) >= t]
-        shown += len(kept)
-        right += sum(kept)
+        still = kept(row)
+        shown += len(still)
+        right += sum(still)
         cls = str(row["class"])
-        good = (not kept) if cls == "unrelated" else any(kept)
+        good = (not still) if cls == "unrelated" else any(still)
         by.setdefault(cls, []).append(int(good))
         if cls != "unrelated":
             by.setdefault("relevant", []).append(int(good))
@@ -118,23 +131,35 @@ def fit(points: list[tuple[float, bool]], l2: float = 1e-3) -> tuple[float, floa
     return round(a, 4), round(b, 4)
 
 
-def replay(rows: list[dict[str, object]], a: float, b: float, t: float) -> dict[str, float]:
+def replay(rows: list[dict[str, Any]], a: float, b: float, t: float) -> dict[str, float]:
     """Per class of the rows: hit (relevant) or clean (unrelated), precision, with the items
     under ``t`` taken out of each recorded block."""
-    by: dict[str, list[int]] = {}
-    shown = right = 0
-    for row in rows:
-        kept = [(s, y) for s, y in shown_items(row) if probability(s, a, b) >= t]
-        shown += len(kept)
-        right += sum(y for _s, y in kept)
-        cls = str(row["class"])
-        good = (not kept) if cls == "unrelated" else any(y for _s, y in kept)
-        by.setdefault(cls, []).append(int(good))
-        if cls != "unrelated":
-            by.setdefault("relevant", []).append(int(good))
-    out = {cls: sum(v) / len(v) for cls, v in by.items()}
-    out["precision"] = right / shown if shown else 1.0
-    return out
+
+    def kept(row: dict[str, Any]) -> list[bool]:
+        return [y for s, y in shown_items(row) if probability(s, a, b) >= t]
+
+    return figures(rows, kept)
+
+
+def curve(
+    runs: dict[str, list[dict[str, Any]]],
+    replayed: Callable[[list[dict[str, Any]], float, float, float], dict[str, float]],
+    a: float,
+    b: float,
+) -> str:
+    """The operating curve as a markdown table: per set, split and threshold, each class."""
+    lines = [
+        f"| set | split | threshold | {' | '.join(COLUMNS)} |",
+        "|---|---|---:|" + "---:|" * len(COLUMNS),
+    ]
+    for name, rs in runs.items():
+        for split in ("dev", "heldout"):
+            part = [r for r in rs if r["split"] == split]
+            for t in THRESHOLDS:
+                got = replayed(part, a, b, t)
+                cells = " | ".join(f"{got[c]:.2f}" if c in got else "" for c in COLUMNS)
+                lines.append(f"| {name} | {split} | {t:.1f} | {cells} |")
+    return "\n".join(lines)
 
 
 def main() -> int:
@@ -144,7 +169,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.server:
         return fit_server(args.server, args.card)
-    rows: dict[str, list[dict[str, object]]] = {}
+    rows: dict[str, list[dict[str, Any]]] = {}
     digest = hashlib.sha256()
     for name, path in RUNS.items():
         with open(os.path.join(REPO, path), "rb") as handle:
@@ -154,18 +179,7 @@ def main() -> int:
     dev = [p for rs in rows.values() for r in rs if r["split"] == "dev" for p in shown_items(r)]
     a, b = fit(dev)
     print(f"fitted on {len(dev)} dev items ({sum(y for _s, y in dev)} right): A={a} B={b}")
-    lines = [
-        f"| set | split | threshold | {' | '.join(COLUMNS)} |",
-        "|---|---|---:|" + "---:|" * len(COLUMNS),
-    ]
-    for name, rs in rows.items():
-        for split in ("dev", "heldout"):
-            part = [r for r in rs if r["split"] == split]
-            for t in THRESHOLDS:
-                got = replay(part, a, b, t)
-                cells = " | ".join(f"{got[c]:.2f}" if c in got else "" for c in COLUMNS)
-                lines.append(f"| {name} | {split} | {t:.1f} | {cells} |")
-    table = "\n".join(lines)
+    table = curve(rows, replay, a, b)
     print(table)
     if args.card:
         with open(args.card, "w", encoding="utf-8") as handle:
@@ -232,18 +246,7 @@ def fit_server(paths: list[str], card: str | None) -> int:
     print(f"fitted on {len(dev)} dev items ({right} right): A={a} B={b}")
     routes = _routes([r for rs in runs.values() for r in rs if r["split"] == "dev"], a, b)
     print(routes)
-    lines = [
-        f"| set | split | threshold | {' | '.join(COLUMNS)} |",
-        "|---|---|---:|" + "---:|" * len(COLUMNS),
-    ]
-    for name, rs in runs.items():
-        for split in ("dev", "heldout"):
-            part = [r for r in rs if r["split"] == split]
-            for t in THRESHOLDS:
-                got = server_replay(part, a, b, t)
-                cells = " | ".join(f"{got[c]:.2f}" if c in got else "" for c in COLUMNS)
-                lines.append(f"| {name} | {split} | {t:.1f} | {cells} |")
-    table = "\n".join(lines)
+    table = curve(runs, server_replay, a, b)
     print(table)
     if card:
         points = ", ".join(f"{v:g} → {probability(v, a, b):.2f}" for v in (0, 2, 4, 6, 8, 10))
