@@ -89,15 +89,17 @@ def server_replay(rows: list[dict[str, Any]], a: float, b: float, t: float) -> d
 def figures(
     rows: list[dict[str, Any]], kept: Callable[[dict[str, Any]], list[bool]]
 ) -> dict[str, float]:
-    """Per class of the rows: hit (relevant) or clean (unrelated), and precision, counting
-    for each row the items ``kept(row)`` says are still shown (right or not)."""
+    """Per class of the rows: hit (relevant) or clean (unrelated), and precision (right among
+    what relevant prompts still show, as ``recall_eval.py`` counts it), from the items
+    ``kept(row)`` says are still shown (right or not)."""
     by: dict[str, list[int]] = {}
     shown = right = 0
     for row in rows:
         still = kept(row)
-        shown += len(still)
-        right += sum(still)
         cls = str(row["class"])
+        if cls != "unrelated":
+            shown += len(still)
+            right += sum(still)
         good = (not still) if cls == "unrelated" else any(still)
         by.setdefault(cls, []).append(int(good))
         if cls != "unrelated":
@@ -297,8 +299,8 @@ hex: `{sha}`): {n} shown items, {right} right.
 
 **Operating curve.** Each recorded block with its items under the threshold taken out (an
 exact replay: the setting only removes items after the decision). Relevant classes: hit;
-unrelated: clean (nothing shown); precision over the items still shown. Held-out rows were
-not used to fit.
+unrelated: clean (nothing shown); precision: right among what the relevant prompts still
+show. Held-out rows were not used to fit.
 
 {table}
 """
@@ -332,8 +334,8 @@ here is multilingual-e5-small; another embedding model gives other strengths for
 memories, read against its own probes, and has not been measured.
 
 **Operating curve.** Each traced block with its memories under the threshold taken out.
-Relevant classes: hit; unrelated: clean (nothing shown); precision over what is still shown.
-Held-out rows were not used to fit.
+Relevant classes: hit; unrelated: clean (nothing shown); precision: right among what the
+relevant prompts still show. Held-out rows were not used to fit.
 
 {table}
 """
