@@ -64,7 +64,7 @@ def test_a_server_memory_is_weighed_on_the_strength_it_was_admitted_on() -> None
 
 def test_the_server_probability_rises_with_strength_and_is_unknown_without_one() -> None:
     values = [confidence.server_probability(s) or 0.0 for s in (-2.0, 2.0, 6.0, 10.0)]
-    assert 0.0 < values[0] and values[-1] < 1.0
+    assert values[0] > 0.0 and values[-1] < 1.0
     assert values == sorted(values) and len(set(values)) == len(values)
     assert confidence.server_probability(None) is None
 
