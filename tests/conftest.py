@@ -45,7 +45,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # The hook launcher's hang markers (hosts/launch.py) go to $XDG_RUNTIME_DIR, else /tmp:
     # a test that runs hooks through it keeps them in its own folder, never in /tmp, where a
     # marker named by a pid that comes back could reach another run's host.
-    runtime = tmp_path / "run"
+    runtime = tmp_path / "xdg-runtime"  # a name no test makes for itself
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     # Recall by meaning starts an embedding service (a process loading a model): only the
