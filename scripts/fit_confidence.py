@@ -31,7 +31,8 @@ from typing import Any
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from ovhooks.recall.confidence import probability  # noqa: E402
+from ovhooks.recall.confidence import admitted_strength, probability  # noqa: E402
+from ovhooks.recall.rank import Candidate  # noqa: E402
 
 # set name -> its recorded run: local store, remember path, the embedding service warm and
 # given 2,000 ms (a quiet machine's answers: under load an 80 ms deadline misses some), made by
@@ -57,23 +58,30 @@ def shown_items(row: dict[str, object]) -> list[tuple[float, bool]]:
     return out
 
 
+def _injected(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The candidates a traced server row put in the block."""
+    return [c for c in row["trace"]["candidates"] if c.get("decision") == "injected"]
+
+
+def _admitted(item: dict[str, Any]) -> float | None:
+    """The strength a traced memory was admitted on, read by the hook's own rule
+    (``recall.confidence.admitted_strength``) from the trace's evidence and server strength."""
+    evidence = item.get("evidence") or {}
+    candidate = Candidate(str(item["uri"]), "", float(item.get("score") or 0.0), "")
+    candidate.evidence = evidence
+    candidate.bridged = evidence.get("bridged") is True
+    return admitted_strength(candidate, item.get("strength"))
+
+
+def _right(item: dict[str, Any], row: dict[str, Any]) -> bool:
+    """Whether a traced memory shows one the row's prompt expects."""
+    return bool(set(item.get("shows") or []) & {str(e) for e in row.get("expected") or []})
+
+
 def server_items(row: dict[str, Any]) -> list[tuple[float | None, bool]]:
     """(admitted strength or None, right) for each memory a traced server row put in the
-    block, read as ``recall.confidence.admitted_strength`` reads a candidate."""
-    expected = {str(e) for e in row.get("expected") or []}
-    out: list[tuple[float | None, bool]] = []
-    for item in row["trace"]["candidates"]:
-        if item.get("decision") != "injected":
-            continue
-        evidence = item.get("evidence") or {}
-        if evidence.get("decision") == "semantic":
-            value: float | None = float(evidence["semantic"])
-        elif evidence.get("bridged"):
-            value = None
-        else:
-            value = item.get("strength")
-        out.append((value, bool(set(item.get("shows") or []) & expected)))
-    return out
+    block."""
+    return [(_admitted(i), _right(i, row)) for i in _injected(row)]
 
 
 def server_replay(rows: list[dict[str, Any]], a: float, b: float, t: float) -> dict[str, float]:
@@ -208,16 +216,13 @@ def _routes(rows: list[dict[str, Any]], a: float, b: float) -> str:
     and the mean probability the model gives."""
     ways: dict[str, list[tuple[float, bool]]] = {"the server's rule": [], "the local model": []}
     for row in rows:
-        added = {
-            c["uri"]
-            for c in row["trace"]["candidates"]
-            if (c.get("evidence") or {}).get("decision") == "semantic"
-        }
-        items = [c for c in row["trace"]["candidates"] if c.get("decision") == "injected"]
-        for item, (value, y) in zip(items, server_items(row), strict=True):
-            if value is not None:
-                way = "the local model" if item["uri"] in added else "the server's rule"
-                ways[way].append((probability(value, a, b), y))
+        for item in _injected(row):
+            value = _admitted(item)
+            if value is None:
+                continue
+            added = (item.get("evidence") or {}).get("decision") == "semantic"
+            way = "the local model" if added else "the server's rule"
+            ways[way].append((probability(value, a, b), _right(item, row)))
     return "; ".join(
         f"admitted by {way}: {len(v)} memories, {sum(y for _p, y in v) / len(v):.2f} right, "
         f"mean probability {sum(p for p, _y in v) / len(v):.2f}"
@@ -243,7 +248,7 @@ def fit_server(paths: list[str], card: str | None) -> int:
         for v, y in server_items(r)
         if v is not None
     ]
-    a, b = fit([(v, y) for v, y in dev])
+    a, b = fit(dev)
     right = sum(y for _v, y in dev)
     print(f"fitted on {len(dev)} dev items ({right} right): A={a} B={b}")
     routes = _routes([r for rs in runs.values() for r in rs if r["split"] == "dev"], a, b)

@@ -93,6 +93,11 @@ def replay(
     return list(block.shown_uris) if block else []
 
 
+def hits(uris: list[str], row: dict[str, Any], uri_of: dict[str, list[str]]) -> bool:
+    """Whether one of ``uris`` shows a labelled memory the row's prompt expects."""
+    return any(set(uri_of.get(u, ())) & set(row["expected"]) for u in uris)
+
+
 def figures(
     rows: list[dict[str, Any]],
     shown: Callable[[dict[str, Any]], list[str]],
@@ -102,8 +107,7 @@ def figures(
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row in rows:
         uris = shown(row)
-        good = row["class"] == UNRELATED and not uris
-        good = good or any(set(uri_of.get(u, ())) & set(row["expected"]) for u in uris)
+        good = (row["class"] == UNRELATED and not uris) or hits(uris, row, uri_of)
         for name in (row["class"], "relevant" if row["class"] != UNRELATED else ""):
             if name:
                 out[name][0] += int(good)
@@ -129,19 +133,15 @@ def main() -> int:
             if item.get("shows"):
                 uri_of[item["uri"]] = list(item["shows"])
     settings = load_settings({"OVHOOKS_CONFIG": "/nonexistent", "HOME": "/nonexistent"})
+    # nothing switched off, once per row: checked against the hooks, then the table's first row
+    plain = {row["id"]: replay(row, prompts[row["id"]], texts, "none", settings) for row in rows}
     agree = sum(
-        (bool(row["shown_items"]) == bool(replay(row, prompts[row["id"]], texts, "none", settings)))
-        and (
-            row["hit"]
-            == any(
-                set(uri_of.get(u, ())) & set(row["expected"])
-                for u in replay(row, prompts[row["id"]], texts, "none", settings)
-            )
-        )
+        bool(row["shown_items"]) == bool(plain[row["id"]])
+        and row["hit"] == hits(plain[row["id"]], row, uri_of)
         for row in rows
     )
     print(f"\n## {args.set} ({args.split}): replay agrees with the hooks on {agree}/{len(rows)}\n")
-    base = figures(rows, lambda r: replay(r, prompts[r["id"]], texts, "none", settings), uri_of)
+    base = figures(rows, lambda r: plain[r["id"]], uri_of)
     classes = sorted(base)
     print("| switched off | " + " | ".join(classes) + " |")
     print("|---|" + "---:|" * len(classes))
