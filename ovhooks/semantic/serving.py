@@ -84,9 +84,10 @@ class Models:
             self.bundled = encoder
             self.state = "warm"
         except Exception as exc:  # a broken model: hooks answer lexically
-            self.state = "broken"
             self.error = f"{type(exc).__name__}: {exc}"[:300]
+            # Logged before the state turns, so whoever sees "broken" finds the entry too.
             self.log.error("semantic_model_unavailable", error=self.error)
+            self.state = "broken"
         if self.remote is not None:
             self.checking = True
             self.check_remote()
