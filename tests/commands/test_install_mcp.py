@@ -67,6 +67,8 @@ def test_codex_round_trip_is_byte_identical(homes: dict[str, Path], name: str) -
         "forget": {"approval_mode": "approve"},
     }
     assert {"OPENVIKING_URL", "OPENVIKING_API_KEY", "OVHOOKS_STATE_DIR"} <= set(entry["env_vars"])
+    # the hang marker's folder, shared with the hooks of the same Codex process
+    assert {"XDG_RUNTIME_DIR", "TMPDIR"} <= set(entry["env_vars"])
     assert (homes["state"] / "mcp" / "codex.registered").is_file()
     code, again = run_json("install", "codex", "--exe", EXE)
     assert again["mcp"][0]["action"] == "unchanged"

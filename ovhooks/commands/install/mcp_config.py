@@ -31,7 +31,10 @@ MCP_HOSTS = tuple(spec.name for spec in _registry.specs() if spec.mcp is not Non
 MARKER = "# ovhooks memory tools (ovhooks install; ovhooks uninstall removes this block)"
 WRITE_TOOLS = ("remember", "forget")
 # Settings the memory tools read from the environment (connection, identity, where the
-# store and state live, transport, scrubbing), plus what the platform and proxies use.
+# store and state live, transport, scrubbing), plus what the platform and proxies use, and
+# where the launcher keeps its hang marker (XDG_RUNTIME_DIR, TMPDIR): without them the
+# server's launcher looks in /tmp while the same Codex process's hooks look in the runtime
+# folder, and a hang one of them met would not spare the other (hosts/launch.py).
 FORWARDED_SETTINGS = (
     "url", "api_key", "account", "user", "actor_peer", "auth_mode", "backend",
     "connect_timeout_s", "request_timeout_s", "ca_bundle", "state_dir", "data_dir",
@@ -40,7 +43,7 @@ FORWARDED_SETTINGS = (
 FORWARDED_EXTRA = (
     "OVHOOKS_CONFIG", "OPENVIKING_CLI_CONFIG_FILE", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
     "XDG_STATE_HOME", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
-    "all_proxy", "NO_PROXY", "no_proxy",
+    "all_proxy", "NO_PROXY", "no_proxy", "XDG_RUNTIME_DIR", "TMPDIR",
 )  # fmt: skip
 _HEADER = re.compile(r"^\s*\[\s*mcp_servers\s*\.\s*(?:ovhooks|\"ovhooks\")\s*[.\]]")
 _ANY_HEADER = re.compile(r"^\s*\[")
