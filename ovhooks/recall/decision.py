@@ -93,8 +93,8 @@ def decide(
     profile = profile_query(text)
     if backend.rates_candidates:
         ranked = rank(candidates, profile, exclude=seen, strong_score=0.0)
-        for item in ranked:
-            item.confidence = confidence.probability(item.score)
+        for k, item in enumerate(ranked):
+            item.confidence = confidence.probability(item.score, later=k > 0)
         return ranked
     from ovhooks.lexical.text import script_of
     from ovhooks.recall import calibrate
@@ -132,7 +132,7 @@ def decide(
         max_items=cap,
         long_prompt=long_prompt,
     )
-    for item in shown:
+    for k, item in enumerate(shown):
         on = confidence.admitted_strength(item, calibrate.strength(item.score, calibration))
-        item.confidence = confidence.server_probability(on)
+        item.confidence = confidence.server_probability(on, later=k > 0)
     return shown

@@ -23,6 +23,14 @@ def test_the_probability_rises_with_the_score_from_the_bar_up() -> None:
     assert confidence.probability(-1e6) == 0.0  # no overflow far below
 
 
+def test_a_memory_after_a_better_one_is_less_likely_right_at_the_same_score() -> None:
+    for score in (0.55, 0.7, 0.9):
+        assert confidence.probability(score, later=True) < confidence.probability(score)
+    for strength in (2.0, 6.0):
+        later = confidence.server_probability(strength, later=True)
+        assert later is not None and later < (confidence.server_probability(strength) or 0.0)
+
+
 def _given(*scores: float) -> list[Candidate]:
     """Items as the decision hands them over: each with its local probability."""
     items = _items(*scores)

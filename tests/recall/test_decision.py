@@ -109,6 +109,18 @@ def test_a_rating_stores_judged_candidates_are_ranked_as_they_are(tmp_path: Path
     assert out[0].confidence == confidence.probability(0.6)  # the local model's, of its score
 
 
+def test_a_memory_after_the_first_is_weighed_as_one(tmp_path: Path) -> None:
+    settings, server = _state(tmp_path)
+    a = Candidate(f"{M}/a.md", "entities", 0.7, "The deploy goes to Fly.")
+    b = Candidate(f"{M}/b.md", "entities", 0.6, "The deploy needs tests.")
+    out = decide(
+        [b, a], "where does the deploy go?", _as_backend(_Rating()), settings, server, (), 0.0
+    )
+    assert [c.uri for c in out] == [a.uri, b.uri]
+    assert out[0].confidence == confidence.probability(0.7)
+    assert out[1].confidence == confidence.probability(0.6, later=True)
+
+
 def test_a_server_without_calibration_passes_shared_words_only(tmp_path: Path) -> None:
     settings, server = _state(tmp_path)
     backend = FakeBackend({})  # the probes find nothing: no calibration can be fitted
