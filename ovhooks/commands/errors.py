@@ -63,8 +63,6 @@ def usage_error(message: str, fix: str) -> CommandError:
 # words a failure for people (this module's ``backend_failure`` for commands, doctor's checks,
 # recall's note) branches on it instead of re-reading ``kind``/``status``/``code`` itself.
 
-NETWORK_KINDS = ("tls", "config", "too_large", "redirect")
-
 
 def not_an_openviking_answer(exc: BackendError) -> bool:
     """The URL answers, but not as an OpenViking server: HTML or other non-JSON, or no such

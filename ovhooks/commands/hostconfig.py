@@ -45,12 +45,6 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
     )
     for spec in _registry.specs()
 }
-# Hosts that load a shim file: (project folder, file name).
-SHIM_FILES = {
-    spec.name: os.path.split(os.path.normpath(spec.hooks_file[1]))
-    for spec in _registry.specs()
-    if spec.install == "shim"
-}
 
 
 def _home(environ: Mapping[str, str]) -> str:
@@ -74,22 +68,8 @@ def codex_home(environ: Mapping[str, str]) -> str:
     return config_dir("codex", environ)
 
 
-def claude_dir(environ: Mapping[str, str]) -> str:
-    return config_dir("claude", environ)
-
-
 def gemini_dir(environ: Mapping[str, str]) -> str:
     return config_dir("gemini", environ)
-
-
-def pi_agent_dir(environ: Mapping[str, str]) -> str:
-    """Pi's config root: ``$PI_CODING_AGENT_DIR``, default ``~/.pi/agent``."""
-    return config_dir("pi", environ)
-
-
-def opencode_config_dir(environ: Mapping[str, str]) -> str:
-    """OpenCode's global config folder: ``$XDG_CONFIG_HOME/opencode`` (``~/.config``)."""
-    return config_dir("opencode", environ)
 
 
 def host_label(host: str) -> str:

@@ -37,10 +37,6 @@ HOSTS = tuple(PACKAGES)
 _LOADED: dict[str, HostSpec] = {}
 
 
-def is_host(name: object) -> bool:
-    return isinstance(name, str) and name in HOSTS
-
-
 def spec(host: str) -> HostSpec:
     """The ``SPEC`` of ``host``'s package; ``KeyError`` for a name not in ``HOSTS``."""
     found = _LOADED.get(host)

@@ -35,8 +35,6 @@ OVERLAP_BOOST = 0.20
 # baseline sits near 0.5-0.6, an absolute threshold alone lets filler through (OpenViking
 # #1106, #4985), while a true second topic in the prompt ranks within this margin.
 RELATIVE_MARGIN = 0.25
-# Above the threshold by this much, an item needs no word in common with the prompt.
-STRONG_MARGIN = 0.15
 
 # category (as the server names it or as the URI path shows it) -> label shown to the model
 _LABELS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from ovhooks.semantic import MODEL_KEY, socket_path, status_path
+from ovhooks.semantic import MODEL_KEY, socket_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,13 +111,3 @@ def _pending_offline(settings: Settings) -> int | None:
         return None
     finally:
         con.close()
-
-
-def last_known(state_dir: str) -> dict[str, Any]:
-    from ovhooks.fsutil import read_json
-
-    try:
-        doc = read_json(status_path(state_dir))
-    except (OSError, ValueError):
-        return {}
-    return doc if isinstance(doc, dict) else {}

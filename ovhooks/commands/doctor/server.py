@@ -35,17 +35,8 @@ def _route_fix(exc: BackendError, settings: Settings) -> str:
     return "correct the setting named above; " + url_fix(settings)
 
 
-def _not_openviking(exc: BackendError) -> bool:
-    """``/health`` answered, but not as OpenViking does: the URL points somewhere else."""
-    return (
-        exc.kind == "bad_response"
-        or exc.status in (404, 405)
-        or (exc.kind == "http" and "non-JSON" in exc.message)
-    )
-
-
 def _health_failed(settings: Settings, exc: BackendError) -> Check:
-    from ovhooks.commands.errors import backend_failure
+    from ovhooks.commands.errors import backend_failure, not_an_openviking_answer
 
     # The command-wide mapping classifies the failure; doctor words it for the server check.
     slug = backend_failure(exc).slug
@@ -62,7 +53,7 @@ def _health_failed(settings: Settings, exc: BackendError) -> Check:
         summary = f"no answer from {url} in time: {exc.message}"
         fix = "check that the server is not stuck (restart it), or " + url_fix(settings)
         return check("server", "fail", summary, fix, url=url, error=exc.kind)
-    if _not_openviking(exc):
+    if not_an_openviking_answer(exc):
         summary = f"wrong URL: {url} answers, but not as an OpenViking server ({exc})"
         return check("server", "fail", summary, url_fix(settings), url=url, error="not_openviking")
     return check(

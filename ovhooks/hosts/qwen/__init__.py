@@ -17,19 +17,12 @@ milliseconds) and sends Claude Code's payload fields; replies are Claude Code's
 
 from __future__ import annotations
 
-import os
-
 from ovhooks.hosts.spec import CLAUDE_STYLE_EVENTS, HostSpec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
-
-
-def qwen_dir(environ: Mapping[str, str]) -> str:
-    """``~/.qwen``: Qwen Code's settings (hooks, MCP servers) and chat recordings."""
-    return os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".qwen")
 
 
 def normalize_payload(payload: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
