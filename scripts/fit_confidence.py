@@ -246,7 +246,10 @@ def _fitted(
         f"with the order: {_calibration_text(held, model)}; the score alone "
         f"({alone.intercept} + {alone.slope} × score): {_calibration_text(held, alone)}"
     )
-    print(f"fitted on {len(points)} dev items ({sum(y for *_x, y in points)} right): {model}")
+    print(
+        f"fitted on {len(points)} dev items ({sum(y for *_x, y in points)} right): "
+        f"Model({model.intercept}, {model.slope}, {model.later})"
+    )
     print(f"held-out calibration, {checked}")
     return model, points, checked
 

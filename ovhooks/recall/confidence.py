@@ -42,9 +42,6 @@ class Model:
         self.slope = slope
         self.later = later
 
-    def __repr__(self) -> str:
-        return f"Model({self.intercept}, {self.slope}, {self.later})"
-
 
 # Written by scripts/fit_confidence.py: for the local store's score
 # (docs/RECALL_CONFIDENCE.md) and for a server's admitted strength
