@@ -54,7 +54,13 @@ def call_shim(
         [*runtime, str(shim), host, event, json.dumps(payload)],
         capture_output=True,
         text=True,
-        env={"PATH": os.environ.get("PATH", ""), **run_env},
+        # the test's own runtime folder (conftest's isolated_home) for the shim's hang marker,
+        # which would go to /tmp in an environment without one
+        env={
+            "PATH": os.environ.get("PATH", ""),
+            "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", str(tmp)),
+            **run_env,
+        },
         timeout=timeout_s,
         check=False,
     )
