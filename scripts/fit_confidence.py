@@ -308,7 +308,7 @@ def _routes(rows: list[dict[str, Any]], model: Model) -> str:
 
 
 def fit_server(paths: list[str], card: str | None) -> int:
-    runs, sha = _read([("", path) for path in paths])
+    runs, sha = _read([("", os.path.abspath(path)) for path in paths])  # as given: from here
     model, dev, checked = _fitted(runs, server_items)
     routes = _routes([r for rs in runs.values() for r in rs if r["split"] == "dev"], model)
     print(routes)
