@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 
 from ovhooks.lexical.text import script_of
+from ovhooks.semantic.fusion import STRONG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,10 +70,10 @@ REFRESH_S = 6 * 3600.0
 # A live best score this many scales *below* the location means the model changed.
 DRIFT_SCALES = 8.0
 
-# Strength (in probe scales) a candidate needs on its own, and with lexical evidence. One
-# shared word is no evidence of its own: prompts that merely mention "tab", "RAM" or
-# "timestamp" share one word with some memory all the time.
-STRENGTH_ALONE = 6.0
+# Strength (in probe scales) a candidate needs on its own: the local store's bar
+# (``fusion.STRONG``), the same number on the same scale, kept in one place. With lexical
+# evidence it needs far less. One shared word is no evidence of its own: prompts that merely
+# mention "tab", "RAM" or "timestamp" share one word with some memory all the time.
 STRENGTH_WITH_WORDS = 1.0
 # A long task prompt's whole-text embedding stands higher against every memory than a short
 # prompt's does (e5-small: long everyday paragraphs reach +1.7 spreads of the short probes'
@@ -88,15 +89,17 @@ LONG_PROMPT_LIFT = 1.0
 # costs ~40 tokens of context (target: 150 on average).
 BEST_MARGIN = 3.0
 MAX_ITEMS = 3
-# Lexical evidence (``lexical.evidence`` units) that counts as agreement: what the
-# local store asks of a memory on its own. Replaced a count of shared content words (two, or
-# three in long prompts), which treated "api" like "eks-prod-euw1" and missed translations:
-# replayed on the labelled set's dev split with e5-small scores, the count gave long 0.40,
-# cross-lingual 0.29, unrelated clean 0.85; these units give 0.48, 0.45 and 0.93.
-LEXICAL_UNITS = 2.2
+# Lexical evidence that counts as agreement is what the local store asks of a memory on its
+# own (``lexical.evidence.EVIDENCE_AT_THRESHOLD`` units, read in ``admitted``). It replaced a
+# count of shared content words (two, or three in long prompts), which treated "api" like
+# "eks-prod-euw1" and missed translations: replayed on the labelled set's dev split with
+# e5-small scores, the count gave long 0.40, cross-lingual 0.29, unrelated clean 0.85; these
+# units give 0.48, 0.45 and 0.93.
 # The scale never falls under this share of the headroom above the location: probes that
-# happen to agree closely must not turn noise-sized differences into "strong" evidence.
-SCALE_FLOOR = 0.03
+# happen to agree closely must not turn noise-sized differences into "strong" evidence. A
+# share, not a cosine (the local model's floor, ``answers.COSINE_SPREAD_FLOOR``): a server's
+# scores come on its own scale.
+HEADROOM_SCALE_FLOOR = 0.03
 # Boosts only break near-ties (in strength units); they cannot reorder clear model choices.
 TEMPORAL_NUDGE = 0.5
 PREFERENCE_NUDGE = 0.4
@@ -121,7 +124,7 @@ def fit(tops: Sequence[float]) -> dict[str, float] | None:
     kept = _kept(values)
     loc = sum(kept) / len(kept)
     var = sum((v - loc) ** 2 for v in kept) / (len(kept) - 1)
-    scale = max(math.sqrt(var), SCALE_FLOOR * max(1.0 - loc, 0.0), 1e-4)
+    scale = max(math.sqrt(var), HEADROOM_SCALE_FLOOR * max(1.0 - loc, 0.0), 1e-4)
     return {"loc": round(loc, 6), "scale": round(scale, 6), "n": float(len(values))}
 
 
@@ -257,11 +260,13 @@ class LexicalEvidence:
         return units
 
 
-def admitted(item_strength: float, lexical_units: float, *, alone: float = STRENGTH_ALONE) -> bool:
+def admitted(item_strength: float, lexical_units: float, *, alone: float = STRONG) -> bool:
     """The agreement rule: strong semantics alone, or some semantics plus lexical evidence."""
     if item_strength >= alone:
         return True
-    return lexical_units >= LEXICAL_UNITS and item_strength >= STRENGTH_WITH_WORDS
+    from ovhooks.lexical.evidence import EVIDENCE_AT_THRESHOLD
+
+    return lexical_units >= EVIDENCE_AT_THRESHOLD and item_strength >= STRENGTH_WITH_WORDS
 
 
 def is_long(prompt: str) -> bool:
@@ -296,7 +301,7 @@ def select(
     lexical = LexicalEvidence(profile.text)
     if long_prompt is None:
         long_prompt = is_long(profile.text)
-    alone = STRENGTH_ALONE + (LONG_PROMPT_LIFT if long_prompt else 0.0)
+    alone = STRONG + (LONG_PROMPT_LIFT if long_prompt else 0.0)
     scored: list[tuple[float, Candidate]] = []
     for item in items:
         value = strength(item.score, calibration)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 MAX_HITS = 32
 # The spread of probe scores never counts as less than this (cosine units): a few probes
 # that happen to agree must not turn noise-sized differences into strong evidence.
-SCALE_FLOOR = 0.02
+COSINE_SPREAD_FLOOR = 0.02
 MAX_DOCS = 64
 
 
@@ -63,7 +63,7 @@ def calibrate(index: StoreIndex, probe_vectors: np.ndarray) -> None:
         chosen = probe_vectors[scripts == script]
         if chosen.shape[0]:
             levels, spread = index.probe_levels(chosen)
-            index.calibration[script] = (levels, max(spread, SCALE_FLOOR))
+            index.calibration[script] = (levels, max(spread, COSINE_SPREAD_FLOOR))
 
 
 # Vectors the service embedded itself are loaded once a backfill is done, or this often
@@ -203,7 +203,7 @@ def score(
     same = [i for i, p in enumerate(PROBES) if script_of(p) == script]
     probe_cos = probe_vectors[same] @ doc_vectors.T
     level = probe_cos.mean(axis=0)
-    scale = max(float(probe_cos.std()), SCALE_FLOOR)
+    scale = max(float(probe_cos.std()), COSINE_SPREAD_FLOOR)
     charge = extra_max(len(parts) + 1) if parts else 0.0
     strengths: list[float] = []
     for j in range(len(docs)):

@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 
+from ovhooks.lexical.evidence import EVIDENCE_AT_THRESHOLD
 from ovhooks.lexical.text import script_of
 from ovhooks.recall import calibrate, recall_for_prompt
 from ovhooks.recall.query import profile_query
 from ovhooks.recall.rank import Candidate, rank
+from ovhooks.semantic import fusion
 from tests.support.fake_backend import MEMORIES, FakeBackend, make_settings
 
 NOW = 1_800_000_000.0
@@ -225,7 +227,7 @@ def test_an_identifier_or_a_translation_is_evidence_a_word_count_missed() -> Non
     assert decide("billing 部署在哪里？", COMPRESSED_PROBES, scores) == [DEPLOY]
     # the same prompt's words in a file name are no evidence: only the text counts
     lexical = calibrate.LexicalEvidence("where does the billing api deploy to?")
-    assert lexical.units(TEXTS[DEPLOY]) >= calibrate.LEXICAL_UNITS
+    assert lexical.units(TEXTS[DEPLOY]) >= EVIDENCE_AT_THRESHOLD
     assert lexical.units("Our office cat is called Biscuit.") == 0.0
     zh = calibrate.LexicalEvidence("计费 API 部署到哪里了？用的什么数据库？")
     assert zh.units("The billing API deploys to Fly.io and uses the Postgres database.") > 1.0
@@ -244,10 +246,8 @@ def test_a_long_task_prompt_needs_one_more_spread_to_be_admitted_on_strength_alo
         "and who waters them on Fridays."
     )
     assert not calibrate.is_long(short) and calibrate.is_long(long)
-    at_bar = cal["loc"] + (calibrate.STRENGTH_ALONE + 0.5) * cal["scale"]
-    above = (
-        cal["loc"] + (calibrate.STRENGTH_ALONE + calibrate.LONG_PROMPT_LIFT + 0.5) * cal["scale"]
-    )
+    at_bar = cal["loc"] + (fusion.STRONG + 0.5) * cal["scale"]
+    above = cal["loc"] + (fusion.STRONG + calibrate.LONG_PROMPT_LIFT + 0.5) * cal["scale"]
     assert decide(short, COMPRESSED_PROBES, {CAT: at_bar}) == [CAT]
     assert decide(long, COMPRESSED_PROBES, {CAT: at_bar}) == []
     assert decide(long, COMPRESSED_PROBES, {CAT: above}) == [CAT]
@@ -302,8 +302,8 @@ def test_a_script_whose_few_probes_agree_by_chance_gets_the_pooled_spread() -> N
     assert doc["en"] == calibrate.fit(english)
     # A candidate 0.022 over the Chinese level was "strong alone" on the script's own spread;
     # on the pooled one it is not.
-    assert calibrate.strength(own["loc"] + 0.022, own) >= calibrate.STRENGTH_ALONE
-    assert calibrate.strength(own["loc"] + 0.022, doc["zh"]) < calibrate.STRENGTH_ALONE
+    assert calibrate.strength(own["loc"] + 0.022, own) >= fusion.STRONG
+    assert calibrate.strength(own["loc"] + 0.022, doc["zh"]) < fusion.STRONG
 
 
 def test_pooling_needs_at_least_two_probes_kept_somewhere() -> None:

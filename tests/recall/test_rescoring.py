@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ovhooks.recall.calibrate import LONG_PROMPT_LIFT, STRENGTH_ALONE
+from ovhooks.recall.calibrate import LONG_PROMPT_LIFT
 from ovhooks.recall.rank import Candidate
 from ovhooks.recall.rescoring import with_local_signal
 from ovhooks.semantic import fusion, socket_path
@@ -25,7 +25,7 @@ def server_score(strength: float) -> float:
 
 
 STRONG_PICK = Candidate(
-    f"{M}/strong.md", "entities", server_score(STRENGTH_ALONE + 1), "The deploy goes to Fly.io."
+    f"{M}/strong.md", "entities", server_score(fusion.STRONG + 1), "The deploy goes to Fly.io."
 )
 WEAK_PICK = Candidate(
     f"{M}/weak.md", "entities", server_score(2.0), "We switched the console port."
