@@ -13,19 +13,7 @@ after the system prompt). What differs is said here:
 
 from __future__ import annotations
 
-import os
-
 from ovhooks.hosts.spec import CLAUDE_STYLE_EVENTS, HostSpec
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-
-def factory_dir(environ: Mapping[str, str]) -> str:
-    """``~/.factory``: Droid's settings, hooks, MCP servers and sessions."""
-    return os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".factory")
-
 
 # Claude-style keys at the top level of hooks.json (a {"hooks": ...} wrapper makes Droid skip
 # the whole file as unknown events).
