@@ -33,7 +33,6 @@ from __future__ import annotations
 import math
 
 from ovhooks.lexical.text import script_of
-from ovhooks.semantic.fusion import STRONG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -260,7 +259,7 @@ class LexicalEvidence:
         return units
 
 
-def admitted(item_strength: float, lexical_units: float, *, alone: float = STRONG) -> bool:
+def admitted(item_strength: float, lexical_units: float, *, alone: float) -> bool:
     """The agreement rule: strong semantics alone, or some semantics plus lexical evidence."""
     if item_strength >= alone:
         return True
@@ -297,6 +296,7 @@ def select(
     """The candidates worth injecting, best first (pure; same inputs, same output).
     ``long_prompt``: ``is_long(profile.text)``, when the caller has it already."""
     from ovhooks.recall.rank import dedupe_key, intent_nudge
+    from ovhooks.semantic.fusion import STRONG
 
     lexical = LexicalEvidence(profile.text)
     if long_prompt is None:
