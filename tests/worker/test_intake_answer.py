@@ -1,7 +1,8 @@
 """A Stop that carries no reply, on a host whose file lags behind it (Copilot CLI).
 
 Copilot CLI 1.0.102 fires Stop before it has written the turn to its ``events.jsonl``: the
-worker reads again until the newest turn is answered, and no longer than it was told.
+worker reads again until the newest turn is answered, and no longer than it was told. A new
+session's file may not exist yet at all when Stop or SessionEnd fires: the worker waits for it.
 The transcript is the one recorded from the real CLI (tests/fixtures/copilot).
 """
 
@@ -67,3 +68,47 @@ def test_a_turn_is_answered_only_when_the_assistant_spoke_last() -> None:
     assert intake._answered(turns)
     assert not intake._answered([t for t in turns if t.role == "user"])
     assert not intake._answered([])
+
+
+def _late_file_session(tmp_path: Path, command: str, name: str) -> list[str]:
+    """Run Copilot's ``command`` hook inline while its events.jsonl does not exist yet; the
+    recorded session is written 0.3 s into the hook. Returns the log's lines."""
+    from tests.support.hooks import hook_env, log_lines, run_inline
+
+    fixtures = RECORDED.parent / "hook-payloads"
+    payload = json.loads((fixtures / name).read_text())
+    home = tmp_path / "copilot-home"
+    path = home / "session-state" / payload["session_id"] / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    if "transcript_path" in payload:  # Stop names it; SessionEnd leaves it to COPILOT_HOME
+        payload["transcript_path"] = str(path)
+    payload["cwd"] = str(tmp_path)
+    late = threading.Timer(0.3, _write, (path, LINES))
+    env = hook_env(
+        OVHOOKS_BACKEND="local",
+        OVHOOKS_SEMANTIC="off",
+        OVHOOKS_LOG_LEVEL="debug",
+        COPILOT_HOME=str(home),
+    )
+    late.start()
+    try:
+        run_inline(command, payload, env, host="copilot")
+    finally:
+        late.join()
+    return log_lines()
+
+
+def test_a_stop_before_copilot_wrote_its_file_still_captures_the_turn(tmp_path: Path) -> None:
+    # Seen with the real CLI: a one-prompt session's Stop and SessionEnd both came before
+    # Copilot's first write, the worker found no file, and the session was never captured.
+    lines = _late_file_session(tmp_path, "stop", "Stop.json")
+    assert not [line for line in lines if "transcript_missing" in line], lines
+    from tests.support.hooks import session_state
+
+    state = session_state("cp-174f707a-342d-424f-8bec-15c474cfa61a")
+    assert int(state["cursor"]["turns"]) >= 2, state["cursor"]
+
+
+def test_a_session_end_before_copilot_wrote_its_file_still_reads_it(tmp_path: Path) -> None:
+    lines = _late_file_session(tmp_path, "session-end", "SessionEnd.json")
+    assert not [line for line in lines if "transcript_missing" in line], lines
