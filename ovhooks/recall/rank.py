@@ -67,6 +67,7 @@ class Candidate:
         "supported",
         "text",
         "uri",
+        "whole",
     )
 
     def __init__(self, uri: str, category: str, score: float, text: str) -> None:
@@ -85,6 +86,10 @@ class Candidate:
         # Found only by the bridged search (``recall.retrieve.gather``): its score answers
         # the bridged query, not the prompt, so the server's rule does not read it.
         self.bridged = False
+        # The text is the memory's whole content (the store said ``detail: "full"``), not an
+        # abstract or one statement of a session's history: shown uncut, the block needs no
+        # URI to read more (``recall.render``).
+        self.whole = False
 
     def __repr__(self) -> str:
         return f"Candidate({self.uri!r}, {self.category!r}, {self.score:.3f}, rank={self.rank:.3f})"
@@ -194,6 +199,7 @@ def from_context_entries(
         if score < threshold or not text.strip():
             continue
         item = Candidate(uri, category, score, text)
+        item.whole = entry.get("detail") == "full" and not is_archive(uri)
         evidence = entry.get("evidence")
         item.evidence = evidence if isinstance(evidence, dict) else None
         out.append(item)

@@ -179,8 +179,10 @@ def test_why_agrees_with_the_hook(viewer: Viewer, project: Path) -> None:
     context = json.loads(reply)["hookSpecificOutput"]["additionalContext"]
     why = viewer.get(f"/api/why?prompt={prompt.replace(' ', '+').replace('?', '%3F')}").json()
     assert why["block"] == context
-    injected = [r["uri"] for r in why["rows"] if r["decision"] == "injected"]
-    assert injected and all(uri in context for uri in injected)
+    injected = [r for r in why["rows"] if r["decision"] == "injected"]
+    # a memory shown whole goes without its URI (recall.render): its text is the line
+    lines = [f"] {r['text'].strip()}\n" for r in injected]
+    assert injected and all(line in context for line in lines), (injected, context)
 
 
 def test_the_hook_logs_its_decision_and_the_log_page_shows_it(
