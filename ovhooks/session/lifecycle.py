@@ -10,7 +10,8 @@ SessionStart looks at the *other* sessions it knows (seed 001):
   idle sweep. Activity is a captured turn, not registration: a session that merely started
   never counts (anchor bug #4), and registering the new session touches no other state.
 - idle sweep (every host): a session with uncommitted turns and no activity for
-  ``idle_ttl_s`` is committed.
+  ``idle_ttl_s`` is committed; so is one whose transcript the worker did not find (a host
+  that writes its file late, after every hook of a short session): the sweep reads it then.
 
 A commit never deletes the session's state: the transcript cursor survives, so a session
 that continues after being committed appends only new turns (anchor bug #3).
@@ -79,12 +80,13 @@ def session_start_commits(
 def idle_sessions(
     states: Sequence[State], *, exclude: str = "", now: float, idle_ttl_s: float
 ) -> list[str]:
-    """Keys of sessions with uncommitted turns and no activity for ``idle_ttl_s``."""
+    """Keys of sessions with uncommitted turns, or a transcript not read yet, and no activity
+    for ``idle_ttl_s``."""
     return sorted(
         str(s.get("key"))
         for s in states
         if str(s.get("key")) != exclude
-        and int(s.get("uncommitted") or 0) > 0
+        and (int(s.get("uncommitted") or 0) > 0 or "transcript_unread_since" in s)
         and now - _last_seen(s) > idle_ttl_s
     )
 

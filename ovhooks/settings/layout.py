@@ -101,6 +101,9 @@ if TYPE_CHECKING:
         forked: bool  # a Claude fork: its transcript starts with the parent's turns
         project_dir: str  # DirectoryAdded: the project new turns belong to
         last_extraction: dict[str, Any]  # the newest commit's extraction outcome
+        # the worker found no transcript file (a host writing it late): the idle sweep reads
+        # it again, so a session whose every hook came first is still captured and committed
+        transcript_unread_since: float
 
     class Job(TypedDict, total=False):
         key: str

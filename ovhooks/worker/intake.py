@@ -58,6 +58,8 @@ def take_in(
     else:
         read = _read(path, cursor, float(job.get("wait_for_transcript_s") or 0), key, log)
     if read is None:
+        if not store and not os.path.exists(path):
+            _mark_unread(outbox, path, now)
         return 0
     to_turns: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]] = reader.records_to_turns
     turns = to_turns(read.records)
@@ -100,6 +102,7 @@ def take_in(
                 _fold(last.text)[-4000:] if last.role == "assistant" else ""
             )
         doc["transcript_path"] = path
+        doc.pop("transcript_unread_since", None)
         if job.get("cwd"):
             doc["cwd"] = str(job["cwd"])
         if peer:
@@ -112,6 +115,16 @@ def take_in(
     # ONE atomic write: the queue entry and everything it advances.
     outbox.enqueue("append", str(state.get("ov_session_id") or key), messages, change=change)
     return len(messages)
+
+
+def _mark_unread(outbox: Outbox, path: str, now: float) -> None:
+    """Remember that the transcript was not there, for the idle sweep to read it later."""
+
+    def change(doc: State) -> None:
+        doc.setdefault("transcript_unread_since", now)
+        doc["transcript_path"] = path
+
+    outbox.store.update(outbox.key, change)
 
 
 def _reply_missing(turns: Sequence[Turn], reply: str, state: State) -> bool:

@@ -102,6 +102,10 @@ def test_idle_sessions_and_sweep_rate_limit() -> None:
     done = _state("cx-done", activity=NOW - 9000, uncommitted=0)
     assert idle_sessions([idle, busy, done], now=NOW, idle_ttl_s=1800) == ["cx-idle"]
     assert idle_sessions([idle], exclude="cx-idle", now=NOW, idle_ttl_s=1800) == []
+    unread = _state("cx-unread", activity=NOW - 4000, uncommitted=0)
+    unread["transcript_unread_since"] = NOW - 4000  # its file was not there: read it again
+    assert idle_sessions([unread, done], now=NOW, idle_ttl_s=1800) == ["cx-unread"]
+    assert idle_sessions([unread], now=NOW, idle_ttl_s=5000) == []  # not idle long enough
     assert sweep_due(None, now=NOW, interval_s=600)
     assert not sweep_due(NOW - 10, now=NOW, interval_s=600)
     assert sweep_due(NOW - 601, now=NOW, interval_s=600)

@@ -112,3 +112,42 @@ def test_a_stop_before_copilot_wrote_its_file_still_captures_the_turn(tmp_path: 
 def test_a_session_end_before_copilot_wrote_its_file_still_reads_it(tmp_path: Path) -> None:
     lines = _late_file_session(tmp_path, "session-end", "SessionEnd.json")
     assert not [line for line in lines if "transcript_missing" in line], lines
+
+
+def test_a_file_that_comes_after_every_hook_is_read_and_committed_by_the_idle_sweep(
+    tmp_path: Path,
+) -> None:
+    # The worst case of a late host: no wait (OVHOOKS_REPLY_WAIT_S=0) and the file written
+    # only after Stop and SessionEnd. The session is marked, and the background sweep of a
+    # later worker run (past the idle TTL) captures and commits it: nothing lost.
+    from ovhooks.log import Log as RunLog
+    from ovhooks.settings.config import load_settings
+    from ovhooks.worker.run import run_jobs
+    from tests.support.hooks import hook_env, run_inline, session_state
+
+    home = tmp_path / "copilot-home"
+    sid = "174f707a-342d-424f-8bec-15c474cfa61a"
+    path = home / "session-state" / sid / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    env = hook_env(
+        OVHOOKS_BACKEND="local",
+        OVHOOKS_SEMANTIC="off",
+        OVHOOKS_REPLY_WAIT_S="0",
+        COPILOT_HOME=str(home),
+    )
+    fixtures = RECORDED.parent / "hook-payloads"
+    now = time.time()
+    for command, name in (("stop", "Stop.json"), ("session-end", "SessionEnd.json")):
+        payload = json.loads((fixtures / name).read_text())
+        payload.update(cwd=str(tmp_path), transcript_path=str(path))
+        run_inline(command, payload, env, host="copilot", now=now)
+    key = f"cp-{sid}"
+    marked = session_state(key)
+    assert "transcript_unread_since" in marked and int(marked.get("commit_count") or 0) == 0
+    _write(path, LINES)
+    settings = load_settings(env)
+    later = now + settings.idle_ttl_s + 1
+    run_jobs(settings, [], log=RunLog(settings.state_dir, "info"), clock=lambda: later)
+    swept = session_state(key)
+    assert "transcript_unread_since" not in swept
+    assert int(swept["cursor"]["turns"]) >= 2 and int(swept.get("commit_count") or 0) == 1
