@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 # Committed, idle states are forgotten after this long; their transcripts are usually gone.
 STATE_RETENTION_S = 30 * 24 * 3600
+# How long the idle sweep keeps looking for a transcript the worker did not find. A session
+# that ended before its host wrote anything (started and left) never gets one; a late host's
+# file is there within seconds, so a day bounds the retries without losing one.
+UNREAD_RETRY_S = 24 * 3600
 
 
 def _last_seen(state: State) -> float:
@@ -86,9 +90,14 @@ def idle_sessions(
         str(s.get("key"))
         for s in states
         if str(s.get("key")) != exclude
-        and (int(s.get("uncommitted") or 0) > 0 or "transcript_unread_since" in s)
+        and (int(s.get("uncommitted") or 0) > 0 or _unread(s, now))
         and now - _last_seen(s) > idle_ttl_s
     )
+
+
+def _unread(state: State, now: float) -> bool:
+    since = state.get("transcript_unread_since")
+    return isinstance(since, int | float) and now - since <= UNREAD_RETRY_S
 
 
 def sweep_due(last_sweep_at: float | None, *, now: float, interval_s: float) -> bool:

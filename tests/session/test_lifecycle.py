@@ -6,6 +6,7 @@ import pytest
 
 from ovhooks.hosts.registry import spec as host_spec
 from ovhooks.session.lifecycle import (
+    UNREAD_RETRY_S,
     commit_job,
     forgettable,
     idle_sessions,
@@ -106,6 +107,8 @@ def test_idle_sessions_and_sweep_rate_limit() -> None:
     unread["transcript_unread_since"] = NOW - 4000  # its file was not there: read it again
     assert idle_sessions([unread, done], now=NOW, idle_ttl_s=1800) == ["cx-unread"]
     assert idle_sessions([unread], now=NOW, idle_ttl_s=5000) == []  # not idle long enough
+    unread["transcript_unread_since"] = NOW - UNREAD_RETRY_S - 1  # never came: stop looking
+    assert idle_sessions([unread], now=NOW, idle_ttl_s=1800) == []
     assert sweep_due(None, now=NOW, interval_s=600)
     assert not sweep_due(NOW - 10, now=NOW, interval_s=600)
     assert sweep_due(NOW - 601, now=NOW, interval_s=600)
