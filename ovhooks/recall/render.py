@@ -70,8 +70,9 @@ def _flat(item: Candidate) -> str:
 
 def _line(item: Candidate, max_chars: int) -> tuple[str, bool]:
     """The item's content line within ``max_chars`` of text, and whether it carries a URI."""
-    text = item_text(item, max_chars)
-    with_uri = not (item.whole and text == _flat(item))
+    whole = _flat(item)
+    text = cut(whole, max(MIN_SHORTENED_CHARS, max_chars))
+    with_uri = not (item.whole and text == whole)
     return content_line(item, text, with_uri=with_uri), with_uri
 
 
