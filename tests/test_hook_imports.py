@@ -259,7 +259,8 @@ def test_local_recall_loads_only_what_it_uses(tmp_path: Path, config: str) -> No
     )
     assert proc.returncode == 0, proc.stderr.decode()[-500:]
     reply = json.loads(proc.stdout)
-    assert "deploy.md" in reply["hookSpecificOutput"]["additionalContext"]  # the recall path
+    context = reply["hookSpecificOutput"]["additionalContext"]
+    assert "run make check and the integration suite" in context  # the recall path
     loaded = set(json.loads(listing.read_text()))
     assert "ovhooks.backend.local.search" in loaded
     assert sorted(loaded & LOCAL_RECALL_SKIPS) == []

@@ -52,14 +52,8 @@ def take_in(
         log.error("transcript_reader_unknown", session=key, host=str(state.get("host")))
         return 0
     store = hasattr(reader, "read_new")  # a database read by message id (OpenCode)
-    if store:
-        sid = str(state.get("host_session_id") or job.get("host_session_id") or "")
-        read = _read_store(reader, path, sid, cursor, key, log)
-    else:
-        read = _read(path, cursor, float(job.get("wait_for_transcript_s") or 0), key, log)
+    read = _read_any(reader, job, state, path, cursor, outbox, now, log)
     if read is None:
-        if not store and not os.path.exists(path):
-            _mark_unread(outbox, path, now)
         return 0
     to_turns: Callable[[list[tuple[int, dict[str, Any]]]], list[Turn]] = reader.records_to_turns
     turns = to_turns(read.records)
@@ -115,6 +109,28 @@ def take_in(
     # ONE atomic write: the queue entry and everything it advances.
     outbox.enqueue("append", str(state.get("ov_session_id") or key), messages, change=change)
     return len(messages)
+
+
+def _read_any(
+    reader: ModuleType,
+    job: Job,
+    state: State,
+    path: str,
+    cursor: dict[str, Any],
+    outbox: Outbox,
+    now: float,
+    log: Log,
+) -> ReadResult | None:
+    """What the host's transcript (a file, or OpenCode's database) gained after ``cursor``;
+    None when it cannot be read. A file not there yet marks the session for the sweep."""
+    key = str(job["key"])
+    if hasattr(reader, "read_new"):
+        sid = str(state.get("host_session_id") or job.get("host_session_id") or "")
+        return _read_store(reader, path, sid, cursor, key, log)
+    read = _read(path, cursor, float(job.get("wait_for_transcript_s") or 0), key, log)
+    if read is None and not os.path.exists(path):
+        _mark_unread(outbox, path, now)
+    return read
 
 
 def _mark_unread(outbox: Outbox, path: str, now: float) -> None:
