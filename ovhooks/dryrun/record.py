@@ -178,7 +178,7 @@ class PlannedHookContext(HookContext):
     """A hook run's context in a dry run: its store, backend and hand-off only plan their
     writes, and it logs nothing (the state directory is left as it is, the log included)."""
 
-    __slots__ = ("plan",)
+    __slots__ = ("plan", "scratch")
     dry_run = True
 
     def __init__(self, settings: Settings, plan: Plan, **kwargs: Any) -> None:
@@ -187,6 +187,16 @@ class PlannedHookContext(HookContext):
         log = Log(settings.state_dir, "silent", component=kwargs["host"])
         super().__init__(settings, log=log, **kwargs)
         self.plan = plan
+        self.scratch: list[str] = []  # throw-away state copies, removed by ``discard``
+
+    def discard(self) -> None:
+        """Remove the throw-away copies of the state directory (they hold what recall keeps:
+        injected memories, the journal's prompt heads), as the hook ends."""
+        import shutil
+
+        for path in self.scratch:
+            shutil.rmtree(path, ignore_errors=True)
+        self.scratch.clear()
 
     def store(self) -> StateStore:
         return PlannedStateStore(self.settings.state_dir, self.plan, log=self.log)
@@ -204,6 +214,7 @@ class PlannedHookContext(HookContext):
         import tempfile
 
         scratch = tempfile.mkdtemp(prefix="ovhooks-dry-run-")
+        self.scratch.append(scratch)
         source = self.settings.state_dir
         try:
             names = os.listdir(source)
