@@ -118,6 +118,12 @@ class HookContext:
             "peer": self.peer(event),
         }
         fields.update(work)
+        wait = self.settings.reply_wait_s
+        if wait and fields.get("capture") and self.spec.stop_before_transcript:
+            # A host that writes its file in batches (Copilot CLI) may not have created it
+            # when its hooks fire: the worker waits for it (seen: a one-prompt session's Stop
+            # and SessionEnd both found no file, and the session was never captured).
+            fields.setdefault("wait_for_transcript_s", wait)
         return new_job(**fields)
 
     def hand_off(self, jobs: Sequence[Job]) -> None:

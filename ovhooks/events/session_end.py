@@ -19,9 +19,14 @@ def handle(event: Event, ctx: HookContext) -> Reply:
     if not event.session_id or ctx.bypassed(event):
         return Reply()
     reason = event.reason or "other"
-    job = ctx.job(event, capture=ctx.settings.capture, commit=f"session end ({reason})", end=reason)
-    if ctx.spec.stop_before_transcript and ctx.settings.reply_wait_s:
-        # A host that writes its file in batches (Copilot CLI) may not have created it yet.
-        job["wait_for_transcript_s"] = ctx.settings.reply_wait_s
-    ctx.hand_off([job])
+    ctx.hand_off(
+        [
+            ctx.job(
+                event,
+                capture=ctx.settings.capture,
+                commit=f"session end ({reason})",
+                end=reason,
+            )
+        ]
+    )
     return Reply()

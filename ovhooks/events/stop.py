@@ -31,11 +31,9 @@ def handle(event: Event, ctx: HookContext) -> Reply:
         # Copilot CLI 1.0.102 fires Stop before it has written the turn to events.jsonl (it
         # writes there in batches; seen with the real CLI: a hook that read at once found only
         # the session's start, and the session was committed empty). Its Stop carries no
-        # reply text, so the worker waits for the newest turn to be answered in the file,
-        # and for the file itself: a new session's first batch may not be written yet (seen:
-        # the Stop of a one-prompt session found no file, and the session was never captured).
+        # reply text, so the worker waits for the newest turn to be answered in the file
+        # (and, as for every capture job of such a host, for the file itself: ``ctx.job``).
         job["wait_for_answer_s"] = ctx.settings.reply_wait_s
-        job["wait_for_transcript_s"] = ctx.settings.reply_wait_s
     ctx.hand_off([job])
     if ctx.settings.usage_view == "summary" and not ctx.dry_run:
         from ovhooks.recall.usage import take_summary

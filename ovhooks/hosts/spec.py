@@ -159,7 +159,8 @@ class HostSpec:
     # Stop's payload carries the final reply
     reply_in_stop: bool
     # Stop fires before the host has written the turn to its file, and carries no reply: the
-    # worker waits for the turn's answer there (Copilot CLI 1.0.102 writes in batches)
+    # worker waits for the turn's answer there, and on every capture job for the file itself
+    # (Copilot CLI 1.0.102 writes in batches)
     stop_before_transcript: bool
     # module with hold_start_context/take_start_context: SessionStart's context is given
     # with the first prompt instead (Gemini CLI)
