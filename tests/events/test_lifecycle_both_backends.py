@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ import pytest
 
 from tests.support.hooks import run_inline
 from tests.support.rollouts import CodexRollout, codex_payload
+from tests.support.tree_snapshot import tree_snapshot
 
 
 @pytest.fixture
@@ -154,26 +153,8 @@ def test_dry_run_changes_nothing(store: Any, tmp_path: Path, work: Path) -> None
     r.turn(1)
     _hook(store, "stop", "Stop", "d", r, work)
     r.turn(2)
-    roots = [Path(os.environ["OVHOOKS_STATE_DIR"]), tmp_path / "data"]
-
-    def snapshot() -> dict[str, bytes]:
-        # SQLite's -shm file is its shared-memory index, rewritten by any reader; not data
-        return {
-            str(p): p.read_bytes()
-            for root in roots
-            if root.exists()
-            for p in root.rglob("*")
-            if p.is_file() and not p.name.endswith("-shm")
-        }
-
-    # A WAL the first Stop left (a worker or service still had the store open) would be
-    # checkpointed by whichever connection closes last, the dry run's own read among them:
-    # SQLite's upkeep, not data. Settle it first, so only a write could change a byte.
-    database = tmp_path / "data" / "memory.db"
-    if database.exists():
-        with contextlib.closing(sqlite3.connect(database)) as connection:
-            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    before, texts_before = snapshot(), store.texts("cx-d")
+    roots = (Path(os.environ["OVHOOKS_STATE_DIR"]), tmp_path / "data")
+    before, texts_before = tree_snapshot(*roots), store.texts("cx-d")
     for command, event, extra in [
         ("stop", "Stop", {}),
         ("session-end", "SessionEnd", {"reason": "other"}),
@@ -183,5 +164,5 @@ def test_dry_run_changes_nothing(store: Any, tmp_path: Path, work: Path) -> None
             command, codex_payload(event, "d", r.path, work, **extra), store.env(), dry_run=True
         )
         assert reply == {} and "would" in plan
-    assert snapshot() == before
+    assert tree_snapshot(*roots) == before
     assert store.texts("cx-d") == texts_before
