@@ -31,6 +31,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from recall_eval import SETS  # noqa: E402
 
+from ovhooks.recall import rank as rank_module  # noqa: E402
 from ovhooks.recall.decision import judge_rated  # noqa: E402
 from ovhooks.recall.query import profile_query  # noqa: E402
 from ovhooks.recall.rank import Candidate, category_of, rank  # noqa: E402
@@ -42,6 +43,8 @@ THRESHOLD = 0.55
 UNRELATED = "unrelated"
 # What each ablation switches off: fusion constants set so the rule can never fire, or a
 # filter on the admissions (the who-rule has no constant that turns it off alone).
+# A name without a module is the fusion's; ``rank.NAME`` is the ranking's. (The ranking's
+# intent nudges were a row here: they changed nothing and are deleted.)
 ABLATIONS: dict[str, dict[str, float]] = {
     "none": {},
     "cross-script scale (x1.4)": {"CROSS_SCRIPT_SCALE": 1.0},
@@ -49,19 +52,31 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "unshared (meaning, no word)": {"UNSHARED": math.inf},
     "distinct (4 with a lead of 3)": {"DISTINCT": math.inf},
     "who-rule": {},
+    "agreement's lead (within 1)": {"AGREE_MARGIN": math.inf},
+    "semantic cap (2)": {"MAX_SEMANTIC_ONLY": 99},
+    "semantic within 2 of the best": {"MARGIN": math.inf},
+    "semantic sort slope": {"SLOPE": 0.0},
+    "rank's boost for shared words": {"rank.OVERLAP_BOOST": 0.0},
+    "rank margin (0.25)": {"rank.RELATIVE_MARGIN": math.inf},
 }
+_MODULES = {"rank": rank_module}
+
+
+def _target(name: str) -> tuple[Any, str]:
+    module, _, attr = name.rpartition(".")
+    return (_MODULES[module] if module else fusion), attr
 
 
 @contextlib.contextmanager
 def patched(changes: dict[str, float]) -> Iterator[None]:
-    saved = {name: getattr(fusion, name) for name in changes}
+    saved = {name: getattr(*_target(name)) for name in changes}
     for name, value in changes.items():
-        setattr(fusion, name, value)
+        setattr(*_target(name), value)
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(fusion, name, value)
+            setattr(*_target(name), value)
 
 
 def candidates(row: dict[str, Any], texts: dict[str, str]) -> list[Candidate]:
@@ -83,13 +98,13 @@ def replay(
     row: dict[str, Any], prompt: str, texts: dict[str, str], ablation: str, settings: Any
 ) -> list[str]:
     """The URIs the block would show for ``row`` with ``ablation`` switched off."""
-    with patched(ABLATIONS[ablation]):
+    with patched(ABLATIONS[ablation]):  # the ranking reads its constants too
         kept, _dropped = judge_rated(candidates(row, texts), prompt, THRESHOLD)
-    if ablation == "who-rule":
-        kept = [c for c in kept if (c.evidence or {}).get("reason") != "answers_who"]
-    kept = [c for c in kept if c.category != "profile"]
-    ranked = rank(kept, profile_query(prompt), strong_score=0.0)
-    block = render_within(ranked, settings)
+        if ablation == "who-rule":
+            kept = [c for c in kept if (c.evidence or {}).get("reason") != "answers_who"]
+        kept = [c for c in kept if c.category != "profile"]
+        ranked = rank(kept, profile_query(prompt), strong_score=0.0)
+        block = render_within(ranked, settings)
     return list(block.shown_uris) if block else []
 
 
@@ -108,6 +123,11 @@ def figures(
     for row in rows:
         uris = shown(row)
         good = (row["class"] == UNRELATED and not uris) or hits(uris, row, uri_of)
+        if row["class"] != UNRELATED:  # precision: right items of the items shown
+            out["precision"][0] += sum(hits([u], row, uri_of) for u in uris)
+            out["precision"][1] += len(uris)
+            out["first right"][0] += int(hits(uris[:1], row, uri_of))
+            out["first right"][1] += 1
         for name in (row["class"], "relevant" if row["class"] != UNRELATED else ""):
             if name:
                 out[name][0] += int(good)

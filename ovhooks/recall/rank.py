@@ -10,8 +10,8 @@ Input shapes (OpenViking 0.5.2, shared/spec/openviking-api.md §A.4):
 
 Rules, in order: drop what is out of scope (resources unless asked for, other projects'
 memories), drop scaffolding, drop what scores under the threshold (the server's own score:
-boosts never lift an item over it), drop what this session has already seen, de-duplicate,
-then rerank by score plus query-profile boosts. Ties break on the URI so the order is stable.
+the boost never lifts an item over it), drop what this session has already seen, de-duplicate,
+then rerank by score plus a boost for shared words. Ties break on the URI so the order is stable.
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ LEAF_SUFFIXES = (".md", ".txt", ".json", ".yaml", ".yml")
 SCAFFOLD_MARKERS = ("[directory abstract is not ready]", "[directory overview is not ready]")
 EVENT_LIKE = frozenset(("events", "cases"))
 
-TEMPORAL_BOOST = 0.10
-PREFERENCE_BOOST = 0.08
 OVERLAP_BOOST = 0.20
 # Items ranked this far below the best one are dropped: with embeddings whose unrelated
 # baseline sits near 0.5-0.6, an absolute threshold alone lets filler through (OpenViking
@@ -265,7 +263,7 @@ def rank(
     exclude: Collection[str] = (),
     strong_score: float = 0.0,
 ) -> list[Candidate]:
-    """Drop already-injected URIs and duplicates; order by score plus profile boosts.
+    """Drop already-injected URIs and duplicates; order by score plus a boost for shared words.
 
     Items far below the best (``RELATIVE_MARGIN``) are dropped as well, and so are items that
     share no content word with the prompt unless their score reaches ``strong_score``: an
@@ -277,7 +275,11 @@ def rank(
 
     wanted = profile.tokens[:12]
     for item in items:
-        boost = intent_nudge(profile, item, TEMPORAL_BOOST, PREFERENCE_BOOST)
+        # No nudge for what the prompt asks (time, likes) here, as calibrate.select gives on a
+        # server's scale: in a replay of the local decision on five labelled sets it changed
+        # nothing, dev or held-out (docs/SEMANTIC.md 2.5). The boost for shared words did:
+        # with it the margin below keeps the runners-up out (precision).
+        boost = 0.0
         matched = 0
         if wanted:
             # The text only: a URI's slug repeats the text's first words (local store) or

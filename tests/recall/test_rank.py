@@ -72,15 +72,19 @@ def test_threshold_applies_to_the_raw_score() -> None:
     assert [c.uri for c in found] == [f"{M}/entities/b.md"]
 
 
-def test_preference_intent_boosts_preferences_and_temporal_boosts_events() -> None:
+def test_what_the_prompt_asks_does_not_reorder() -> None:
+    """The intent nudges are deleted here (docs/SEMANTIC.md 2.5): a question about time or
+    about likes keeps the scores' order when no item shares its words."""
+
     def items() -> list[Candidate]:
         return [
-            Candidate(f"{M}/events/2026/01/02/e.md", "events", 0.70, "release happened"),
-            Candidate(f"{M}/preferences/u/p.md", "preferences", 0.70, "tabs over spaces"),
+            Candidate(f"{M}/events/2026/01/02/e.md", "events", 0.70, "version 2 shipped"),
+            Candidate(f"{M}/preferences/u/p.md", "preferences", 0.72, "tabs over spaces"),
+            Candidate(f"{M}/entities/f.md", "entities", 0.74, "the deploy goes to fly.io"),
         ]
 
-    assert rank(items(), profile_query("what do I prefer?"))[0].category == "preferences"
-    assert rank(items(), profile_query("what happened last week?"))[0].category == "events"
+    for prompt in ("what do I prefer?", "what happened last week?"):
+        assert [c.score for c in rank(items(), profile_query(prompt))] == [0.74, 0.72, 0.70]
 
 
 def test_lexical_overlap_reorders_close_scores() -> None:

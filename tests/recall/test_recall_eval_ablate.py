@@ -35,5 +35,10 @@ def test_a_rule_switched_off_no_longer_shows_what_it_alone_admitted() -> None:
     assert ablate.replay(unrated, PROMPT, texts, "none", settings) == []
     # a stored memory may show two labelled ones: either being expected is a hit
     got = ablate.figures([row], lambda r: [URI], {URI: ["m9", "m1"]})
-    assert got == {"direct": (1, 1), "relevant": (1, 1)}
+    assert got == {
+        "direct": (1, 1),
+        "relevant": (1, 1),
+        "precision": (1, 1),
+        "first right": (1, 1),
+    }
     assert ablate.figures([row], lambda r: [URI], {URI: ["m9"]})["direct"] == (0, 1)
