@@ -29,7 +29,7 @@ only, alone or in agreement: one that merely resembles the prompt is mostly a pa
 like this one, which tells the agent nothing.
 
 A question that asks *who* also takes the memory naming a person that stands out from the
-other person memories (``WHO_STRENGTH``, ``WHO_GAP``; ``semantic.answer_type``), when
+other person memories (from ``AGREE``, by ``WHO_GAP``; ``semantic.answer_type``), when
 nothing else answers it that way.
 
 Semantic-only admissions are kept within ``MARGIN`` of the best one and at most
@@ -62,9 +62,10 @@ CROSS_SCRIPT_SCALE = 1.4
 # paraphrase hits for at most 0.01 of unrelated-clean (paraphrase 0.10 -> 0.15, clean
 # 0.92 -> 0.91). At 4.0: 0.21, clean 0.88.
 UNSHARED = 4.5
-# A who-question's person memory: this strong, and this far above every other person
-# memory among the candidates (chosen on the dev splits; docs/SEMANTIC.md).
-WHO_STRENGTH = 2.5
+# A who-question's person memory: as strong as an agreement (``AGREE``; an admission
+# weaker than that sorts under the recall bar, ``Evidence.order``, and is never shown) and
+# this far above every other person memory among the candidates (chosen on the dev splits;
+# docs/SEMANTIC.md 4 has the bar's history and what showing weaker ones measured).
 WHO_GAP = 1.0
 # Where a semantic admission sorts among lexical ones: at the bar, plus this per spread.
 SLOPE = 0.03
@@ -236,7 +237,7 @@ def fuse(items: Sequence[Evidence], threshold: float) -> list[Evidence]:
 def answer_who(items: Sequence[Evidence]) -> Evidence | None:
     """After ``fuse``, for a prompt that asks who (``answer_type.asks_who``): admit the person
     memory that stands out (and return it), the strongest of the candidates naming a person,
-    at ``WHO_STRENGTH`` and ``WHO_GAP`` above every other, unless a person memory is already
+    at ``AGREE`` and ``WHO_GAP`` above every other, unless a person memory is already
     admitted. ``items`` may hold person memories too weak to be candidates otherwise: they
     are rivals here, never in ``fuse`` (a weak row would shorten every other's lead)."""
     people = [i for i in items if i.person and not i.archive and i.weighed is not None]
@@ -246,7 +247,7 @@ def answer_who(items: Sequence[Evidence]) -> Evidence | None:
     best = people[0]
     strength = best.weighed or 0.0
     rival = (people[1].weighed or 0.0) if len(people) > 1 else None
-    if strength < WHO_STRENGTH or (rival is not None and strength - rival < WHO_GAP):
+    if strength < AGREE or (rival is not None and strength - rival < WHO_GAP):
         return None
     best.decision, best.reason = SEMANTIC, "answers_who"
     return best

@@ -60,11 +60,17 @@ def test_one_entry_per_uri_the_best_and_none_under_the_bar() -> None:
     second = rated("same", 0.9, None)
     assert judge_rated([first, second], "a prompt", BAR)[0] == [second]
     assert judge_rated([second, first], "a prompt", BAR)[0] == [second]
-    # An admission sorting under the bar (a weak who-answer) is not shown: the known defect
-    owner = rated("owner", 0.1, 3.0, text="Dana owns the exporter.", person=True)
+    # A who-answer needs the strength at which an admission sorts at the bar (AGREE): under
+    # it the person memory is dropped, and the trace says so.
+    owner = rated("owner", 0.1, fusion.AGREE - 1.0, text="Dana owns the exporter.", person=True)
     kept, dropped = judge_rated([owner], "who owns the exporter?", BAR)
+    assert kept == [] and [d["uri"] for d in dropped] == [owner.uri]
+    # (a stronger memory naming nobody keeps the fusion's own rules from admitting it)
+    owner = rated("owner", 0.1, fusion.AGREE, text="Dana owns the exporter.", person=True)
+    fact = rated("fact", 0.1, fusion.AGREE + 1.0, text="The exporter writes CSV files.")
+    kept, dropped = judge_rated([owner, fact], "who owns the exporter?", BAR)
     assert owner.evidence is not None and owner.evidence["reason"] == "answers_who"
-    assert kept == [] and dropped == []
+    assert kept == [owner] and owner.score == BAR and [d["uri"] for d in dropped] == [fact.uri]
 
 
 def test_a_rival_only_row_competes_for_who_and_is_never_listed() -> None:

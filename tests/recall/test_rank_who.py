@@ -1,18 +1,17 @@
 """The seam between the local store's fusion and ``recall.rank`` for a who-question.
 
-``semantic.fusion.answer_who`` admits the person memory that stands out at a strength from
-``WHO_STRENGTH`` (2.5) up; an admission's score for the block is the bar plus ``SLOPE`` per
-unit over ``AGREE`` (4.0), so one at strength 3 scores under the bar (0.52 for 0.55). The
-store's answer is given here (the embedding service is the boundary, as in
-tests/backend/test_local_semantic_recall.py); the store, its lexical search and fusion, the
-context search and rank are the real ones, in the order ``recall`` runs them.
+``semantic.fusion.answer_who`` admits the person memory that stands out, from the strength at
+which an admission's score for the block reaches the bar (``AGREE``, 4.0: the bar plus
+``SLOPE`` per unit over it). The store's answer is given here (the embedding service is the
+boundary, as in tests/backend/test_local_semantic_recall.py); the store, its lexical search
+and fusion, the context search and rank are the real ones, in the order ``recall`` runs them.
 
-The defect is confirmed (the first test, xfail): the rule's admission reaches nothing. A fix
-that let the store's admitted verdict through both score bars and rank's relative margin was
-measured and not kept (docs/RECALL_EVAL.md, "The who-rule's lost admissions"; the change is
-docs/recall_eval/who-admission-seam.patch): held-out who-paraphrases 8/32 -> 21/32, but
-who-questions no memory answers kept clean 8/48 -> 5/48, against the rule that unrelated-clean
-must not drop.
+The rule's bar was 2.5 while every admission under 4 sorted under the recall bar and was
+dropped unseen. Showing those was measured twice, the second time on a fresh set written for
+it (docs/RECALL_EVAL.md, "The who-rule's bar"), and not kept: unanswered who-questions lost
+clean prompts on held-out. So the bar is now where the rule was in effect, and nothing the
+fusion admits is dropped unseen. One limit is left (the last test, xfail): rank's margin does
+not know why a who-answer was admitted.
 """
 
 from __future__ import annotations
@@ -84,32 +83,24 @@ def _recalled(store: LocalBackend, prompt: str) -> tuple[list[str], list[dict[st
     return [c.uri for c in kept], entries
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect, fix measured and not kept: held-out who-paraphrase 8/32 -> 21/32, "
-    "unanswered who-questions clean 8/48 -> 5/48 (docs/RECALL_EVAL.md)",
-)
-def test_a_person_memory_the_who_rule_admits_at_strength_3_reaches_the_block(
+def test_the_who_rule_admits_from_the_strength_that_reaches_the_block(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, ids = _store(tmp_path)
     try:
-        strength = 3.0
-        assert fusion.WHO_STRENGTH <= strength < fusion.AGREE
-        found = _answering(
-            monkeypatch, {ids["owner"]: strength, ids["other"]: 1.0, ids["fact"]: 1.5}
-        )
-        # The fusion's verdict, on its own: the owner answers who.
+        # At 3 the fusion does not admit the owner at all (it would sort under the bar).
+        found = _answering(monkeypatch, {ids["owner"]: 3.0, ids["other"]: 1.0, ids["fact"]: 1.5})
         query = build_query(WHO, [])
         rated = sr.rate(store, query, [], found, _search(), WHO)
         weighed = [h.evidence for h in rated if h.evidence is not None]
         fusion.fuse([e for e in weighed if not e.rival_only], BAR)
-        owner = fusion.answer_who(weighed)
-        assert owner is not None and owner.key == f"{M}/owner.md"
-        assert owner.order(BAR) < BAR  # the block's sort value sits under the bar
-        # ... and what recall keeps of it.
-        kept, _entries = _recalled(store, WHO)
-        assert kept == [f"{M}/owner.md"]
+        assert fusion.answer_who(weighed) is None
+        assert _recalled(store, WHO)[0] == []
+        # From AGREE the owner reaches the block, at or above the bar (here the owner's
+        # words and meaning agree, so the fusion admits it before the who-rule is asked;
+        # tests/recall/test_decision.py has the who-rule's own admission at AGREE).
+        _answering(monkeypatch, {ids["owner"]: fusion.AGREE + 0.2, ids["other"]: 1.0})
+        assert _recalled(store, WHO)[0] == [f"{M}/owner.md"]
     finally:
         store.close()
 
@@ -119,8 +110,8 @@ def test_without_the_who_rule_a_weak_person_memory_stays_out(
 ) -> None:
     store, ids = _store(tmp_path)
     try:
-        # Too weak for the rule (under WHO_STRENGTH), or a rival person memory too close.
-        _answering(monkeypatch, {ids["owner"]: fusion.WHO_STRENGTH - 0.2, ids["other"]: 1.0})
+        # Too weak for the rule (under AGREE), or a rival person memory too close.
+        _answering(monkeypatch, {ids["owner"]: fusion.AGREE - 0.2, ids["other"]: 1.0})
         assert _recalled(store, WHO)[0] == []
         _answering(monkeypatch, {ids["owner"]: 3.0, ids["other"]: 3.0 - fusion.WHO_GAP / 2})
         assert _recalled(store, WHO)[0] == []
@@ -142,7 +133,11 @@ def test_an_entry_under_the_bar_without_an_admission_is_still_dropped() -> None:
         assert from_context_entries([entry], threshold=BAR, resources=False)[0] == []
 
 
-@pytest.mark.xfail(strict=True, reason="rank's margin does not know the who-rule (see above)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="rank's margin does not know the who-rule: sparing its answers measured, not shipped "
+    "(docs/RECALL_EVAL.md, 'The who-rule's bar')",
+)
 def test_rank_keeps_an_answer_of_the_asked_type_far_below_the_best() -> None:
     def entry(name: str, score: float, reason: str) -> dict[str, object]:
         text = f"{name.title()} owns the exporter."

@@ -79,9 +79,9 @@ def _who(items: list[Evidence]) -> list[Evidence]:
 
 
 def test_a_who_question_takes_the_person_memory_that_stands_out() -> None:
-    owner = _person("owner", fusion.WHO_STRENGTH + 0.5)
-    other = _person("other", fusion.WHO_STRENGTH + 0.5 - fusion.WHO_GAP - 0.1)
-    fact = Evidence("fact", 0.3, fusion.WHO_STRENGTH + 1.0, "whole")
+    owner = _person("owner", fusion.AGREE + 0.5)
+    other = _person("other", fusion.AGREE + 0.5 - fusion.WHO_GAP - 0.1)
+    fact = Evidence("fact", 0.3, fusion.AGREE + 1.0, "whole")
     assert answer_who(fuse([owner, other, fact], T)) is owner
     assert (owner.decision, owner.reason) == (fusion.SEMANTIC, "answers_who")
     assert not other.admitted and not fact.admitted
@@ -93,7 +93,7 @@ def test_a_who_question_takes_the_person_memory_that_stands_out() -> None:
 def test_no_person_is_taken_when_none_stands_out_or_none_is_strong() -> None:
     close = [_person("a", 4.0), _person("b", 4.0 - fusion.WHO_GAP + 0.1)]
     assert not any(e.admitted for e in _who(close))
-    weak = [_person("a", fusion.WHO_STRENGTH - 0.1)]
+    weak = [_person("a", fusion.AGREE - 0.1)]
     assert not any(e.admitted for e in _who(weak))
     # a history row is no person memory, and no strength means no reading by meaning
     row = Evidence("row", 0.3, 5.0, "whole", archive=True, person=True)
@@ -109,6 +109,6 @@ def test_a_person_already_admitted_answers_the_question() -> None:
 
 
 def test_a_person_memory_admitted_on_its_words_answers_however_weak_its_meaning() -> None:
-    worded = _person("worded", fusion.WHO_STRENGTH + 0.2, lexical=0.6)
+    worded = _person("worded", fusion.AGREE + 0.2, lexical=0.6)
     assert answer_who(fuse([worded], T)) is None
     assert (worded.decision, worded.reason) == (fusion.LEXICAL, "")

@@ -90,11 +90,12 @@ def rate(
     floor = min(fusion.DISTINCT, fusion.AGREE) / max(1.0, fusion.CROSS_SCRIPT_SCALE)
     rater = _Rater(store, query, strengths, have, search)
     everything = [*hits, *rater.rows(floor, float("inf"), ("memory", "archive"))]
-    # A who-question may take a person memory weaker than that (``fusion.answer_who``).
+    # A who-question's answer (``fusion.answer_who``) must lead every other person memory:
+    # rivals are rated down to where one could still come within ``WHO_GAP`` of an answer.
     weaker: list[Hit] = []
     who = bool(prompt) and asks_who(prompt)
     if who:
-        low = fusion.WHO_STRENGTH / max(1.0, fusion.CROSS_SCRIPT_SCALE)
+        low = (fusion.AGREE - fusion.WHO_GAP) / max(1.0, fusion.CROSS_SCRIPT_SCALE)
         weaker = rater.rows(low, floor, ("memory",))
     _weigh(everything, strengths, prompt, who, rival_only=False)
     _weigh(weaker, strengths, prompt, who, rival_only=True)
