@@ -240,7 +240,8 @@ def intent_nudge(
     profile: QueryProfile, item: Candidate, temporal: float, preference: float
 ) -> float:
     """``temporal`` for an event when the prompt asks about time, plus ``preference`` for a
-    preference when it asks what the user likes (each caller sizes them to its own scale)."""
+    preference when it asks what the user likes, in the caller's units (``calibrate.select``:
+    strength; ``rank`` gives none, docs/SEMANTIC.md 2.5)."""
     nudge = 0.0
     if profile.wants_temporal and (item.category in EVENT_LIKE or "/events/" in item.uri):
         nudge += temporal

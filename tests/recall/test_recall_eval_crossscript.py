@@ -16,16 +16,11 @@ from typing import Any
 import pytest
 
 from ovhooks.lexical.text import script_of
-from tests.support.scripts import load_script
+from tests.support.scripts import labelled_sets, load_script
 
 harness = load_script("recall_eval")
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "recall_eval_crossscript"
-SETS = {
-    "issue12": load_script("recall_eval_data"),
-    "batch3": load_script("recall_eval_batch3"),
-    "batch4": load_script("recall_eval_batch4"),
-    "batch5": load_script("recall_eval_batch5"),
-}
+SETS = labelled_sets("issue12", "batch3", "batch4", "batch5")
 
 
 def traps(name: str) -> dict[str, Any]:

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.scripts import load_script
+from tests.support.scripts import labelled_sets, load_script
 
 harness = load_script("recall_eval")
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "recall_eval_long2"
-SETS = {"batch3": load_script("recall_eval_batch3"), "issue12": load_script("recall_eval_data")}
+SETS = labelled_sets("batch3", "issue12")
 
 
 def supplement(name: str) -> dict[str, Any]:

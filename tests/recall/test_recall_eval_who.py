@@ -19,17 +19,12 @@ from typing import Any
 import pytest
 
 from ovhooks.semantic.answer_type import asks_who
-from tests.support.scripts import load_script
+from tests.support.scripts import labelled_sets, load_script
 
 harness = load_script("recall_eval")
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FOLDERS = ("recall_eval_who", "recall_eval_who2", "recall_eval_who3")
-SETS = {
-    "issue12": load_script("recall_eval_data"),
-    "batch3": load_script("recall_eval_batch3"),
-    "batch4": load_script("recall_eval_batch4"),
-    "batch5": load_script("recall_eval_batch5"),
-}
+SETS = labelled_sets("issue12", "batch3", "batch4", "batch5")
 
 
 def supplement(name: str, folder: str = FOLDERS[0]) -> dict[str, Any]:

@@ -20,3 +20,10 @@ def load_script(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def labelled_sets(*names: str) -> dict[str, ModuleType]:
+    """The labelled sets' loader scripts by set name (``scripts/recall_eval.py``'s ``SETS``),
+    for the tests that check a supplement against its set's memories."""
+    harness = sys.modules.get("recall_eval") or load_script("recall_eval")
+    return {name: load_script(harness.SETS[name]) for name in names}
