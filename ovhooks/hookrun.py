@@ -116,13 +116,12 @@ def run_hook(
 
         settings = load_settings(environ)
         plan = None
-        planned = None
         if dry_run:
             from ovhooks.dryrun.plan import Plan
             from ovhooks.dryrun.record import PlannedHookContext
 
             plan = Plan()
-            ctx = planned = PlannedHookContext(
+            ctx = PlannedHookContext(
                 settings, plan, host=host, now=now, started=started, environ=environ
             )
         else:
@@ -137,8 +136,7 @@ def run_hook(
             reply = _handler(command)(event, ctx)
         finally:
             disarm()
-            if planned is not None:
-                planned.discard()
+            ctx.discard()
         if plan is not None:
             stderr = plan.render()
     except _DeadlineExceeded:

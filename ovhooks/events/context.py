@@ -105,6 +105,9 @@ class HookContext:
         a throw-away copy of the state directory."""
         return self.settings
 
+    def discard(self) -> None:
+        """Remove what ``scratch_settings`` made, as the hook ends (here: nothing)."""
+
     def job(self, event: Event, **work: Any) -> Job:
         """A worker job for this event's session."""
         from ovhooks.settings.layout import new_job
