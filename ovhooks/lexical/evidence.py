@@ -254,7 +254,13 @@ def score(evidence_units: float, share: float, *, age_days: float, bonus: float)
     of this project, 0.5 for a user-level memory, 0 for history) break near-ties; together
     they move the score by at most ±0.03, about a quarter of one rare word.
     """
-    base = 0.55 + 0.12 * (evidence_units - EVIDENCE_AT_THRESHOLD)
     recency = 0.5 ** (max(0.0, age_days) / RECENCY_HALF_LIFE_DAYS)
     nudge = 0.02 * (share - 0.5) + 0.01 * (recency - 0.5) + 0.01 * (bonus - 0.5)
+    return bare_score(evidence_units, nudge)
+
+
+def bare_score(evidence_units: float, nudge: float = 0.0) -> float:
+    """The 0..1 score of ``evidence_units`` alone (a server's candidate: no share, age or
+    project known), plus ``nudge``."""
+    base = 0.55 + 0.12 * (evidence_units - EVIDENCE_AT_THRESHOLD)
     return float(round(max(0.05, min(0.99, base + nudge)), 4))

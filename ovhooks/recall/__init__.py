@@ -174,19 +174,16 @@ def recall_for_prompt(
         return RecallOutcome(system_message=note, reason=f"error:{exc.kind}", prompt_head=head)
     server.close_breaker()
     server.save()
-    dropped: list[dict[str, object]] = []
-    if backend.rates_candidates:
-        from ovhooks.recall.decision import judge_rated
-
-        candidates, dropped = judge_rated(candidates, text, settings.recall_score_threshold)
-        if trace is not None:
-            trace.store_dropped = dropped
-
     # With session context on, the profile is already in the session-start block.
     candidates = [c for c in candidates if c.category != "profile" or not settings.session_context]
+    from ovhooks.recall.decision import judge
+
+    candidates, dropped = judge(candidates, text, backend, settings, server, now)
+    if trace is not None:
+        trace.store_dropped = dropped
     if trace is not None:
         trace.candidates = list(candidates)
-    outcome = _outcome(candidates, text, head, backend, settings, server, seen, now, trace)
+    outcome = _outcome(candidates, text, head, settings, seen, trace)
     if outcome.reason == "no_results" and dropped:
         outcome.reason = "abstained"  # found, and judged too weak: not "nothing found"
     if failed:
@@ -201,11 +198,8 @@ def _outcome(
     candidates: list[Candidate],
     text: str,
     head: str,
-    backend: Backend,
     settings: Settings,
-    server: ServerState,
     seen: Collection[str],
-    now: float,
     trace: Trace | None,
 ) -> RecallOutcome:
     """The block for the ``candidates`` found, or why there is none."""
@@ -214,7 +208,7 @@ def _outcome(
     from ovhooks.recall import confidence
     from ovhooks.recall.decision import decide
 
-    ranked = decide(candidates, text, backend, settings, server, seen, now)
+    ranked = decide(candidates, text, seen)
     minimum = settings.recall_min_confidence
     ranked, below = confidence.apply(ranked, minimum)
     if trace is not None:

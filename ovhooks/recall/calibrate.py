@@ -1,4 +1,4 @@
-"""Inject or abstain, decided per server and model rather than by one absolute score.
+"""An embedding server's scores read against its own scores for unrelated prompts.
 
 Embedding models do not share a score scale: the rig's hash stub puts unrelated memories at
 ~0.5 and related ones at 0.6-0.8, while multilingual-e5-small puts *everything* in 0.86-0.98
@@ -13,17 +13,8 @@ server gives prompts that are known to be unrelated to any memory:
   show a spread several times too small, and a small scale inflates every strength). The fit
   is cached per server in the recall state and refreshed every few hours (the store grows), or
   at once when live scores no longer fit it (a different model behind the same URL).
-- **Strength** of a candidate: ``(score - loc) / scale``, in units of the probes' own spread.
-- **Agreement.** A candidate whose text gives the prompt lexical evidence (what the local
-  store asks of a memory: an identifier, a name, rare words, translations through the
-  glossary; ``LexicalEvidence``) needs less semantic strength than one that gives none: two
-  weak, independent signals that agree are evidence, one weak signal is not.
-- **Margin to the best.** Runners-up are kept only within ``BEST_MARGIN`` strength of the
-  best candidate, so a prompt about one thing does not bring along the store's next items.
-
-The order is the model's: candidates are sorted by score; lexical evidence only gates, it
-never lift a candidate over one the model ranked higher (a +0.20 word-overlap bonus sized for
-lexical scores used to push accidental matches over the model's correct first choice).
+- **Strength** of a candidate: ``(score - loc) / scale``, in units of the probes' own spread:
+  one of the readings the fusion weighs (``recall.rating``).
 
 Everything here except :func:`run_probes` is pure and deterministic.
 """
@@ -36,10 +27,9 @@ from ovhooks.lexical.text import script_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
-    from ovhooks.recall.query import QueryProfile
     from ovhooks.recall.rank import Candidate
 
 # Everyday prompts that no coding assistant's memory should answer. Mixed languages, because
@@ -69,39 +59,19 @@ REFRESH_S = 6 * 3600.0
 # A live best score this many scales *below* the location means the model changed.
 DRIFT_SCALES = 8.0
 
-# Strength (in probe scales) a candidate needs on its own: the local store's bar
-# (``fusion.STRONG``), the same number on the same scale, kept in one place. With lexical
-# evidence it needs far less. One shared word is no evidence of its own: prompts that merely
-# mention "tab", "RAM" or "timestamp" share one word with some memory all the time.
-STRENGTH_WITH_WORDS = 1.0
 # A long task prompt's whole-text embedding stands higher against every memory than a short
 # prompt's does (e5-small: long everyday paragraphs reach +1.7 spreads of the short probes'
 # best scores), and one about a project lifts all of that project's memories together. So
-# alone it must clear one more spread. Replayed on both labelled sets' dev splits with the
-# long-prompt supplement: unrelated long prompts with nothing 0.26 -> 0.39, long prompts'
-# hits unchanged (0.65; supplement 0.60 -> 0.67), precision 0.74 -> 0.77. The bar with words
-# stays: raising it cost long hits one for one with the clean ones it gained.
+# its server strength pays one spread (``recall.rating``). Chosen for the server's own rule
+# on both labelled sets' dev splits with the long-prompt supplement: unrelated long prompts
+# with nothing 0.26 -> 0.39, long prompts' hits unchanged.
 LONG_PROMPT_CLAUSES = 4
 LONG_PROMPT_LIFT = 1.0
-# Runners-up must be within this strength of the best candidate, and at most this many items
-# are injected: a prompt is rarely about more than three stored facts, and every extra item
-# costs ~40 tokens of context (target: 150 on average).
-BEST_MARGIN = 3.0
-MAX_ITEMS = 3
-# Lexical evidence that counts as agreement is what the local store asks of a memory on its
-# own (``lexical.evidence.EVIDENCE_AT_THRESHOLD`` units, read in ``admitted``). It replaced a
-# count of shared content words (two, or three in long prompts), which treated "api" like
-# "eks-prod-euw1" and missed translations: replayed on the labelled set's dev split with
-# e5-small scores, the count gave long 0.40, cross-lingual 0.29, unrelated clean 0.85; these
-# units give 0.48, 0.45 and 0.93.
 # The scale never falls under this share of the headroom above the location: probes that
 # happen to agree closely must not turn noise-sized differences into "strong" evidence. A
 # share, not a cosine (the local model's floor, ``answers.COSINE_SPREAD_FLOOR``): a server's
 # scores come on its own scale.
 HEADROOM_SCALE_FLOOR = 0.03
-# Boosts only break near-ties (in strength units); they cannot reorder clear model choices.
-TEMPORAL_NUDGE = 0.5
-PREFERENCE_NUDGE = 0.4
 
 
 def _finite(tops: Sequence[float]) -> list[float]:
@@ -250,22 +220,28 @@ class LexicalEvidence:
         self.order = terms(prompt)
         self.named = query_names(prompt)
 
-    def units(self, text: str) -> float:
+    def units(self, text: str, weights: Mapping[str, float] | None = None) -> float:
+        """``weights``: each prompt term's IDF ratio over the texts at hand (all 1 when None)."""
         from ovhooks.lexical.evidence import evidence
         from ovhooks.lexical.text import terms
 
         doc = terms(text, identifier_parts=True)
-        units, _share = evidence(self.found, self.order, {}, doc, text, self.translated, self.named)
+        units, _share = evidence(
+            self.found, self.order, dict(weights or {}), doc, text, self.translated, self.named
+        )
         return units
 
+    def pool_weights(self, texts: Sequence[str]) -> dict[str, float]:
+        """Each prompt term's IDF ratio over ``texts`` (a server's candidates): a word most of
+        them share is no sign of one of them, as a word common in the local store is not."""
+        from ovhooks.lexical.evidence import term_weights
+        from ovhooks.lexical.text import terms
 
-def admitted(item_strength: float, lexical_units: float, *, alone: float) -> bool:
-    """The agreement rule: strong semantics alone, or some semantics plus lexical evidence."""
-    if item_strength >= alone:
-        return True
-    from ovhooks.lexical.evidence import EVIDENCE_AT_THRESHOLD
-
-    return lexical_units >= EVIDENCE_AT_THRESHOLD and item_strength >= STRENGTH_WITH_WORDS
+        df: dict[str, int] = {}
+        for text in texts:
+            for term in set(terms(text, identifier_parts=True)):
+                df[term] = df.get(term, 0) + 1
+        return term_weights(self.found, df, len(texts))
 
 
 def is_long(prompt: str) -> bool:
@@ -282,50 +258,3 @@ def is_long(prompt: str) -> bool:
     from ovhooks.semantic.clauses import clauses
 
     return len(clauses(prompt)) >= LONG_PROMPT_CLAUSES
-
-
-def select(
-    items: Sequence[Candidate],
-    profile: QueryProfile,
-    calibration: Mapping[str, float],
-    *,
-    exclude: Collection[str] = (),
-    max_items: int = MAX_ITEMS,
-    long_prompt: bool | None = None,
-) -> list[Candidate]:
-    """The candidates worth injecting, best first (pure; same inputs, same output).
-    ``long_prompt``: ``is_long(profile.text)``, when the caller has it already."""
-    from ovhooks.recall.rank import dedupe_key, intent_nudge
-    from ovhooks.semantic.fusion import STRONG
-
-    lexical = LexicalEvidence(profile.text)
-    if long_prompt is None:
-        long_prompt = is_long(profile.text)
-    alone = STRONG + (LONG_PROMPT_LIFT if long_prompt else 0.0)
-    scored: list[tuple[float, Candidate]] = []
-    for item in items:
-        value = strength(item.score, calibration)
-        item.rank = value + intent_nudge(profile, item, TEMPORAL_NUDGE, PREFERENCE_NUDGE)
-        item.supported = admitted(value, lexical.units(item.text), alone=alone)
-        scored.append((value, item))
-    if not scored:
-        return []
-    # Measured from the best even when this session has seen it: a prompt about something
-    # shown earlier must not surface the runners-up instead.
-    best = max(value for value, _ in scored)
-    ordered = sorted(scored, key=lambda pair: (-round(pair[1].rank, 6), pair[1].uri))
-    out: list[Candidate] = []
-    seen_keys: set[str] = set()
-    seen_uris: set[str] = set(exclude)
-    for value, item in ordered:
-        if not item.supported or value < best - BEST_MARGIN or item.uri in seen_uris:
-            continue
-        key = dedupe_key(item)
-        if key in seen_keys:
-            continue
-        seen_uris.add(item.uri)
-        seen_keys.add(key)
-        out.append(item)
-        if len(out) >= max_items:
-            break
-    return out

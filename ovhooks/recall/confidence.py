@@ -2,16 +2,11 @@
 
 The decision (``recall.decision.decide``) gives each memory it keeps the probability that it
 is right, from a logistic model fitted on recorded real-hook runs of the labelled sets' dev
-splits (``scripts/fit_confidence.py``; its model cards are docs/RECALL_CONFIDENCE.md and
-docs/RECALL_CONFIDENCE_SERVER.md, with the operating curve per set and class). One model per
-kind of score, each over two inputs, the score and whether a better memory is shown before
-this one (a memory shown second or later is right far less often at the same score):
-
-- the local store: the fused score (lexical evidence and meaning; 0.55 is the recall bar);
-- an OpenViking server: the strength the memory was admitted on, in probe scales
-  (``recall.calibrate``): the server's, or for a memory the local model added, the local
-  model's (``recall.rescoring``). A memory with neither (no calibration yet, or found only
-  by the bridged search) has no probability.
+splits (``scripts/fit_confidence.py``; its model card is docs/RECALL_CONFIDENCE.md, with the
+operating curve per set and class) over two inputs: the fused score (lexical evidence and
+meaning; 0.55 is the recall bar), and whether a better memory is shown before this one (a
+memory shown second or later is right far less often at the same score). Both backends give
+that score (``semantic.fusion``); the model was fitted on the local store's.
 
 ``OVHOOKS_RECALL_MIN_CONFIDENCE`` drops shown memories under their probability: 0 (the
 default) keeps the decision as it is; higher trades hits for fewer wrong memories. It only
@@ -25,7 +20,7 @@ import math
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from ovhooks.recall.rank import Candidate
 
@@ -43,11 +38,8 @@ class Model:
         self.later = later
 
 
-# Written by scripts/fit_confidence.py: for the local store's score
-# (docs/RECALL_CONFIDENCE.md) and for a server's admitted strength
-# (docs/RECALL_CONFIDENCE_SERVER.md).
+# Written by scripts/fit_confidence.py (docs/RECALL_CONFIDENCE.md).
 LOCAL = Model(-3.5801, 6.8448, -1.9927)
-SERVER = Model(-1.4311, 0.5351, -2.8494)
 
 
 def probability(score: float, later: bool = False, model: Model = LOCAL) -> float:
@@ -57,24 +49,6 @@ def probability(score: float, later: bool = False, model: Model = LOCAL) -> floa
     if z < -40:  # exp overflows past about 709; the answer is 0 to many places already
         return 0.0
     return 1.0 / (1.0 + math.exp(-z))
-
-
-def admitted_strength(item: Candidate, server_strength: float | None) -> float | None:
-    """The strength an OpenViking memory was admitted on: the local model's when it added
-    the memory (``rescoring``'s evidence says ``semantic``), else the server's
-    (``server_strength``, None for a memory only the bridged search found)."""
-    evidence: Mapping[str, object] = item.evidence or {}
-    local = evidence.get("semantic")
-    if evidence.get("decision") == "semantic" and isinstance(local, int | float):
-        return float(local)
-    return None if item.bridged else server_strength
-
-
-def server_probability(strength: float | None, later: bool = False) -> float | None:
-    """P(right | an OpenViking memory admitted at ``strength``); None when unknown."""
-    if strength is None:
-        return None
-    return probability(strength, later, SERVER)
 
 
 def apply(ranked: Sequence[Candidate], minimum: float) -> tuple[list[Candidate], list[Candidate]]:

@@ -1,21 +1,19 @@
-"""Which candidates recall injects, for either backend: the one place that decides.
+"""Which candidates recall injects, for either backend: one rule set, one path.
 
-Backends return candidates with their signals and never decide. What the signals are
-depends on what the store can measure:
+Backends return candidates with their signals and never decide. Every candidate carries the
+fusion's evidence (``semantic.fusion.Evidence``): lexical evidence and, where a model read
+it in time, semantic strength in spreads above known-unrelated prompts.
 
-- **A store that rates its candidates** (the local store: ``Backend.rates_candidates``) gives
-  each one its lexical evidence and, when the embedding service answered in time, its
-  semantic strength (``semantic.fusion.Evidence``). ``judge_rated`` fuses them (the rules and
-  their parameters are ``semantic.fusion``'s); without a strength the lexical score alone
-  met the threshold in the store.
-- **An embedding server's** scores are not comparable across models: they are read against
-  the same server's scores for known-unrelated probe prompts (``recall.calibrate``), then
-  re-read by the local model where it runs (``recall.rescoring``). Until a calibration
-  exists, only candidates that share words with the prompt pass.
+- **The local store** (``Backend.rates_candidates``) rates its own: lexical evidence with
+  the store's statistics, the embedding service's strength against the store's rows.
+- **An embedding server's** candidates are rated here (``recall.rating``): lexical evidence
+  from their text, strength from the server's score read against its probes
+  (``recall.calibrate``) and the local model's reading of the text.
 
-Either way ``rank`` then orders the survivors, drops what this session has seen and
-duplicates, and each kept memory gets its probability of being right
-(``recall.confidence``), against which the user's minimum is applied.
+``judge_rated`` fuses them (the rules and their parameters are ``semantic.fusion``'s);
+``decide`` then ranks the survivors, drops what this session has seen and duplicates, and
+gives each kept memory its probability of being right (``recall.confidence``), against which
+the user's minimum is applied.
 """
 
 from __future__ import annotations
@@ -58,7 +56,7 @@ def judge_rated(
     best: dict[str, Candidate] = {}
     dropped: list[dict[str, object]] = []
     for cand, ev in zip(rated, weighed, strict=True):
-        cand.evidence = ev.as_dict()
+        cand.evidence = {**(cand.evidence or {}), **ev.as_dict()}
         if not ev.admitted:
             if not ev.rival_only:
                 dropped.append({"uri": cand.uri, "text": cand.text, **cand.evidence})
@@ -75,33 +73,39 @@ def judge_rated(
     return admitted[:MAX_ADMITTED] + unrated, dropped[:MAX_DROPPED_SHOWN]
 
 
-def decide(
+def judge(
     candidates: list[Candidate],
     text: str,
     backend: Backend,
     settings: Settings,
     server: ServerState,
-    seen: Collection[str],
     now: float,
-) -> list[Candidate]:
-    """The candidates worth injecting for the prompt ``text``, best first; a rating store's
-    have been through ``judge_rated`` already."""
-    from ovhooks.recall import confidence
-    from ovhooks.recall.query import profile_query
-    from ovhooks.recall.rank import rank
+) -> tuple[list[Candidate], list[dict[str, object]]]:
+    """``judge_rated`` for either backend: a server's candidates are rated first
+    (``recall.rating``), against its calibration when there is one."""
+    if not backend.rates_candidates:
+        from ovhooks.recall.rating import rate
 
-    profile = profile_query(text)
-    if backend.rates_candidates:
-        ranked = rank(candidates, profile, exclude=seen, strong_score=0.0)
-        for k, item in enumerate(ranked):
-            item.confidence = confidence.probability(item.score, later=k > 0)
-        return ranked
+        calibration = server_calibration(candidates, text, backend, settings, server, now)
+        rate(candidates, text, settings, calibration)
+    return judge_rated(candidates, text, settings.recall_score_threshold)
+
+
+def server_calibration(
+    candidates: list[Candidate],
+    text: str,
+    backend: Backend,
+    settings: Settings,
+    server: ServerState,
+    now: float,
+) -> dict[str, float] | None:
+    """The server's probe calibration for the prompt's script, if one fits; a stale or
+    missing one is measured again (detached in hooks, for the next prompts)."""
     from ovhooks.lexical.text import script_of
     from ovhooks.recall import calibrate
 
-    # The server's rule reads the plain search's scores only (``retrieve.gather``).
-    plain = [c for c in candidates if not c.bridged]
-    best = max((c.score for c in plain), default=None)
+    # The bridged search's scores answer another query (``retrieve.gather``).
+    best = max((c.score for c in candidates if not c.bridged), default=None)
     script = script_of(text)
     stored = server.calibration()
     calibration = calibrate.usable(stored, now, script, best)
@@ -113,26 +117,17 @@ def decide(
 
         stored = refresh_calibration(backend, settings, server.key, now, retrieve)
         calibration = calibrate.usable(stored, now, script, best)
-    if calibration is None:
-        return rank(plain, profile, exclude=seen, strong_score=2.0)
-    cap = min(calibrate.MAX_ITEMS, settings.recall_max_items)
-    long_prompt = calibrate.is_long(text)  # both steps ask; clauses are split once
-    chosen = calibrate.select(
-        plain, profile, calibration, exclude=seen, max_items=cap, long_prompt=long_prompt
-    )
-    from ovhooks.recall.rescoring import with_local_signal
+    return calibration
 
-    shown = with_local_signal(
-        chosen,
-        candidates,
-        text,
-        settings,
-        calibration,
-        exclude=seen,
-        max_items=cap,
-        long_prompt=long_prompt,
-    )
-    for k, item in enumerate(shown):
-        on = confidence.admitted_strength(item, calibrate.strength(item.score, calibration))
-        item.confidence = confidence.server_probability(on, later=k > 0)
-    return shown
+
+def decide(candidates: list[Candidate], text: str, seen: Collection[str]) -> list[Candidate]:
+    """The judged candidates worth injecting for the prompt ``text``, best first, each with
+    its probability of being right."""
+    from ovhooks.recall import confidence
+    from ovhooks.recall.query import profile_query
+    from ovhooks.recall.rank import rank
+
+    ranked = rank(candidates, profile_query(text), exclude=seen)
+    for k, item in enumerate(ranked):
+        item.confidence = confidence.probability(item.score, later=k > 0)
+    return ranked

@@ -1,4 +1,4 @@
-"""What to search for, and what the prompt is asking about (pure functions).
+"""What to search for, and the prompt's words for ranking (pure functions).
 
 The search query is the prompt plus the user's last few turns (seed 004): a follow-up such as
 "and how do we deploy it?" carries little on its own. The *profile* used for reranking comes
@@ -7,7 +7,6 @@ from the prompt alone, so the current turn decides what ranks first.
 
 from __future__ import annotations
 
-import itertools
 import re
 
 PROMPT_QUERY_CHARS = 2000
@@ -22,27 +21,6 @@ _STOPWORD_TEXT = (
     "like know think tell show give help now here very really"
 )
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
-# What a prompt asking about a preference or a time says. Checked on its words, not by a
-# case-insensitive regex: compiling those two cost 0.7 ms in every hook process that ranks.
-# Whole words only (``like`` is not ``likely``); a stem matches the words it starts
-# (``prefer``: preferred, preferences); CJK has no spaces, so its terms are substrings.
-_PREFERENCE_WORDS = frozenset(
-    ("favorite", "favourite", "like", "likes", "usually", "always", "never", "style")
-)
-_PREFERENCE_STEMS = ("prefer", "habit", "convention")
-_PREFERENCE_CJK = ("偏好", "喜欢", "爱好", "更倾向", "习惯", "常用")
-_TEMPORAL_WORDS = frozenset(
-    {"when", "date", "day", "week", "month", "year", "yesterday", "today", "tomorrow"}
-    | {"last", "ago", "earlier", "before", "since"}
-)
-_TEMPORAL_STEMS = ("recent", "previous")
-# Two words with one space between them.
-_TEMPORAL_PHRASES = (("what", "time"),)
-_TEMPORAL_CJK = (
-    *("什么时候", "何时", "哪天", "几月", "几年"),
-    *("昨天", "今天", "明天", "上次", "之前", "最近"),
-)
 
 # Compiled on first use: importing this module costs nothing on prompts that are skipped.
 _compiled: dict[str, re.Pattern[str]] = {}
@@ -111,53 +89,17 @@ def stem(word: str) -> str:
 
 
 class QueryProfile:
-    """The prompt's content words and intents, for reranking."""
+    """The prompt's content words, for ranking."""
 
-    __slots__ = ("text", "tokens", "wants_preference", "wants_temporal")
+    __slots__ = ("text", "tokens")
 
-    def __init__(
-        self,
-        tokens: tuple[str, ...],
-        wants_preference: bool,
-        wants_temporal: bool,
-        text: str = "",
-    ):
+    def __init__(self, tokens: tuple[str, ...], text: str = "") -> None:
         self.tokens = tokens
-        self.wants_preference = wants_preference
-        self.wants_temporal = wants_temporal
         self.text = text
 
 
 def profile_query(prompt: str) -> QueryProfile:
-    lowered = prompt.lower()
-    spans = [(m.group(), m.start(), m.end()) for m in _pattern("words").finditer(lowered)]
-    words = [word for word, _start, _end in spans]
-    phrases = {
-        (first, second)
-        for (first, _s, end), (second, start, _e) in itertools.pairwise(spans)
-        if start == end + 1 and lowered[end] == " "
-    }
-    temporal = _asks(words, lowered, _TEMPORAL_WORDS, _TEMPORAL_STEMS, _TEMPORAL_CJK)
-    return QueryProfile(
-        tuple(content_tokens(prompt)),
-        _asks(words, lowered, _PREFERENCE_WORDS, _PREFERENCE_STEMS, _PREFERENCE_CJK),
-        temporal or any(phrase in phrases for phrase in _TEMPORAL_PHRASES),
-        prompt,
-    )
-
-
-def _asks(
-    words: list[str],
-    lowered: str,
-    exact: frozenset[str],
-    stems: tuple[str, ...],
-    cjk: tuple[str, ...],
-) -> bool:
-    """Whether one of the words is one of ``exact`` or starts with one of ``stems``, or the
-    text holds one of the ``cjk`` terms."""
-    if any(word in exact or word.startswith(stems) for word in words):
-        return True
-    return not lowered.isascii() and any(term in lowered for term in cjk)
+    return QueryProfile(tuple(content_tokens(prompt)), prompt)
 
 
 def build_query(prompt: str, recent_turns: list[str]) -> str:

@@ -62,7 +62,6 @@ class Candidate:
         "label",
         "rank",
         "score",
-        "supported",
         "text",
         "uri",
         "whole",
@@ -70,8 +69,8 @@ class Candidate:
 
     def __init__(self, uri: str, category: str, score: float, text: str) -> None:
         self.uri = uri
-        # The local store's fusion of lexical and semantic evidence for this candidate
-        # (``semantic.fusion.Evidence.as_dict``), when the store gave one.
+        # The fusion's evidence for this candidate (``semantic.fusion.Evidence.as_dict``),
+        # from the local store or ``recall.rating``.
         self.evidence: dict[str, object] | None = None
         # P(a right memory), set when it is about to be shown (``recall.confidence``)
         self.confidence: float | None = None
@@ -80,9 +79,8 @@ class Candidate:
         self.score = score
         self.text = text
         self.rank = score
-        self.supported = True
         # Found only by the bridged search (``recall.retrieve.gather``): its score answers
-        # the bridged query, not the prompt, so the server's rule does not read it.
+        # the bridged query, not the prompt, so its server strength is not read.
         self.bridged = False
         # The text is the memory's whole content (the store said ``detail: "full"``), not an
         # abstract or one statement of a session's history: shown uncut, the block needs no
@@ -236,20 +234,6 @@ def _bucket_category(bucket: str, hit: Mapping[str, object]) -> str:
     return bucket
 
 
-def intent_nudge(
-    profile: QueryProfile, item: Candidate, temporal: float, preference: float
-) -> float:
-    """``temporal`` for an event when the prompt asks about time, plus ``preference`` for a
-    preference when it asks what the user likes, in the caller's units (``calibrate.select``:
-    strength; ``rank`` gives none, docs/SEMANTIC.md 2.5)."""
-    nudge = 0.0
-    if profile.wants_temporal and (item.category in EVENT_LIKE or "/events/" in item.uri):
-        nudge += temporal
-    if profile.wants_preference and (item.category == "preferences" or "/preferences/" in item.uri):
-        nudge += preference
-    return nudge
-
-
 def dedupe_key(item: Candidate) -> str:
     if item.category in EVENT_LIKE or "/events/" in item.uri or "/cases/" in item.uri:
         return "uri:" + item.uri
@@ -262,24 +246,16 @@ def rank(
     profile: QueryProfile,
     *,
     exclude: Collection[str] = (),
-    strong_score: float = 0.0,
 ) -> list[Candidate]:
-    """Drop already-injected URIs and duplicates; order by score plus a boost for shared words.
-
-    Items far below the best (``RELATIVE_MARGIN``) are dropped as well, and so are items that
-    share no content word with the prompt unless their score reaches ``strong_score``: an
-    embedding's score alone is weak evidence near the threshold (with hash embeddings,
-    "what is the capital of Australia?" scores 0.70 against a memory that merely shares
-    "is the"), while a paraphrase a semantic model recognises scores well above it.
-    """
+    """Drop already-injected URIs and duplicates; order by score plus a boost for shared
+    words; drop items far below the best (``RELATIVE_MARGIN``)."""
     from ovhooks.recall.query import content_tokens
 
     wanted = profile.tokens[:12]
     for item in items:
-        # No nudge for what the prompt asks (time, likes) here, as calibrate.select gives on a
-        # server's scale: in a replay of the local decision on five labelled sets it changed
-        # nothing, dev or held-out (docs/SEMANTIC.md 2.5). The boost for shared words did:
-        # with it the margin below keeps the runners-up out (precision).
+        # No nudge for what the prompt asks (time, likes): in a replay of the decision on
+        # five labelled sets it changed nothing (docs/SEMANTIC.md 2.5). The boost for shared
+        # words did: with it the margin below keeps the runners-up out (precision).
         boost = 0.0
         matched = 0
         if wanted:
@@ -289,14 +265,13 @@ def rank(
             matched = sum(1 for token in wanted if token in have)
             boost += OVERLAP_BOOST * min(1.0, matched / min(len(wanted), 4))
         item.rank = item.score + boost
-        item.supported = matched > 0 or item.score >= strong_score
     # Best first; equal ranks fall back to the URI so identical inputs give identical output.
     ordered = sorted(items, key=lambda c: (-round(c.rank, 6), c.uri))
     if ordered:
         # The margin is measured from the best match even when the session has already seen
         # it: a prompt about something shown earlier must not surface the runners-up instead.
         floor = ordered[0].rank - RELATIVE_MARGIN
-        ordered = [c for c in ordered if c.rank >= floor and c.supported and c.uri not in exclude]
+        ordered = [c for c in ordered if c.rank >= floor and c.uri not in exclude]
     seen_keys: set[str] = set()
     seen_uris: set[str] = set(exclude)
     out: list[Candidate] = []

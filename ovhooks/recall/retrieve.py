@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 # How long a server that lacks context search is sent plain find instead (it may be upgraded).
 FIND_FALLBACK_S = 6 * 3600.0
 
-# Candidates asked of an embedding server when the local signal re-reads them (``recall.
-# rescoring``): OpenViking's coding preset returns ten, and with a small server model a Chinese
+# Candidates asked of an embedding server when the local model reads them too (``recall.
+# rating``): OpenViking's coding preset returns ten, and with a small server model a Chinese
 # question's English answer is often not among them. Measured on batch 3 (OpenViking 0.5.2,
 # multilingual-e5-small, memories written per category): the right cross-lingual memory is
 # among the ten for 22 of 36 prompts, among 25 for 35 of 36; the server's time did not change
@@ -64,14 +64,14 @@ def gather(
     """Every candidate for the query: the store's, and the old peer's folders' ones; and
     why the bridged search (below) failed, "" when it did not.
 
-    On an embedding server whose candidates the local signal re-reads, a prompt that names a
+    On an embedding server whose candidates the local model reads too, a prompt that names a
     glossary entry is searched a second time with the entry's words in the other language
     appended (``query.bridged_query``); what only that search finds is marked ``bridged``.
-    Its scores answer another query, so only the local signal may add such a candidate, as
-    the strongest of all (``semantic.rescore.BRIDGED_STRONG``, via ``recall.rescoring``).
-    The plain search alone gives every score the server's rule reads: appended to the one
-    query, the bridge found more cross-lingual memories but made unrelated prompts score
-    like related ones (docs/SEMANTIC.md).
+    Its scores answer another query, so such a candidate is weighed on its words and the
+    local model's reading only (``recall.rating``). The plain search alone gives every
+    server score that is read: appended to the one query, the bridge found more
+    cross-lingual memories but made unrelated prompts score like related ones
+    (docs/SEMANTIC.md).
     """
     bridged = _BridgedSearch.start(query, text, backend, settings, server, now)
     candidates = retrieve(
@@ -115,12 +115,11 @@ class _BridgedSearch:
         server: ServerState,
         now: float,
     ) -> _BridgedSearch | None:
-        """The search under way, or None when it cannot pay: the local signal must re-read
-        the candidates, the server must take the wide quotas (not plain find, not the narrow
-        fallback), a fresh calibration must exist (without one the candidates are decided
-        on shared words alone), the store must hold memories in the other language (as far
-        as that calibration saw: ``calibrate.has_script``), and the glossary must name
-        something in the prompt."""
+        """The search under way, or None when it cannot pay: the local model must read the
+        candidates, the server must take the wide quotas (not plain find, not the narrow
+        fallback), a fresh calibration must say that the store holds memories in the other
+        language (``calibrate.has_script``), and the glossary must name something in the
+        prompt."""
         if server.use_find(now) or not _asks_wide(backend, settings, server, now):
             return None
         from ovhooks.lexical.text import script_of
@@ -128,7 +127,7 @@ class _BridgedSearch:
 
         doc = server.calibration()
         if not fresh(doc, now):
-            return None  # without a calibration only words decide: its candidates would idle
+            return None  # no record of the scripts the store is written in
         if not has_script(doc, "en" if script_of(text) == "zh" else "zh"):
             return None  # a store without memories in the other language: nothing to bridge to
         from ovhooks.recall.query import bridged_query
@@ -250,7 +249,7 @@ def retrieve(
 
 
 def _asks_wide(backend: Backend, settings: Settings, server: ServerState, now: float) -> bool:
-    """Whether the context search asks for the wider pool: the local signal re-reads an
+    """Whether the context search asks for the wider pool: the local model reads an
     embedding server's candidates, and this server has not refused the quotas lately. The
     bridged search goes out only where the plain one is wide (``_BridgedSearch.start``)."""
     return (

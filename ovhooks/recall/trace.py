@@ -92,7 +92,7 @@ def explain(trace: Trace) -> list[Row]:
 
 
 def _store_dropped(trace: Trace, listed: set[str]) -> list[Row]:
-    """Rows for what the fusion dropped of a rating store's candidates (``recall.decision``)."""
+    """Rows for the candidates the fusion dropped (``recall.decision``)."""
     from ovhooks.recall.rank import Candidate, category_of
 
     rows = []
@@ -106,13 +106,13 @@ def _store_dropped(trace: Trace, listed: set[str]) -> list[Row]:
         cand = Candidate(uri, category_of(uri), score, text if isinstance(text, str) else "")
         cand.evidence = {key: value for key, value in item.items() if key != "text"}
         said = str(item.get("reason") or "")
-        reason = _FUSION_SAID.get(said, said) or "the store's fusion found too little evidence"
+        reason = _FUSION_SAID.get(said, said) or "the fusion found too little evidence"
         rows.append(Row(cand, DROPPED, reason, 0))
         listed.add(uri)
     return rows
 
 
-# The local store's fusion reasons (``semantic.fusion``), in words.
+# The fusion's reasons (``semantic.fusion``), in words.
 _FUSION_SAID = {
     "lexical_below": "too few words in common, and no reading by meaning",
     "weak": "neither the shared words nor the meaning are strong enough, alone or together",
@@ -127,7 +127,7 @@ _FUSION_SAID = {
 
 
 def _fused(cand: Candidate) -> str:
-    """How the local store's fusion admitted it: " (semantic: lexical 0.31, meaning 6.2)"."""
+    """How the fusion admitted it: " (semantic: lexical 0.31, meaning 6.2)"."""
     ev = cand.evidence
     sure = f"confidence {cand.confidence:.2f}" if cand.confidence is not None else ""
     if not ev:
@@ -146,22 +146,7 @@ def _fused(cand: Candidate) -> str:
     return f" ({ev.get('decision')}: {words}{told}{found})"
 
 
-# The local model's reasons (``semantic.rescore.decide``) that read badly as words alone.
-_SAID = {
-    "bridged_not_best": "found only by the search in both languages, and not both the "
-    "most related candidate and strongly enough",
-    "both_models_weak": "in the prompt's own language, and the two models together not "
-    "strongly enough",
-}
-
-
 def _weak_reason(cand: Candidate, trace: Trace) -> str:
-    said = (cand.evidence or {}).get("reason")
-    if isinstance(said, str) and said:
-        # the local model's re-reading of an embedding server's candidates (recall.rescoring)
-        return f"the local model did not add it: {_SAID.get(said, said.replace('_', ' '))}"
     if trace.kept and cand.score < max(c.score for c in trace.kept):
         return "too little evidence next to the memories kept"
-    if not cand.supported:
-        return "no word in common with the prompt and not strong enough alone"
     return "too little evidence for this prompt"

@@ -300,7 +300,7 @@ def _backend_words(exc: Exception) -> str:
 
 def evidence_of(candidate: object) -> dict[str, Any]:
     """The fusion's evidence for a candidate (lexical, semantic strength, decision, reason),
-    where the store gave one (the local store with its embedding service); {} otherwise."""
+    where the decision gave one; {} otherwise."""
     found = getattr(candidate, "evidence", None)
     return dict(found) if isinstance(found, dict) else {}
 
@@ -341,7 +341,6 @@ def why_json(found: Why) -> dict[str, Any]:
                 "category": r.candidate.category,
                 "score": round(r.candidate.score, 4),
                 "rank": round(r.candidate.rank, 4),
-                "supported": r.candidate.supported,
                 "confidence": r.candidate.confidence,
                 "decision": r.decision,
                 "reason": r.reason,

@@ -1,4 +1,6 @@
-"""Per-server calibration of inject/abstain: one rule for models with different score scales.
+"""Per-server calibration, and the one decision on a server's candidates read through it: one
+rule for models with different score scales (``recall.rating`` then ``decision.judge_rated``;
+here without the local model, so the server's strength is the only reading).
 
 The two synthetic models mirror what was measured on OpenViking 0.5.2: multilingual-e5-small
 puts every memory in 0.86-0.98 (unrelated prompts' best match ~0.88-0.91), the rig's hash stub
@@ -17,8 +19,10 @@ import pytest
 from ovhooks.lexical.evidence import EVIDENCE_AT_THRESHOLD
 from ovhooks.lexical.text import script_of
 from ovhooks.recall import calibrate, recall_for_prompt
+from ovhooks.recall.decision import judge_rated
 from ovhooks.recall.query import profile_query
 from ovhooks.recall.rank import Candidate, rank
+from ovhooks.recall.rating import rate
 from ovhooks.semantic import fusion
 from tests.support.fake_backend import MEMORIES, FakeBackend, make_settings
 
@@ -45,7 +49,14 @@ def candidates(scores: dict[str, float]) -> list[Candidate]:
 def decide(prompt: str, probes: list[float], scores: dict[str, float]) -> list[str]:
     cal = calibrate.fit(probes)
     assert cal is not None
-    return [c.uri for c in calibrate.select(candidates(scores), profile_query(prompt), cal)]
+    return [c.uri for c in judged(prompt, cal, candidates(scores))]
+
+
+def judged(prompt: str, cal: dict[str, float], items: list[Candidate]) -> list[Candidate]:
+    """What the decision shows of a server's ``items`` (no local model: semantics off)."""
+    rate(items, prompt, make_settings("/nonexistent", semantic=False), cal)
+    kept, _dropped = judge_rated(items, prompt, 0.55)
+    return rank(kept, profile_query(prompt))
 
 
 @pytest.mark.parametrize(
@@ -75,33 +86,23 @@ def test_one_rule_serves_both_score_scales(
     assert decide("how do I bake sourdough bread at home?", probes, unrelated) == []
 
 
-def test_shared_words_need_some_semantic_support() -> None:
+def test_words_pass_at_the_lexical_bar_as_on_the_local_store() -> None:
+    """One rule set: shared words that reach the recall bar admit a memory whatever the
+    model says (the local store's rule, docs/SEMANTIC.md 2.5); one word in common does not,
+    and a weaker reading with it needs the model's agreement."""
     probes = COMPRESSED_PROBES
-    prompt = "deploy the billing api"  # two content words in common with DEPLOY
+    prompt = "deploy the billing api"  # three content words in common with DEPLOY
     assert decide(prompt, probes, {DEPLOY: 0.905, CAT: 0.890}) == [DEPLOY]
-    # the same words with a score at the probes' level: chance, not evidence
-    assert decide(prompt, probes, {DEPLOY: 0.892, CAT: 0.890}) == []
+    assert decide(prompt, probes, {DEPLOY: 0.892, CAT: 0.890}) == [DEPLOY]
     # one word in common is no evidence on its own
     assert decide("which api?", probes, {DEPLOY: 0.905, CAT: 0.890}) == []
-
-
-def test_words_in_common_never_reorder_the_models_choice() -> None:
-    """The old +0.20 overlap bonus put an accidental word match above the model's first pick."""
-    prompt = "the billing api on fly: what does our pet do at night?"
-    scores = {CAT: 0.95, DEPLOY: 0.935}  # the model prefers the cat; DEPLOY shares 3 words
-    cal = calibrate.fit(COMPRESSED_PROBES)
-    assert cal is not None
-    picked = calibrate.select(candidates(scores), profile_query(prompt), cal)
-    assert [c.uri for c in picked] == [CAT, DEPLOY]
-    # The old rank() on the same inputs, for contrast:
-    assert rank(candidates(scores), profile_query(prompt))[0].uri == DEPLOY
 
 
 def test_runners_up_only_close_to_the_best() -> None:
     cal = calibrate.fit(COMPRESSED_PROBES)
     assert cal is not None
     strong = {CAT: 0.99, DEPLOY: 0.95, EDITOR: 0.96}
-    picked = [c.uri for c in calibrate.select(candidates(strong), profile_query("x y z"), cal)]
+    picked = [c.uri for c in judged("x y z", cal, candidates(strong))]
     assert picked == [CAT]  # the others are strong on their own but far behind the best
 
 
@@ -109,11 +110,9 @@ def test_select_is_deterministic_with_ties() -> None:
     cal = calibrate.fit(SPREAD_PROBES)
     assert cal is not None
     scores = {CAT: 0.9, DEPLOY: 0.9, EDITOR: 0.9}
-    runs = [
-        [c.uri for c in calibrate.select(candidates(scores), profile_query("q"), cal)]
-        for _ in range(3)
-    ]
-    assert runs[0] == runs[1] == runs[2] == sorted(scores)
+    runs = [[c.uri for c in judged("q", cal, candidates(scores))] for _ in range(3)]
+    # three equally strong readings: at most two admissions on meaning alone, by URI
+    assert runs[0] == runs[1] == runs[2] == sorted(scores)[: fusion.MAX_SEMANTIC_ONLY]
 
 
 def test_fit_ignores_probes_that_hit_a_real_memory() -> None:
@@ -231,29 +230,6 @@ def test_an_identifier_or_a_translation_is_evidence_a_word_count_missed() -> Non
     assert lexical.units("Our office cat is called Biscuit.") == 0.0
     zh = calibrate.LexicalEvidence("计费 API 部署到哪里了？用的什么数据库？")
     assert zh.units("The billing API deploys to Fly.io and uses the Postgres database.") > 1.0
-
-
-def test_a_long_task_prompt_needs_one_more_spread_to_be_admitted_on_strength_alone() -> None:
-    """A long prompt lifts every memory of its topic on the server; the one that clears the
-    bar for a short question does not clear it for a task of several parts, but one that
-    stands a spread higher still does, and words that agree are read as before."""
-    cal = calibrate.fit(COMPRESSED_PROBES)
-    assert cal is not None
-    short = "what sleeps on the server rack?"
-    long = (
-        "Tidy the office wiki page this week. Move the old photos into the archive folder. "
-        "Fix the broken links in the onboarding section. Add a short note about the plants, "
-        "and who waters them on Fridays."
-    )
-    assert not calibrate.is_long(short) and calibrate.is_long(long)
-    at_bar = cal["loc"] + (fusion.STRONG + 0.5) * cal["scale"]
-    above = cal["loc"] + (fusion.STRONG + calibrate.LONG_PROMPT_LIFT + 0.5) * cal["scale"]
-    assert decide(short, COMPRESSED_PROBES, {CAT: at_bar}) == [CAT]
-    assert decide(long, COMPRESSED_PROBES, {CAT: at_bar}) == []
-    assert decide(long, COMPRESSED_PROBES, {CAT: above}) == [CAT]
-    # agreement with words keeps its bar: the billing API named in a long task
-    words = long + " Then deploy the billing API to Fly.io as usual."
-    assert decide(words, COMPRESSED_PROBES, {DEPLOY: 0.905, CAT: 0.890}) == [DEPLOY]
 
 
 def test_the_quick_length_check_agrees_with_the_clause_count() -> None:

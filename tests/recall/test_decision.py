@@ -1,5 +1,6 @@
-"""The one decision path (``recall.decision``): the local fusion on a rating store's
-candidates (``judge_rated``, pure) and the dispatch to each backend's rule (``decide``)."""
+"""The one decision path (``recall.decision``): the fusion on rated candidates
+(``judge_rated``, pure), a server's candidates rated first (``judge``), and the ranking with
+each memory's probability (``decide``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, cast
 
 from ovhooks.backend.base import Backend
 from ovhooks.recall import calibrate, confidence
-from ovhooks.recall.decision import MAX_ADMITTED, decide, judge_rated
+from ovhooks.recall.decision import MAX_ADMITTED, decide, judge, judge_rated
 from ovhooks.recall.rank import Candidate
 from ovhooks.recall.state import ServerState
 from ovhooks.semantic import fusion
@@ -104,43 +105,49 @@ def _state(tmp_path: Path) -> tuple[Any, ServerState]:
     return settings, ServerState(settings.state_dir, "openviking http://127.0.0.1:9")
 
 
-def test_a_rating_stores_judged_candidates_are_ranked_as_they_are(tmp_path: Path) -> None:
-    settings, server = _state(tmp_path)
+def test_judged_candidates_are_ranked_as_they_are() -> None:
     a = Candidate(f"{M}/a.md", "entities", 0.7, "The deploy goes to Fly.")
     b = Candidate(f"{M}/b.md", "entities", 0.6, "The deploy needs tests.")
-    out = decide(
-        [a, b], "where does the deploy go?", _as_backend(_Rating()), settings, server, {a.uri}, 0.0
-    )
+    out = decide([a, b], "where does the deploy go?", {a.uri})
     assert [c.uri for c in out] == [b.uri]  # what the session saw is gone, nothing else
-    assert out[0].confidence == confidence.probability(0.6)  # the local model's, of its score
+    assert out[0].confidence == confidence.probability(0.6)  # the fitted model, of its score
 
 
-def test_a_memory_after_the_first_is_weighed_as_one(tmp_path: Path) -> None:
-    settings, server = _state(tmp_path)
+def test_a_memory_after_the_first_is_weighed_as_one() -> None:
     a = Candidate(f"{M}/a.md", "entities", 0.7, "The deploy goes to Fly.")
     b = Candidate(f"{M}/b.md", "entities", 0.6, "The deploy needs tests.")
-    out = decide(
-        [b, a], "where does the deploy go?", _as_backend(_Rating()), settings, server, (), 0.0
-    )
+    out = decide([b, a], "where does the deploy go?", ())
     assert [c.uri for c in out] == [a.uri, b.uri]
     assert out[0].confidence == confidence.probability(0.7)
     assert out[1].confidence == confidence.probability(0.6, later=True)
 
 
+def test_a_rating_stores_candidates_are_judged_as_rated(tmp_path: Path) -> None:
+    settings, server = _state(tmp_path)
+    words = rated("words", 0.8, 1.0)
+    kept, _ = judge([words], "a prompt", _as_backend(_Rating()), settings, server, 0.0)
+    assert kept == [words] and (words.evidence or {}).get("server") is None
+
+
 def test_a_server_without_calibration_passes_shared_words_only(tmp_path: Path) -> None:
+    """No calibration and no local model: no reading of meaning, so words alone decide
+    (the server's score, however high, is not read)."""
     settings, server = _state(tmp_path)
     backend = FakeBackend({})  # the probes find nothing: no calibration can be fitted
-    shared = Candidate(f"{M}/a.md", "entities", 0.5, "The deploy goes to Fly.")
-    unshared = Candidate(f"{M}/b.md", "entities", 0.45, "Lunch is at noon.")
-    bridged = Candidate(f"{M}/c.md", "entities", 3.0, "The deploy goes to Fly too.")
+    shared = Candidate(f"{M}/a.md", "entities", 0.5, "The deploy of the billing API goes to Fly.")
+    unshared = Candidate(f"{M}/b.md", "entities", 0.99, "Lunch is at noon.")
+    bridged = Candidate(f"{M}/c.md", "entities", 3.0, "Friday is a holiday.")
     bridged.bridged = True
-    prompt = "where does the deploy go?"
-    out = decide(
-        [shared, unshared, bridged], prompt, _as_backend(backend), settings, server, (), time.time()
+    prompt = "where does the billing API deploy go?"
+    kept, dropped = judge(
+        [shared, unshared, bridged], prompt, _as_backend(backend), settings, server, time.time()
     )
-    assert [c.uri for c in out] == [shared.uri]
+    assert [c.uri for c in kept] == [shared.uri]
     assert any(call[0] == "search_context" for call in backend.calls)  # probes were run
-    assert out[0].confidence is None  # no calibration: no strength to read a probability of
+    assert {d["uri"] for d in dropped} == {unshared.uri, bridged.uri}
+    assert all(d["semantic"] is None for d in dropped)
+    out = decide(kept, prompt, ())
+    assert out[0].confidence == confidence.probability(out[0].score)
 
 
 def test_a_calibrated_server_is_judged_against_its_probes(tmp_path: Path) -> None:
@@ -148,20 +155,16 @@ def test_a_calibrated_server_is_judged_against_its_probes(tmp_path: Path) -> Non
     now = time.time()
     # a fresh fit for English prompts: probes' best scores around 0.3, spread 0.05
     server.entry["calibration"] = {"at": now, "en": {"loc": 0.3, "scale": 0.05, "n": 12}}
-    far = Candidate(f"{M}/far.md", "entities", 0.9, "The deploy goes to Fly.")
-    near = Candidate(f"{M}/near.md", "entities", 0.31, "The deploy needs tests.")
-    out = decide(
-        [far, near],
-        "where does the deploy go?",
-        _as_backend(FakeBackend({})),
-        settings,
-        server,
-        (),
-        now,
+    far = Candidate(f"{M}/far.md", "entities", 0.9, "Friday is a holiday.")
+    near = Candidate(f"{M}/near.md", "entities", 0.31, "Lunch is at noon.")
+    kept, _ = judge(
+        [far, near], "when do we ship?", _as_backend(FakeBackend({})), settings, server, now
     )
-    assert [c.uri for c in out] == [far.uri]
-    # strength (0.9 - 0.3) / 0.05 = 12 probe scales
-    assert out[0].confidence == confidence.server_probability(12.0)
+    assert [c.uri for c in kept] == [far.uri]
+    # strength (0.9 - 0.3) / 0.05 = 12 probe scales: admitted on meaning, sorted above the bar
+    assert far.evidence is not None and far.evidence["server"] == 12.0
+    assert far.evidence["decision"] == fusion.SEMANTIC
+    assert far.score == round(BAR + fusion.SLOPE * (12.0 - fusion.AGREE), 4)
 
 
 class _RatingOne(_Rating):
@@ -229,9 +232,8 @@ def test_a_users_minimum_drops_a_calibrated_servers_memory_under_its_probability
             shown = list(trace.kept)
             # the probes ran inline (no calibration yet): the strength is read against them
             stored = ServerState(settings.state_dir, server.key).calibration()
-            fitted = calibrate.usable(stored, time.time(), "en", None)
-            assert fitted is not None
-            admitted = calibrate.strength(shown[0].score, fitted)
-            assert shown[0].confidence == confidence.server_probability(admitted)
+            assert calibrate.usable(stored, time.time(), "en", None) is not None
+            assert (shown[0].evidence or {}).get("server") is not None
+            assert shown[0].confidence == confidence.probability(shown[0].score)
         else:
             assert (out.injected_uris, out.reason) == ((), "below_min_confidence")

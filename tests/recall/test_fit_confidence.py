@@ -1,6 +1,6 @@
-"""scripts/fit_confidence.py on hand-built traced server rows: which strength each shown
-memory is read at, what the operating curve counts, and that the fit orders probabilities
-the way the labels do."""
+"""scripts/fit_confidence.py on hand-built recorded rows: which score each shown memory is
+read at, what the operating curve counts, and that the fit orders probabilities the way the
+labels do."""
 
 from __future__ import annotations
 
@@ -10,55 +10,30 @@ from ovhooks.recall.confidence import Model, probability
 from tests.support.scripts import load_script
 
 fit_confidence = load_script("fit_confidence")
-M = "viking://user/default/memories/preferences/default"
 
 
-def _item(uri: str, shows: list[str], strength: float, **evidence: Any) -> dict[str, Any]:
-    return {
-        "uri": f"{M}/{uri}.md",
-        "shows": shows,
-        "decision": "injected",
-        "strength": strength,
-        "evidence": evidence,
-    }
-
-
-def _row(cls: str, expected: list[str], *items: dict[str, Any]) -> dict[str, Any]:
-    dropped = {"uri": f"{M}/other.md", "shows": ["m9"], "decision": "dropped", "strength": 9.0}
+def _row(cls: str, expected: list[str], *shown: tuple[str, float]) -> dict[str, Any]:
+    """A recorded row whose block shows each ``(memory id, score)`` in order."""
+    lines = [f"- [preference {score:.2f}] text of {mid} (viking://{mid})" for mid, score in shown]
     return {
         "class": cls,
         "split": "dev",
         "expected": expected,
-        "trace": {"candidates": [*items, dropped]},
+        "shown_memories": [[mid] for mid, _score in shown],
+        "context": "\n".join(["<openviking-context>", "intro", *lines, "</openviking-context>"]),
     }
-
-
-def test_each_shown_memory_is_read_at_the_strength_it_was_admitted_on() -> None:
-    row = _row(
-        "direct",
-        ["m1"],
-        _item("server", ["m1"], 6.0, decision="server", semantic=1.0),
-        _item("added", ["m2"], -1.0, decision="semantic", semantic=4.5),
-        _item("bridged", ["m3"], 8.0, decision="dropped", bridged=True),
-    )
-    # the dropped candidate is not shown; the bridged one has no strength of its own
-    assert fit_confidence.server_items(row) == [
-        (6.0, False, True),
-        (4.5, True, False),
-        (None, True, False),
-    ]
 
 
 def test_the_curve_counts_hits_clean_prompts_and_precision_on_relevant_prompts() -> None:
     rows = [
-        _row("direct", ["m1"], _item("a", ["m1"], 8.0), _item("b", ["m2"], 1.0)),
-        _row("unrelated", [], _item("c", ["m3"], 1.0)),
+        _row("direct", ["m1"], ("m1", 0.9), ("m2", 0.56)),
+        _row("unrelated", [], ("m3", 0.56)),
     ]
-    model = Model(-2.5, 0.6, 0.0)
-    at_zero = fit_confidence.server_replay(rows, model, 0.0)
+    model = Model(-6.0, 10.0, 0.0)
+    at_zero = fit_confidence.replay(rows, model, 0.0)
     assert (at_zero["direct"], at_zero["unrelated"], at_zero["precision"]) == (1.0, 0.0, 0.5)
     # at 0.5 the two weak memories go: the hit stays, the unrelated prompt is clean
-    cut = fit_confidence.server_replay(rows, model, 0.5)
+    cut = fit_confidence.replay(rows, model, 0.5)
     assert (cut["direct"], cut["unrelated"], cut["precision"]) == (1.0, 1.0, 1.0)
 
 

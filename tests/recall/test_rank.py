@@ -166,15 +166,6 @@ def test_neutralize_and_cut() -> None:
     assert len(cut("汉" * 50, 10)) == 10
 
 
-def test_weak_scores_need_a_word_in_common_with_the_prompt() -> None:
-    items = [
-        Candidate(f"{M}/entities/alice.md", "entities", 0.69, "Alice is the tech lead"),
-        Candidate(f"{M}/entities/para.md", "entities", 0.75, "IDE choice: Helix"),
-    ]
-    ranked = rank(items, profile_query("what is the capital of Australia?"), strong_score=0.70)
-    assert [c.uri for c in ranked] == [f"{M}/entities/para.md"]
-
-
 def test_stemming_matches_inflections() -> None:
     assert set(content_tokens("migrated tests")) == set(content_tokens("migration test"))
 
@@ -184,33 +175,10 @@ def test_words_of_a_uri_slug_are_no_evidence() -> None:
         Candidate(f"{M}/entities/facts/redis_cache_eviction_policy.md", "entities", 0.70, "x"),
         Candidate(f"{M}/entities/facts/b.md", "entities", 0.70, "the redis cache evicts lru"),
     ]
-    ranked = rank(items, profile_query("redis cache eviction"), strong_score=0.80)
-    assert [c.uri for c in ranked] == [f"{M}/entities/facts/b.md"]
-
-
-@pytest.mark.parametrize(
-    ("prompt", "preference", "temporal"),
-    [
-        ("which editor do I prefer?", True, False),
-        ("my PREFERENCES for logging", True, False),
-        ("is that likely to break?", False, False),  # a whole word only: not "like"
-        ("unpreferred options", False, False),  # a stem starts the word
-        ("our naming conventions", True, False),
-        ("when did we migrate the db", False, True),
-        ("What Time is the standup", False, True),
-        ("what-time and whattime", False, False),  # the phrase: two words, one space
-        ("show last_seen per user", False, False),  # part of an identifier is not a word
-        ("the most recently merged PR", False, True),
-        ("我更倾向于用哪个编辑器", True, False),
-        ("上次部署是什么时候", False, True),
-        ("deploy it", False, False),
-    ],
-)
-def test_the_profile_tells_preference_and_time_questions(
-    prompt: str, preference: bool, temporal: bool
-) -> None:
-    found = profile_query(prompt)
-    assert (found.wants_preference, found.wants_temporal) == (preference, temporal)
+    ranked = rank(items, profile_query("redis cache eviction"))
+    # the text's shared words lift b; the slug's lift nothing
+    assert ranked[0].uri == f"{M}/entities/facts/b.md"
+    assert ranked[1].rank == ranked[1].score
 
 
 ZH_QUESTION = "部署之前必须先跑哪些测试？"  # names 部署 and 测试 (deploy, test)

@@ -1,6 +1,6 @@
 """Ranking and calibration on the odd inputs a server (or an old cache) can hand them: scores
 that are not numbers, undeclared categories, hits without a URI, another project's memories,
-resources, stale calibration documents, and the selection limits."""
+resources, stale calibration documents, and what ranking skips."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def test_find_hits_take_their_category_from_tags_or_bucket() -> None:
 def test_rank_of_nothing_is_nothing_and_a_prompt_without_words_adds_no_overlap() -> None:
     assert rank([], profile_query("which editor?")) == []
     item = Candidate(f"{M}/preferences/u/editor.md", "preferences", 0.7, "Helix.")
-    ranked = rank([item], profile_query("?!"), strong_score=0.6)
+    ranked = rank([item], profile_query("?!"))
     assert [c.uri for c in ranked] == [item.uri] and item.rank == pytest.approx(0.7)
 
 
@@ -160,30 +160,15 @@ def test_probes_that_find_nothing_add_no_score_and_too_few_give_no_fit() -> None
     assert calibrate.fit([0.5, math.inf, 0.6, 0.55]) is None, "a non-finite top is ignored"
 
 
-def test_select_stops_at_max_items_and_skips_excluded_and_duplicates() -> None:
-    cal = {"loc": 0.5, "scale": 0.01}
+def test_rank_skips_excluded_and_duplicates() -> None:
     items = [
         Candidate(f"{M}/entities/a.md", "entities", 0.62, "Biscuit the cat."),
         Candidate(f"{M}/entities/b.md", "entities", 0.62, "biscuit  THE cat."),
         Candidate(f"{M}/entities/c.md", "entities", 0.61, "The rack is warm."),
         Candidate(f"{M}/entities/d.md", "entities", 0.61, "The cat sleeps there."),
-        Candidate(f"{M}/entities/e.md", "entities", 0.61, "Another cat fact."),
     ]
-    chosen = calibrate.select(
-        items, profile_query("the cat"), cal, exclude={f"{M}/entities/c.md"}, max_items=2
-    )
-    assert [c.uri for c in chosen] == [f"{M}/entities/a.md", f"{M}/entities/d.md"]
-    assert calibrate.select([], profile_query("the cat"), cal) == []
-
-
-def test_a_temporal_prompt_nudges_events_ahead_of_an_equal_fact() -> None:
-    cal = {"loc": 0.5, "scale": 0.01}
-    fact = Candidate(f"{M}/entities/db.md", "entities", 0.6, "The billing database is Postgres.")
-    event = Candidate(f"{M}/events/2026/m.md", "events", 0.6, "The billing database migrated.")
-    plain = calibrate.select([fact, event], profile_query("billing database"), cal)
-    timed = calibrate.select([fact, event], profile_query("when did the billing database"), cal)
-    assert [c.uri for c in plain] == [fact.uri, event.uri]  # a tie: the URI decides
-    assert [c.uri for c in timed] == [event.uri, fact.uri]
+    ranked = rank(items, profile_query("the cat"), exclude={f"{M}/entities/c.md"})
+    assert [c.uri for c in ranked] == [f"{M}/entities/a.md", f"{M}/entities/d.md"]
 
 
 def test_a_candidate_shows_its_uri_category_score_and_rank() -> None:

@@ -79,7 +79,7 @@ def _recalled(store: LocalBackend, prompt: str) -> tuple[list[str], list[dict[st
     entries = result["entries"]
     found, _ = from_context_entries(entries, threshold=0.0, resources=False)
     judged, _dropped = judge_rated(found, prompt, BAR)
-    kept = rank(judged, profile_query(prompt), strong_score=0.0)
+    kept = rank(judged, profile_query(prompt))
     return [c.uri for c in kept], entries
 
 

@@ -107,7 +107,7 @@ def test_identical_inputs_give_byte_identical_output(tmp_path: Any) -> None:
     outputs = []
     for run in range(3):
         settings = make_settings(str(tmp_path / f"state{run}"))
-        out = recall("what database does the project deploy with?", FakeBackend(SEED), settings)
+        out = recall("which code editor does the user prefer?", FakeBackend(SEED), settings)
         outputs.append(out.context)
     assert outputs[0] is not None
     assert outputs[0] == outputs[1] == outputs[2]

@@ -89,5 +89,5 @@ def test_what_the_stores_fusion_dropped_shows_with_its_evidence_and_reason() -> 
     assert "text" not in dropped.candidate.evidence and rows[3].candidate.text == ""
     # The fusion's own reasons read as words.
     assert rows[2].reason.startswith("it shares words with the prompt, but the model")
-    assert rows[3].reason == "the store's fusion found too little evidence"
+    assert rows[3].reason == "the fusion found too little evidence"
     assert rows[3].candidate.score == 0.0

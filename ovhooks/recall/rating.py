@@ -1,0 +1,119 @@
+"""An embedding server's candidates rated the way the local store rates its own.
+
+So one rule set (``semantic.fusion``, run by ``recall.decision.judge_rated``) decides for
+both backends.
+
+Each candidate gets the fusion's evidence:
+
+- **lexical**: what its text shares with the prompt, weighed as the local store weighs it
+  (``calibrate.LexicalEvidence``: a server gives no statistics over its store, so only the
+  general-vocabulary caps apply), on the same 0..1 scale (0.55 at 2.2 units);
+- **strength**, in spreads above known-unrelated prompts, from two readings when both exist:
+  the server's score against its probes (``calibrate.strength``; none for a candidate only
+  the bridged search found, whose score answers another query), and the local model's
+  reading of the candidate's text (the embedding service's ``score`` op, within the prompt's
+  deadline). Their mean is the strength; either alone when the other is missing, none when
+  neither is (then words alone decide, as before a calibration exists);
+- the script of its text against the prompt's, whether it shares any term, whether it names
+  a person (for a who-question).
+
+A long task prompt lifts a server's scores for its whole topic (e5-small: long everyday
+paragraphs stand 1.7 spreads above the short probes), so the server's strength pays
+``LONG_PROMPT_LIFT``; the local reading pays its own best-of-clauses charge already.
+
+Measured against the server's own rule it replaced (``calibrate.select`` with
+``semantic.rescore``): docs/SEMANTIC.md §1.3, replayed from traced OpenViking runs
+(``scripts/recall_eval_unify.py``) and confirmed by the real hooks.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from ovhooks.recall.rank import Candidate
+    from ovhooks.settings.config import Settings
+
+# Characters of each candidate's text the local model reads.
+DOC_CHARS = 1000
+
+
+def rate(
+    candidates: Sequence[Candidate],
+    prompt: str,
+    settings: Settings,
+    calibration: Mapping[str, float] | None,
+) -> None:
+    """Give every candidate its fusion evidence and its lexical score (in place)."""
+    if not candidates:
+        return
+    from ovhooks.lexical.evidence import bare_score
+    from ovhooks.lexical.text import script_of
+    from ovhooks.recall.calibrate import LONG_PROMPT_LIFT, LexicalEvidence, is_long, strength
+    from ovhooks.semantic.answer_type import names_person
+
+    local = local_strengths(candidates, prompt, settings)
+    lexical = LexicalEvidence(prompt)
+    weights = lexical.pool_weights([c.text for c in candidates])
+    script = script_of(prompt)
+    lift = LONG_PROMPT_LIFT if calibration is not None and is_long(prompt) else 0.0
+    for cand in candidates:
+        units = lexical.units(cand.text, weights)
+        server = (
+            None
+            if calibration is None or cand.bridged
+            else round(strength(cand.score, calibration) - lift, 3)
+        )
+        mine = local.get(id(cand))
+        other_script = script_of(cand.text) != script
+        cand.score = bare_score(units)
+        cand.evidence = {
+            "lexical": cand.score,
+            "semantic": reading(server, mine, other_script=other_script),
+            "server": server,
+            "local": mine,
+            "bridged": cand.bridged,
+            "cross_script": other_script,
+            "shared": units > 0,
+            "person": names_person(cand.text),
+            "rival_only": False,
+        }
+
+
+def reading(server: float | None, local: float | None, *, other_script: bool) -> float | None:
+    """The strength the fusion weighs: for a text in the other script the local model's
+    reading (a small server model scores a translation no higher than unrelated pairs), else
+    the mean of the two readings; either alone when the other is missing."""
+    if other_script and local is not None:
+        return local
+    known = [v for v in (server, local) if v is not None]
+    return round(sum(known) / len(known), 3) if known else None
+
+
+def local_strengths(
+    candidates: Sequence[Candidate], prompt: str, settings: Settings
+) -> dict[int, float]:
+    """The local model's strength of each candidate (keyed by ``id``), or nothing when the
+    embedding service did not answer in time (it is started for later prompts)."""
+    if not settings.semantic:
+        return {}
+    from ovhooks.semantic import client
+
+    answer, reason = client.request(
+        settings.state_dir,
+        {"op": "score", "text": prompt[:2000], "docs": [c.text[:DOC_CHARS] for c in candidates]},
+        settings.semantic_deadline_ms / 1000.0,
+    )
+    if answer is None:
+        if reason == "absent":
+            client.start(settings.state_dir, idle_s=settings.semantic_idle_s)
+        return {}
+    strengths = answer.get("strengths")
+    if not isinstance(strengths, list) or len(strengths) != len(candidates):
+        return {}
+    return {
+        id(c): float(s)
+        for c, s in zip(candidates, strengths, strict=True)
+        if isinstance(s, int | float) and not isinstance(s, bool)
+    }
