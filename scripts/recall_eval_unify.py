@@ -109,14 +109,22 @@ def answered(row: dict[str, Any], rule: str) -> Iterator[None]:
         if isinstance(value, int | float):
             strengths[item["text"][: rating.DOC_CHARS]] = float(value)
 
-    def request(_state: str, req: dict[str, Any], _deadline: float) -> tuple[Any, str]:
-        docs = req.get("docs") or []
-        if not strengths or any(d not in strengths for d in docs):
-            return None, "late"
-        return {"ok": True, "strengths": [strengths[d] for d in docs]}, ""
+    class Answered:
+        """The service's answer to one ``score`` request, from the trace."""
 
-    saved = client.request, rating.reading, calibrate.LexicalEvidence.pool_weights
-    client.request = request  # type: ignore[assignment]
+        def __init__(self, docs: list[str]) -> None:
+            known = bool(strengths) and all(d in strengths for d in docs)
+            self.doc = {"ok": True, "strengths": [strengths[d] for d in docs]} if known else None
+            self.reason = "" if known else "late"
+
+        def answer(self, _timeout: float) -> dict[str, Any] | None:
+            return self.doc
+
+    def send(_state: str, req: dict[str, Any], _timeout: float = 0.0) -> Answered:
+        return Answered(list(req.get("docs") or []))
+
+    saved = client.send, rating.reading, calibrate.LexicalEvidence.pool_weights
+    client.send = send  # type: ignore[assignment]
     replaced = READINGS[rule]
     if replaced is not None:
         rating.reading = replaced
@@ -125,7 +133,7 @@ def answered(row: dict[str, Any], rule: str) -> Iterator[None]:
     try:
         yield
     finally:
-        client.request, rating.reading = saved[0], saved[1]
+        client.send, rating.reading = saved[0], saved[1]
         calibrate.LexicalEvidence.pool_weights = saved[2]  # type: ignore[method-assign]
 
 

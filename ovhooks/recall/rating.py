@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from ovhooks.recall.rank import Candidate
+    from ovhooks.semantic.client import Pending
     from ovhooks.settings.config import Settings
 
 # Characters of each candidate's text the local model reads.
@@ -53,13 +54,15 @@ def rate(
     from ovhooks.recall.calibrate import LONG_PROMPT_LIFT, LexicalEvidence, is_long, strength
     from ovhooks.semantic.answer_type import names_person
 
-    local = local_strengths(candidates, prompt, settings)
+    # Asked first: the service reads the texts while the words are weighed here.
+    asked = _ask(candidates, prompt, settings)
     lexical = LexicalEvidence(prompt)
     weights = lexical.pool_weights([c.text for c in candidates])
     script = script_of(prompt)
     lift = LONG_PROMPT_LIFT if calibration is not None and is_long(prompt) else 0.0
-    for cand in candidates:
-        units = lexical.units(cand.text, weights)
+    units = [lexical.units(c.text, weights) for c in candidates]
+    local = _local_strengths(asked, candidates, settings)
+    for cand, found in zip(candidates, units, strict=True):
         server = (
             None
             if calibration is None or cand.bridged
@@ -67,7 +70,7 @@ def rate(
         )
         mine = local.get(id(cand))
         other_script = script_of(cand.text) != script
-        cand.score = bare_score(units)
+        cand.score = bare_score(found)
         cand.evidence = {
             "lexical": cand.score,
             "semantic": reading(server, mine, other_script=other_script),
@@ -75,7 +78,7 @@ def rate(
             "local": mine,
             "bridged": cand.bridged,
             "cross_script": other_script,
-            "shared": units > 0,
+            "shared": found > 0,
             "person": names_person(cand.text),
             "rival_only": False,
         }
@@ -91,23 +94,46 @@ def reading(server: float | None, local: float | None, *, other_script: bool) ->
     return round(sum(known) / len(known), 3) if known else None
 
 
-def local_strengths(
-    candidates: Sequence[Candidate], prompt: str, settings: Settings
-) -> dict[int, float]:
-    """The local model's strength of each candidate (keyed by ``id``), or nothing when the
-    embedding service did not answer in time (it is started for later prompts)."""
+class _Asked:
+    __slots__ = ("pending", "sent_at")
+
+    def __init__(self, pending: Pending, sent_at: float) -> None:
+        self.pending = pending
+        self.sent_at = sent_at
+
+
+def _ask(candidates: Sequence[Candidate], prompt: str, settings: Settings) -> _Asked | None:
+    """The service asked for its reading of every candidate (started if none answers);
+    None with semantics off."""
     if not settings.semantic:
-        return {}
+        return None
+    import time
+
     from ovhooks.semantic import client
 
-    answer, reason = client.request(
+    sent_at = time.monotonic()
+    pending = client.send(
         settings.state_dir,
         {"op": "score", "text": prompt[:2000], "docs": [c.text[:DOC_CHARS] for c in candidates]},
         settings.semantic_deadline_ms / 1000.0,
     )
+    if pending.reason == "absent":
+        client.start(settings.state_dir, idle_s=settings.semantic_idle_s)
+    return _Asked(pending, sent_at)
+
+
+def _local_strengths(
+    asked: _Asked | None, candidates: Sequence[Candidate], settings: Settings
+) -> dict[int, float]:
+    """The local model's strength of each candidate (keyed by ``id``), or nothing when the
+    service did not answer within what is left of the deadline."""
+    if asked is None:
+        return {}
+    import time
+
+    left = settings.semantic_deadline_ms / 1000.0 - (time.monotonic() - asked.sent_at)
+    answer = asked.pending.answer(left)
     if answer is None:
-        if reason == "absent":
-            client.start(settings.state_dir, idle_s=settings.semantic_idle_s)
         return {}
     strengths = answer.get("strengths")
     if not isinstance(strengths, list) or len(strengths) != len(candidates):
