@@ -20,7 +20,7 @@ import pytest
 
 from tests.support.fake_openviking import FakeOpenViking
 from tests.support.gemini_replies import recorded_payloads
-from tests.support.hooks import HOOKS, hook_env
+from tests.support.hooks import HOOKS, calibrate_server, hook_env
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "tests" / "fixtures" / "host-samples"
@@ -149,6 +149,7 @@ def test_hook_loads_no_heavy_module(
     event = str(payload["hook_event_name"])
     listing = tmp_path / "modules.json"
     payload = {**payload, "cwd": str(tmp_path), "transcript_path": str(tmp_path / "t.jsonl")}
+    calibrate_server(server.url)  # a user's steady state: recall reads the server's scores
     proc = subprocess.run(
         [sys.executable, "-c", DRIVER, str(listing), HOOKS[event], "--host", host],
         input=json.dumps(payload).encode(),

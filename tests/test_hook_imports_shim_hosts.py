@@ -13,7 +13,7 @@ import pytest
 
 from ovhooks.hosts.base import EVENT_NAMES
 from tests.support.fake_openviking import FakeOpenViking
-from tests.support.hooks import hook_env
+from tests.support.hooks import calibrate_server, hook_env
 from tests.test_hook_imports import DRIVER, FORBIDDEN, MEMORIES, RECALLED
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -46,6 +46,7 @@ def test_shim_host_hook_loads_no_heavy_module(
     listing = tmp_path / "modules.json"
     payload = {**payload, "cwd": str(tmp_path), "prompt": "hello first turn"}
     payload["transcript_path"] = str(tmp_path / ("t.jsonl" if host == "pi" else "opencode.db"))
+    calibrate_server(server.url)  # a user's steady state: recall reads the server's scores
     proc = subprocess.run(
         [sys.executable, "-c", DRIVER, str(listing), hook, "--host", host],
         input=json.dumps(payload).encode(),

@@ -38,6 +38,18 @@ def hook_env(url: str | None = None, **overrides: str) -> dict[str, str]:
     return env
 
 
+def calibrate_server(url: str, state_dir: str | None = None) -> None:
+    """A fresh probe calibration for the server at ``url`` in the recall state (default state
+    dir: the test's), as a user's hooks hold one after their first prompts: a fake server's
+    0.9 scores then stand about 8 spreads above its unrelated prompts."""
+    from ovhooks.recall.state import ServerState
+
+    state = ServerState(state_dir or os.environ["OVHOOKS_STATE_DIR"], f"openviking {url}")
+    fit = {"loc": 0.5, "scale": 0.05, "n": 8.0}
+    state.set_calibration({"at": time.time(), "scripts": ["en", "zh"], "en": fit, "zh": fit})
+    state.save()
+
+
 def capture_only_env(url: str, **overrides: str) -> dict[str, str]:
     """``hook_env`` with recall and session-start context off: capture and lifecycle tests
     then see only their own writes in the fake server's request log."""
