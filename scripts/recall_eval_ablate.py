@@ -135,6 +135,17 @@ def figures(
     return {name: (v[0], v[1]) for name, v in out.items()}
 
 
+def shows_by_uri(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The labelled memories each stored memory in the rows' traces shows (a remembered line
+    may hold two)."""
+    uri_of: dict[str, list[str]] = {}
+    for row in rows:
+        for item in row["trace"]["candidates"]:
+            if item.get("shows"):
+                uri_of[item["uri"]] = list(item["shows"])
+    return uri_of
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", choices=tuple(SETS), required=True)
@@ -146,12 +157,7 @@ def main() -> int:
     texts = {mid: m["statement"] for mid, m in memories.items()}
     prompts = {p["id"]: p["text"] for p in data["prompts"]["prompts"]}
     rows = [r for r in json.loads(args.run.read_text())["rows"] if r["split"] == args.split]
-    # the labelled memories each stored memory shows (a remembered line may hold two)
-    uri_of: dict[str, list[str]] = {}
-    for row in rows:
-        for item in row["trace"]["candidates"]:
-            if item.get("shows"):
-                uri_of[item["uri"]] = list(item["shows"])
+    uri_of = shows_by_uri(rows)
     settings = load_settings({"OVHOOKS_CONFIG": "/nonexistent", "HOME": "/nonexistent"})
     # nothing switched off, once per row: checked against the hooks, then the table's first row
     plain = {row["id"]: replay(row, prompts[row["id"]], texts, "none", settings) for row in rows}

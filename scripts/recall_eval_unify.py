@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 from recall_eval import SETS  # noqa: E402
-from recall_eval_ablate import figures  # noqa: E402
+from recall_eval_ablate import figures, shows_by_uri  # noqa: E402
 
 from ovhooks.lexical.text import script_of  # noqa: E402
 from ovhooks.recall import calibrate, decision, rating  # noqa: E402
@@ -129,7 +129,7 @@ def answered(row: dict[str, Any], rule: str) -> Iterator[None]:
     if replaced is not None:
         rating.reading = replaced
     if rule != "fusion":  # as they were measured: words weighed without the pool
-        calibrate.LexicalEvidence.pool_weights = lambda self, texts: {}  # type: ignore[method-assign]
+        calibrate.LexicalEvidence.pool_weights = lambda self, docs: {}  # type: ignore[method-assign]
     try:
         yield
     finally:
@@ -164,11 +164,7 @@ def main() -> int:
     data = importlib.import_module(SETS[args.set]).load()
     prompts = {p["id"]: p["text"] for p in data["prompts"]["prompts"]}
     rows = [r for r in read_run(run)["rows"] if r["split"] == args.split and "trace" in r]
-    uri_of: dict[str, list[str]] = {}
-    for row in rows:
-        for item in row["trace"]["candidates"]:
-            if item.get("shows"):
-                uri_of[item["uri"]] = list(item["shows"])
+    uri_of = shows_by_uri(rows)
     settings = load_settings({"OVHOOKS_CONFIG": "/nonexistent", "HOME": "/nonexistent"})
     rules = args.rules.split(",")
     got = {}

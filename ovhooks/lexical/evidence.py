@@ -42,7 +42,7 @@ from ovhooks.lexical.text import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Mapping
 
 EVIDENCE_AT_THRESHOLD = 2.2
 SPECIFIC_BONUS = 1.5
@@ -179,7 +179,7 @@ def _pairs(query_order: list[str], doc_order: list[str]) -> int:
 def evidence(
     query: list[str],
     query_order: list[str],
-    weights: dict[str, float],
+    weights: Mapping[str, float],
     doc_order: list[str],
     content: str,
     translated: Collection[str] = (),

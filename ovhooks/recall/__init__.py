@@ -181,7 +181,6 @@ def recall_for_prompt(
     candidates, dropped = judge(candidates, text, backend, settings, server, now)
     if trace is not None:
         trace.store_dropped = dropped
-    if trace is not None:
         trace.candidates = list(candidates)
     outcome = _outcome(candidates, text, head, settings, seen, trace)
     if outcome.reason == "no_results" and dropped:

@@ -220,28 +220,37 @@ class LexicalEvidence:
         self.order = terms(prompt)
         self.named = query_names(prompt)
 
-    def units(self, text: str, weights: Mapping[str, float] | None = None) -> float:
-        """``weights``: each prompt term's IDF ratio over the texts at hand (all 1 when None)."""
+    def units(
+        self,
+        text: str,
+        weights: Mapping[str, float] | None = None,
+        doc: list[str] | None = None,
+    ) -> float:
+        """``weights``: each prompt term's IDF ratio over the texts at hand (all 1 when None);
+        ``doc``: the text's terms (``terms(text, identifier_parts=True)``), when the caller
+        has them already."""
         from ovhooks.lexical.evidence import evidence
-        from ovhooks.lexical.text import terms
 
-        doc = terms(text, identifier_parts=True)
+        if doc is None:
+            from ovhooks.lexical.text import terms
+
+            doc = terms(text, identifier_parts=True)
         units, _share = evidence(
-            self.found, self.order, dict(weights or {}), doc, text, self.translated, self.named
+            self.found, self.order, weights or {}, doc, text, self.translated, self.named
         )
         return units
 
-    def pool_weights(self, texts: Sequence[str]) -> dict[str, float]:
-        """Each prompt term's IDF ratio over ``texts`` (a server's candidates): a word most of
-        them share is no sign of one of them, as a word common in the local store is not."""
+    def pool_weights(self, docs: Sequence[list[str]]) -> dict[str, float]:
+        """Each prompt term's IDF ratio over ``docs``, the terms of a server's candidates: a
+        word most of them share is no sign of one of them, as a word common in the local
+        store is not."""
         from ovhooks.lexical.evidence import term_weights
-        from ovhooks.lexical.text import terms
 
         df: dict[str, int] = {}
-        for text in texts:
-            for term in set(terms(text, identifier_parts=True)):
+        for doc in docs:
+            for term in set(doc):
                 df[term] = df.get(term, 0) + 1
-        return term_weights(self.found, df, len(texts))
+        return term_weights(self.found, df, len(docs))
 
 
 def is_long(prompt: str) -> bool:

@@ -50,17 +50,19 @@ def rate(
     if not candidates:
         return
     from ovhooks.lexical.evidence import bare_score
-    from ovhooks.lexical.text import script_of
+    from ovhooks.lexical.text import script_of, terms
     from ovhooks.recall.calibrate import LONG_PROMPT_LIFT, LexicalEvidence, is_long, strength
     from ovhooks.semantic.answer_type import names_person
 
     # Asked first: the service reads the texts while the words are weighed here.
     asked = _ask(candidates, prompt, settings)
     lexical = LexicalEvidence(prompt)
-    weights = lexical.pool_weights([c.text for c in candidates])
+    # Each text's terms once: they weigh the pool's words and then the text's own evidence.
+    docs = [terms(c.text, identifier_parts=True) for c in candidates]
+    weights = lexical.pool_weights(docs)
     script = script_of(prompt)
     lift = LONG_PROMPT_LIFT if calibration is not None and is_long(prompt) else 0.0
-    units = [lexical.units(c.text, weights) for c in candidates]
+    units = [lexical.units(c.text, weights, doc) for c, doc in zip(candidates, docs, strict=True)]
     local = _local_strengths(asked, candidates, settings)
     for cand, found in zip(candidates, units, strict=True):
         server = (

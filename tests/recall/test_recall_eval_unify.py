@@ -24,11 +24,11 @@ def test_todays_decision_replayed_gives_the_real_hooks_figures() -> None:
     hooks = json.loads((DOCS / "capture-heldout-batch3-openviking.json").read_text())["rows"]
     rows = [r for r in traced if r["split"] == "heldout"]
     assert len(rows) == len(hooks) > 90
-    uri_of = {c["uri"]: c.get("shows") or [] for r in rows for c in r["trace"]["candidates"]}
+    uri_of = unify.shows_by_uri(rows)
     replayed: Counter[str] = Counter()
     for row in rows:
         shown = unify.shown_by("fusion", row, prompts[row["id"]], settings)
-        hit = any(set(uri_of[u]) & set(row["expected"]) for u in shown)
+        hit = any(set(uri_of.get(u, ())) & set(row["expected"]) for u in shown)
         replayed[row["class"]] += (not shown) if row["class"] == "unrelated" else hit
     real: Counter[str] = Counter()
     for row in hooks:
