@@ -59,14 +59,6 @@ REFRESH_S = 6 * 3600.0
 # A live best score this many scales *below* the location means the model changed.
 DRIFT_SCALES = 8.0
 
-# A long task prompt's whole-text embedding stands higher against every memory than a short
-# prompt's does (e5-small: long everyday paragraphs reach +1.7 spreads of the short probes'
-# best scores), and one about a project lifts all of that project's memories together. So
-# its server strength pays one spread (``recall.rating``). Chosen for the server's own rule
-# on both labelled sets' dev splits with the long-prompt supplement: unrelated long prompts
-# with nothing 0.26 -> 0.39, long prompts' hits unchanged.
-LONG_PROMPT_CLAUSES = 4
-LONG_PROMPT_LIFT = 1.0
 # The scale never falls under this share of the headroom above the location: probes that
 # happen to agree closely must not turn noise-sized differences into "strong" evidence. A
 # share, not a cosine (the local model's floor, ``answers.COSINE_SPREAD_FLOOR``): a server's
@@ -251,19 +243,3 @@ class LexicalEvidence:
             for term in set(doc):
                 df[term] = df.get(term, 0) + 1
         return term_weights(self.found, df, len(docs))
-
-
-def is_long(prompt: str) -> bool:
-    """A task prompt of several parts (``LONG_PROMPT_CLAUSES`` clauses or more)."""
-    # A clause holds at least three words and Chinese characters together, so a prompt with
-    # fewer than three per clause is told short without compiling the clause patterns (about
-    # 1 ms of every OpenViking prompt's hook).
-    import re
-
-    words = len(re.findall(r"[A-Za-z0-9_]+", prompt))
-    words += sum(1 for c in prompt if "\u4e00" <= c <= "\u9fff")
-    if words < 3 * LONG_PROMPT_CLAUSES:
-        return False
-    from ovhooks.semantic.clauses import clauses
-
-    return len(clauses(prompt)) >= LONG_PROMPT_CLAUSES

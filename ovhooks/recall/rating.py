@@ -17,10 +17,6 @@ Each candidate gets the fusion's evidence:
 - the script of its text against the prompt's, whether it shares any term, whether it names
   a person (for a who-question).
 
-A long task prompt lifts a server's scores for its whole topic (e5-small: long everyday
-paragraphs stand 1.7 spreads above the short probes), so the server's strength pays
-``LONG_PROMPT_LIFT``; the local reading pays its own best-of-clauses charge already.
-
 Measured against the server's own rule it replaced (``calibrate.select`` with
 ``semantic.rescore``): docs/SEMANTIC.md §1.3, replayed from traced OpenViking runs
 (``scripts/recall_eval_unify.py``) and confirmed by the real hooks.
@@ -51,7 +47,7 @@ def rate(
         return
     from ovhooks.lexical.evidence import bare_score
     from ovhooks.lexical.text import script_of, terms
-    from ovhooks.recall.calibrate import LONG_PROMPT_LIFT, LexicalEvidence, is_long, strength
+    from ovhooks.recall.calibrate import LexicalEvidence, strength
     from ovhooks.semantic.answer_type import names_person
 
     # Asked first: the service reads the texts while the words are weighed here.
@@ -61,14 +57,13 @@ def rate(
     docs = [terms(c.text, identifier_parts=True) for c in candidates]
     weights = lexical.pool_weights(docs)
     script = script_of(prompt)
-    lift = LONG_PROMPT_LIFT if calibration is not None and is_long(prompt) else 0.0
     units = [lexical.units(c.text, weights, doc) for c, doc in zip(candidates, docs, strict=True)]
     local = _local_strengths(asked, candidates, settings)
     for cand, found in zip(candidates, units, strict=True):
         server = (
             None
             if calibration is None or cand.bridged
-            else round(strength(cand.score, calibration) - lift, 3)
+            else round(strength(cand.score, calibration), 3)
         )
         mine = local.get(id(cand))
         other_script = script_of(cand.text) != script

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,28 +229,6 @@ def test_an_identifier_or_a_translation_is_evidence_a_word_count_missed() -> Non
     assert lexical.units("Our office cat is called Biscuit.") == 0.0
     zh = calibrate.LexicalEvidence("计费 API 部署到哪里了？用的什么数据库？")
     assert zh.units("The billing API deploys to Fly.io and uses the Postgres database.") > 1.0
-
-
-def test_the_quick_length_check_agrees_with_the_clause_count() -> None:
-    """``is_long`` skips the clause patterns for prompts too short to have four clauses: on
-    every prompt of the labelled sets, and on prompts packed tight, it says what the clause
-    count says."""
-    from ovhooks.semantic.clauses import clauses
-
-    root = Path(__file__).resolve().parents[1] / "fixtures"
-    prompts = [
-        "a/b/c. d/e/f. g/h/i. j/k/l.",
-        "修一下。部署一下吧。再跑测试吧。最后发版本吧。",
-        "ab 部署。cd 测试。ef 发布。gh 回滚。",
-        "one two three. four five six. seven eight nine. ten eleven.",
-    ]
-    for path in sorted(root.glob("recall_eval*/*.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        prompts += [p["text"] for p in doc.get("prompts", [])]
-    assert len(prompts) > 600
-    assert any(calibrate.is_long(p) for p in prompts)
-    for prompt in prompts:
-        assert calibrate.is_long(prompt) == (len(clauses(prompt)) >= 4), prompt
 
 
 def test_a_script_whose_few_probes_agree_by_chance_gets_the_pooled_spread() -> None:

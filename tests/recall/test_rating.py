@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from ovhooks.recall import calibrate
 from ovhooks.recall.rank import Candidate
 from ovhooks.recall.rating import rate, reading
 from ovhooks.semantic import socket_path
@@ -72,23 +71,6 @@ def test_a_word_every_candidate_shares_counts_less_than_one_only_this_one_has(
     rate(crowd, prompt, settings, None)
     assert 0.0 < crowd[0].score < alone[0].score
     assert crowd[0].score > crowd[1].score  # the exporter is still named only here
-
-
-def test_a_long_prompt_pays_a_spread_on_the_servers_reading_only(tmp_path: Path) -> None:
-    settings = make_settings(str(tmp_path), semantic=False)
-    long = (
-        "Tidy the office wiki page this week. Move the old photos into the archive folder. "
-        "Fix the broken links in the onboarding section. Add a short note about the plants, "
-        "and who waters them on Fridays."
-    )
-    assert calibrate.is_long(long)
-    short, tall = _cands("Our office cat sleeps on the rack."), _cands("Our office cat sleeps.")
-    rate(short, "what sleeps on the server rack?", settings, CAL)
-    rate(tall, long, settings, CAL)
-    server_short = (short[0].evidence or {})["server"]
-    server_long = (tall[0].evidence or {})["server"]
-    assert isinstance(server_short, float) and isinstance(server_long, float)
-    assert server_short - server_long == pytest.approx(calibrate.LONG_PROMPT_LIFT)
 
 
 def test_a_bridged_candidate_and_an_uncalibrated_server_give_no_server_reading(
