@@ -55,7 +55,6 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "agreement's lead (within 1)": {"AGREE_MARGIN": math.inf},
     "semantic cap (2)": {"MAX_SEMANTIC_ONLY": 99},
     "semantic within 2 of the best": {"MARGIN": math.inf},
-    "semantic sort slope": {"SLOPE": 0.0},
     "rank's boost for shared words": {"rank.OVERLAP_BOOST": 0.0},
     "rank margin (0.25)": {"rank.RELATIVE_MARGIN": math.inf},
 }

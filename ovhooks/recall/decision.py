@@ -53,7 +53,7 @@ def judge_rated(
 
     if prompt and asks_who(prompt):
         fusion.answer_who(weighed)
-    best: dict[str, Candidate] = {}
+    best: dict[str, tuple[Candidate, fusion.Evidence]] = {}
     dropped: list[dict[str, object]] = []
     for cand, ev in zip(rated, weighed, strict=True):
         cand.evidence = {**(cand.evidence or {}), **ev.as_dict()}
@@ -63,13 +63,10 @@ def judge_rated(
             continue
         cand.score = cand.rank = round(ev.order(threshold), 4)
         kept = best.get(cand.uri)
-        if kept is None or cand.score > kept.score:
-            best[cand.uri] = cand
-    # An admission that sorts under the bar is not shown (a weak who-answer: a known
-    # defect, tests/recall/test_rank_who.py).
-    admitted = sorted(
-        (c for c in best.values() if c.score >= threshold), key=lambda c: (-c.score, c.uri)
-    )
+        if kept is None or cand.score > kept[0].score:
+            best[cand.uri] = (cand, ev)
+    ordered = sorted(best.values(), key=lambda pair: pair[1].sort_key(threshold))
+    admitted = [cand for cand, _ev in ordered]
     return admitted[:MAX_ADMITTED] + unrated, dropped[:MAX_DROPPED_SHOWN]
 
 

@@ -265,8 +265,9 @@ def rank(
             matched = sum(1 for token in wanted if token in have)
             boost += OVERLAP_BOOST * min(1.0, matched / min(len(wanted), 4))
         item.rank = item.score + boost
-    # Best first; equal ranks fall back to the URI so identical inputs give identical output.
-    ordered = sorted(items, key=lambda c: (-round(c.rank, 6), c.uri))
+    # Best first; equal ranks (memories admitted by meaning all sort at the bar) go by the
+    # strength the fusion weighed, then by URI, so identical inputs give identical output.
+    ordered = sorted(items, key=lambda c: (-round(c.rank, 6), -_weighed(c), c.uri))
     if ordered:
         # The margin is measured from the best match even when the session has already seen
         # it: a prompt about something shown earlier must not surface the runners-up instead.
@@ -283,3 +284,9 @@ def rank(
         seen_keys.add(key)
         out.append(item)
     return out
+
+
+def _weighed(item: Candidate) -> float:
+    """The strength the fusion weighed for ``item`` (0 without one)."""
+    value = (item.evidence or {}).get("weighed")
+    return float(value) if isinstance(value, int | float) else 0.0

@@ -62,13 +62,10 @@ CROSS_SCRIPT_SCALE = 1.4
 # paraphrase hits for at most 0.01 of unrelated-clean (paraphrase 0.10 -> 0.15, clean
 # 0.92 -> 0.91). At 4.0: 0.21, clean 0.88.
 UNSHARED = 4.5
-# A who-question's person memory: as strong as an agreement (``AGREE``; an admission
-# weaker than that sorts under the recall bar, ``Evidence.order``, and is never shown) and
-# this far above every other person memory among the candidates (chosen on the dev splits;
-# docs/SEMANTIC.md 4 has the bar's history and what showing weaker ones measured).
+# A who-question's person memory: as strong as an agreement (``AGREE``) and this far above
+# every other person memory among the candidates (chosen on the dev splits; docs/SEMANTIC.md
+# 4 has the bar's history and what showing weaker ones measured).
 WHO_GAP = 1.0
-# Where a semantic admission sorts among lexical ones: at the bar, plus this per spread.
-SLOPE = 0.03
 
 LEXICAL = "lexical"
 SEMANTIC = "semantic"
@@ -134,16 +131,23 @@ class Evidence:
         return self.decision != DROPPED
 
     def order(self, threshold: float) -> float:
-        """Sort value: the lexical score, or the bar plus the semantic margin over ``AGREE``."""
-        weighed = self.weighed
-        if weighed is None or self.decision == LEXICAL:
+        """Sort value: the lexical score; a memory admitted by its meaning sorts at the bar.
+        Strength says whether a memory is about the prompt, not how much better it answers
+        than one matched by words: ranked by it above the bar, semantic runners-up outlived
+        rank's margin (docs/SEMANTIC.md §3)."""
+        if self.weighed is None or self.decision == LEXICAL:
             return self.lexical
-        return max(self.lexical, threshold + SLOPE * (weighed - AGREE))
+        return threshold
+
+    def sort_key(self, threshold: float) -> tuple[float, float, str]:
+        """Best first: by ``order``, then by strength, then by key (stable output)."""
+        return (-self.order(threshold), -(self.weighed or 0.0), self.key)
 
     def as_dict(self) -> dict[str, object]:
         return {
             "lexical": self.lexical,
             "semantic": self.strength,
+            "weighed": self.weighed,
             "via": self.via,
             "cross_script": self.cross_script,
             "shared": self.shared,
@@ -231,7 +235,7 @@ def fuse(items: Sequence[Evidence], threshold: float) -> list[Evidence]:
                 item.decision, item.reason = DROPPED, "semantic_cap"
             else:
                 kept += 1
-    return sorted(items, key=lambda i: (-i.order(threshold), i.key))
+    return sorted(items, key=lambda i: i.sort_key(threshold))
 
 
 def answer_who(items: Sequence[Evidence]) -> Evidence | None:

@@ -45,9 +45,8 @@ def test_the_fusion_decides_scores_and_orders_and_keeps_the_dropped_for_the_trac
     kept, dropped = judge_rated([weak, words, meaning, unrated], "a prompt", BAR)
     # admitted best first by their sort value, the unrated after them, untouched
     assert [c.uri for c in kept] == [words.uri, meaning.uri, unrated.uri]
-    assert words.score == 0.8 and meaning.score == round(
-        BAR + fusion.SLOPE * (fusion.STRONG + 1.0 - fusion.AGREE), 4
-    )
+    # a memory admitted by its meaning alone sorts at the bar, however strong
+    assert words.score == 0.8 and meaning.score == BAR
     assert meaning.rank == meaning.score and unrated.score == 0.9
     assert meaning.evidence is not None and meaning.evidence["decision"] == fusion.SEMANTIC
     (gone,) = dropped
@@ -161,10 +160,10 @@ def test_a_calibrated_server_is_judged_against_its_probes(tmp_path: Path) -> Non
         [far, near], "when do we ship?", _as_backend(FakeBackend({})), settings, server, now
     )
     assert [c.uri for c in kept] == [far.uri]
-    # strength (0.9 - 0.3) / 0.05 = 12 probe scales: admitted on meaning, sorted above the bar
+    # strength (0.9 - 0.3) / 0.05 = 12 probe scales: admitted on meaning, sorted at the bar
     assert far.evidence is not None and far.evidence["server"] == 12.0
     assert far.evidence["decision"] == fusion.SEMANTIC
-    assert far.score == round(BAR + fusion.SLOPE * (12.0 - fusion.AGREE), 4)
+    assert far.score == BAR
 
 
 class _RatingOne(_Rating):

@@ -29,10 +29,10 @@ def test_words_at_the_bar_are_injected_however_low_the_model_rates_them() -> Non
         assert (item.decision, item.reason) == ("lexical", ""), strength
 
 
-def test_strong_semantics_alone_is_injected_and_sorted_above_the_bar() -> None:
+def test_strong_semantics_alone_is_injected_and_sorted_at_the_bar() -> None:
     item = judge(Evidence("a", 0.10, fusion.STRONG + 1.0, "whole"), BAR)
     assert item.decision == "semantic"
-    assert item.order(BAR) > BAR
+    assert item.order(BAR) == BAR
 
 
 def test_moderate_agreement_of_both_is_injected_but_neither_alone() -> None:
@@ -101,6 +101,7 @@ def test_evidence_reads_as_a_plain_document_for_logs_and_the_viewer() -> None:
     assert item.as_dict() == {
         "lexical": 0.2,
         "semantic": 5.5,
+        "weighed": 5.5,
         "via": "clause",
         "cross_script": False,
         "shared": True,
@@ -134,7 +135,9 @@ def test_cross_script_weighing_ranks_and_bounds_semantic_admissions() -> None:
     near = Evidence("en", 0.0, fusion.STRONG)
     out = {i.key: i for i in fuse([top, near], BAR)}
     assert out["zh"].admitted and out["en"].admitted
-    assert out["zh"].order(BAR) > out["en"].order(BAR)
+    # both sort at the bar; the stronger as weighed comes first
+    assert out["zh"].order(BAR) == out["en"].order(BAR) == BAR
+    assert [i.key for i in fuse([near, top], BAR)] == ["zh", "en"]
     no_strength = Evidence("x", 0.0, None, cross_script=True)
     assert no_strength.weighed is None
 
