@@ -39,7 +39,7 @@ class Model:
 
 
 # Written by scripts/fit_confidence.py (docs/RECALL_CONFIDENCE.md).
-LOCAL = Model(-3.5801, 6.8448, -1.9927)
+LOCAL = Model(-2.7763, 5.8469, -2.0606)
 
 
 def probability(score: float, later: bool = False, model: Model = LOCAL) -> float:
