@@ -125,9 +125,14 @@ def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
 
 
 def read_json(path: str) -> object:
-    """Parse a JSON file; raises ``OSError`` or ``ValueError``."""
+    """Parse a JSON file; raises ``OSError`` or ``ValueError`` (nesting too deep for the
+    parser too: a damaged or hostile file is no reason for a traceback)."""
     with open(path, "rb") as fh:
-        return json.loads(fh.read())
+        data = fh.read()
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply") from None
 
 
 class FileLock:

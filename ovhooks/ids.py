@@ -18,10 +18,23 @@ def safe_id(text: str) -> str:
     return "".join(ch if ch in _SAFE else "_" for ch in text)
 
 
+# Longest session key kept as the host's id: state files are named after the key (with a
+# subagent's ``.sub-<40>`` and a suffix or two), and a file name holds 255 bytes at most.
+MAX_KEY_CHARS = 160
+
+
 def prefixed_session_id(prefix: str, host_session_id: str) -> str:
     """``<host's prefix><host's id>`` (``cx-``, ``cc-``: ``HostSpec.session_prefix``), the same
-    ids the JavaScript plugins used; ``ov-`` when the host has none."""
-    return (prefix or "ov-") + safe_id(host_session_id)
+    ids the JavaScript plugins used; ``ov-`` when the host has none. A longer id keeps its
+    first 100 characters and a stable hash of the whole, so no file name outgrows the limit
+    and two long ids never share a session."""
+    key = (prefix or "ov-") + safe_id(host_session_id)
+    if len(key) <= MAX_KEY_CHARS:
+        return key
+    import hashlib
+
+    digest = hashlib.sha256(host_session_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return f"{key[:100]}-{digest}"
 
 
 def subagent_session_id(parent_ov_session_id: str, agent_id: str) -> str:

@@ -8,7 +8,9 @@ file passes through ``redact_known_secrets`` first. It removes:
 - every API key value the configuration holds (all sources, valid or not), registered by
   ``config.load_settings`` through ``remember_secret``;
 - the value of any ``Authorization``/``Proxy-Authorization``/``X-API-Key``/``X-Auth-Token``
-  header and any ``Bearer``/``Basic`` credential, whoever's it is.
+  header and any ``Bearer``/``Basic`` credential, whoever's it is;
+- the password of any URL that carries one (``http://user:password@host``: a server URL
+  or a proxy set with credentials in it), however short.
 
 Import-light (``re`` only, compiled on first use): it runs on every hook path.
 """
@@ -107,7 +109,16 @@ def _redact(text: str, *, json_escaped: bool = False) -> str:
     lowered = text.lower()
     if any(w in lowered for w in ("auth", "api-key", "apikey", "api_key", "bearer", "basic")):
         text = _pattern().sub(_header_repl, text)
+    if "://" in text and "@" in text:
+        text = _url_password().sub(r"\1[REDACTED:password]@", text)
     return text
+
+
+def _url_password() -> re.Pattern[str]:
+    if len(_compiled) < 2:
+        _pattern()
+        _compiled.append(re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:\"'<>]*:)[^\s/@\"'<>]+@"))
+    return _compiled[1]
 
 
 def redact_json_text(text: str) -> str:

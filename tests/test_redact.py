@@ -175,3 +175,24 @@ def test_a_quoted_request_value_is_cut_and_keyless() -> None:
     assert len(long) < 70 and long.endswith("…'")
     assert KEY not in quoted(f"viking://x/{KEY}") and REDACTED_KEY in quoted(f"v/{KEY}")
     assert quoted(42) == "'42'"
+
+
+def test_a_password_in_a_url_is_never_shown() -> None:
+    text = (
+        "server: http://me:hunter2@127.0.0.1:1933/api down; proxy socks5://u:s3@p:1080; "
+        '{"url": "https://a:b@c.example"} mail a@b.c, page https://x.org/@user, http://u@h/'
+    )
+    out = redact_known_secrets(text)
+    assert "hunter2" not in out and ":s3@" not in out and ":b@" not in out
+    assert out.count("[REDACTED:password]") == 3
+    assert "a@b.c" in out and "https://x.org/@user" in out and "http://u@h/" in out
+    assert redact_known_secrets(out) == out
+
+
+def test_status_and_doctor_show_no_password_from_the_server_url() -> None:
+    env = hook_env("http://me:hunter2pass@127.0.0.1:9")
+    for args in (["status", "--offline"], ["status", "--json"], ["doctor"], ["doctor", "--json"]):
+        done = _cli(args, env)
+        assert "Traceback" not in done.stderr, (args, done.stderr)
+        assert "hunter2pass" not in done.stdout + done.stderr, args
+        assert "127.0.0.1:9" in done.stdout + done.stderr, args

@@ -70,7 +70,7 @@ def parse_envelope(status: int, body: bytes | bytearray, what: str) -> Any:
     """
     try:
         doc = json.loads(body) if body else None
-    except ValueError:
+    except (ValueError, RecursionError):
         snippet = body[:80].decode("utf-8", "replace").strip()
         kind = "http" if status >= 400 else "bad_response"
         raise BackendError(
@@ -167,7 +167,7 @@ class OpenVikingBackend:
         if not enveloped:
             try:
                 doc = json.loads(resp.body)
-            except ValueError:
+            except (ValueError, RecursionError):
                 kind = "http" if resp.status >= 400 else "bad_response"
                 raise BackendError(kind, f"{what}: server answered non-JSON", resp.status) from None
             if resp.status >= 400:
@@ -349,7 +349,7 @@ def _jsonl(text: str) -> list[Any]:
     for line in text.splitlines():
         try:
             out.append(json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
     return out
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from ovhooks.transport.errors import failure_kind
+from ovhooks.transport.errors import LOCAL_STORE, failure_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,6 +58,17 @@ def usage_error(message: str, fix: str) -> CommandError:
     return CommandError(message, fix=fix, code=ExitCode.USAGE, slug="usage")
 
 
+def utf8_text(value: str, what: str) -> str:
+    """``value`` if it is text UTF-8 can carry; a usage error otherwise (an argument or stdin
+    of bytes that are not UTF-8 arrives as lone surrogates, which no file, database or
+    request can hold)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise usage_error(f"{what} is not valid UTF-8 text", "pass it as UTF-8 text") from None
+    return value
+
+
 # --- the one mapping from backend failures to what the user is told -------------------------
 # ``failure_kind`` sorts a BackendError into what the user must look at; every place that
 # words a failure for people (this module's ``backend_failure`` for commands, doctor's checks,
@@ -80,6 +91,10 @@ _SERVER_FIX = (
     "(`ovhooks doctor` checks the whole set-up)"
 )
 _NETWORK_FIX = "`ovhooks doctor` names the route, the CAs and the setting to correct"
+LOCAL_STORE_FIX = (
+    "`ovhooks doctor` checks the local store's folder (OVHOOKS_DATA_DIR); a memory.db that is "
+    "damaged can be moved aside, and memory starts again from an empty store"
+)
 # failure kind -> (message, fix, exit code, JSON error code). ``{where}`` is " at URL" when
 # the URL is known; ``{message}`` the server's words, ``{exc}`` the whole error.
 _COMMAND_MESSAGES: dict[str, tuple[str, str, ExitCode, str]] = {
@@ -157,6 +172,13 @@ def backend_failure(exc: Exception, *, url: str = "") -> CommandError:
 
     if not isinstance(exc, BackendError):  # pragma: no cover (callers pass BackendErrors)
         return CommandError(str(exc), code=ExitCode.ERROR)
+    if exc.code == LOCAL_STORE:  # no server to start: the store's own file or folder
+        return CommandError(
+            f"the local memory store failed: {exc.message.removeprefix('local store failed: ')}",
+            fix=LOCAL_STORE_FIX,
+            code=ExitCode.SERVER,
+            slug="local_store",
+        )
     template, fix, code, slug = _COMMAND_MESSAGES[failure_kind(exc)]
     where = f" at {url}" if url else ""
     message = template.format(where=where, message=exc.message, exc=exc)

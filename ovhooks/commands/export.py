@@ -195,7 +195,9 @@ def export(
     if to != "openviking":
         raise usage_error(f"unknown export target {to!r}", "use --to openviking")
     settings = settings_from()
-    target = (url or settings.url).rstrip("/")
+    from ovhooks.commands.errors import utf8_text
+
+    target = utf8_text(url or settings.url, "--url").rstrip("/")
     out = Output("export", as_json=as_json)
     doc = _run_export(settings, target, url, out, dry_run=dry_run)
     out.emit(doc, _render(doc, target, dry_run))

@@ -104,10 +104,12 @@ def _confirmed(candidates: list[dict[str, Any]], out: Output) -> bool:
 def _forget_query(
     backend: Backend, settings: Settings, query: str, min_score: float, *, yes: bool, out: Output
 ) -> int:
-    if min_score < FORGET_FLOOR:
+    if not min_score >= FORGET_FLOOR:  # written so that nan is refused too
         raise usage_error(
             f"--min-score {min_score} is too low to delete by", f"use at least {FORGET_FLOOR}"
         )
+    if not min_score <= 1.0:
+        raise usage_error(f"--min-score {min_score} is over 1", "scores run from 0 to 1")
     user = resolve_user(settings, backend)
     found = backend.find(
         query, target_uri=f"viking://user/{user}/memories", limit=10, score_threshold=min_score

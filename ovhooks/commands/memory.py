@@ -84,6 +84,8 @@ def search(
     Prints the best matches with score, URI and a one-line abstract; read one with
     `ovhooks read URI`. JSON: {query, results: [{uri, kind, score, abstract}]}.
     """
+    if min_score is not None and not 0.0 <= min_score <= 1.0:  # nan fails both
+        raise usage_error(f"--min-score {min_score} is not a score", "scores run from 0 to 1")
     settings = settings_from()
     results = memory_ops.search(
         memory_backend(settings),

@@ -13,7 +13,7 @@ import hashlib
 import re
 import time
 
-from ovhooks.commands.errors import usage_error
+from ovhooks.commands.errors import usage_error, utf8_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def ls_entries(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _viking_uri(uri: str, what: str) -> str:
-    uri = uri.strip()
+    uri = utf8_text(uri, what).strip()
     if not uri.startswith("viking://"):
         raise usage_error(
             f"{what} must be a viking:// URI, not {uri[:80]!r}",
@@ -211,7 +211,10 @@ def remember(
     """
     if kind not in KINDS:
         raise usage_error(f"unknown kind {kind!r}", "use preferences or events")
-    text = text.strip()
+    text = utf8_text(text, "the text to remember").strip()
+    for value, what in ((name, "--name"), (uri, "--uri")):
+        if value is not None:
+            utf8_text(value, what)
     if not text:
         raise usage_error(
             "nothing to remember: the text is empty",
@@ -258,6 +261,7 @@ def own_memory(settings: Settings, backend: Backend, uri: str, verb: str) -> str
     """
     from ovhooks.rules.memory_uri import UriError, parse_asking_who
 
+    utf8_text(uri, f"the URI to {verb}")
     try:
         return parse_asking_who(uri, lambda: resolve_user(settings, backend)).uri
     except UriError as exc:

@@ -61,7 +61,7 @@ def outage_notice(state_dir: str, key: str) -> str | None:
     try:
         with open(layout.state_path(state_dir, key), "rb") as fh:
             state = json.loads(fh.read())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(state, dict):
         return None

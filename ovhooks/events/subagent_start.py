@@ -48,7 +48,7 @@ def subagent_task(transcript_path: str, agent_id: str) -> str:
                 doc = json.loads(fh.read(64 * 1024))
             if isinstance(doc, dict) and isinstance(doc.get("toolUseId"), str):
                 tool_use_id = doc["toolUseId"]
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             pass
     if not transcript_path:
         return ""

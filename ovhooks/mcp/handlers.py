@@ -159,15 +159,14 @@ class MemoryTools:
 
     # --- failures -----------------------------------------------------------------------
     def _failure(self, name: str, exc: Exception) -> str:
-        from ovhooks.commands.errors import CommandError, backend_failure
+        from ovhooks.commands.errors import LOCAL_STORE_FIX, CommandError, backend_failure
         from ovhooks.transport.errors import BackendError
 
         if isinstance(exc, BackendError):
             failure = backend_failure(exc, url=self._url())
             if self._url() == "" and failure.slug.startswith("server_"):  # worded for a server
                 failure = CommandError(
-                    f"the local memory store failed: {exc.message}",
-                    fix="`ovhooks doctor` checks the local store's folder (OVHOOKS_DATA_DIR)",
+                    f"the local memory store failed: {exc.message}", fix=LOCAL_STORE_FIX
                 )
             exc = failure
         if isinstance(exc, CommandError):

@@ -50,7 +50,7 @@ def handle_line(dispatcher: Dispatcher, line: bytes) -> Any:
         return None
     try:
         message = json.loads(line)
-    except ValueError:  # UnicodeDecodeError is one too
+    except (ValueError, RecursionError):  # UnicodeDecodeError is one too
         return error(None, PARSE_ERROR, "not valid JSON")
     try:
         return dispatcher.dispatch(message)

@@ -125,7 +125,7 @@ def _read_file(path: str) -> dict[str, object] | None:
 
         try:
             data = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ValueError(f"not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ValueError("not a table of settings")

@@ -77,7 +77,7 @@ def _lines(path: str) -> Iterator[dict[str, Any]]:
     for line in raw.splitlines():
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # a line cut by a crash or a rotation
         if isinstance(entry, dict):
             yield entry

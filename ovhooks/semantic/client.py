@@ -69,7 +69,7 @@ class Pending:
             sock.close()
         try:
             doc = json.loads(b"".join(chunks))
-        except ValueError:
+        except (ValueError, RecursionError):
             self.reason = "bad_answer"
             return None
         if not isinstance(doc, dict):

@@ -132,7 +132,7 @@ def parse_vectors(api: str, body: bytes | bytearray, count: int) -> np.ndarray:
 
     try:
         doc = json.loads(bytes(body))
-    except ValueError:
+    except (ValueError, RecursionError):
         raise RemoteError("the answer is not JSON") from None
     rows: object = None
     if isinstance(doc, dict) and api == "ollama":

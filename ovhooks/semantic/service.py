@@ -152,7 +152,7 @@ class Service:
                 data += chunk
             try:
                 request = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 request = None
             if isinstance(request, dict):
                 try:

@@ -48,7 +48,7 @@ def ovcli_conf(path: str, *, warnings: list[str]) -> dict[str, object]:
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         warnings.append(f"ovcli.conf {path} ignored: {exc}")
         return {}
     if not isinstance(data, dict):

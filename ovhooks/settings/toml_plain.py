@@ -86,4 +86,7 @@ def loads(raw: bytes, *, errors: str = "strict") -> dict[str, object]:
         return data
     import tomllib
 
-    return tomllib.loads(raw.decode("utf-8", errors))
+    try:
+        return tomllib.loads(raw.decode("utf-8", errors))
+    except RecursionError:  # arrays nested thousands deep: as unreadable as a syntax error
+        raise ValueError("nested too deeply to read") from None

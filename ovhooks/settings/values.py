@@ -26,7 +26,10 @@ def _parse_bool(raw: object) -> bool:
 def _parse_float(raw: object) -> float:
     if isinstance(raw, bool):
         raise ValueError("boolean given for a number")
-    value = float(str(raw).strip()) if not isinstance(raw, int | float) else float(raw)
+    try:
+        value = float(str(raw).strip()) if not isinstance(raw, int | float) else float(raw)
+    except OverflowError:  # a TOML integer too large for a float (an int of 400 digits)
+        raise ValueError(f"not a finite number: {str(raw)[:40]}...") from None
     if not math.isfinite(value):
         raise ValueError(f"not a finite number: {raw!r}")
     return value

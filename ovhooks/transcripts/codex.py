@@ -79,7 +79,7 @@ def _parse_arguments(raw: object) -> dict[str, Any]:
     if isinstance(raw, str):
         try:
             value = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {"input": raw}
         return value if isinstance(value, dict) else {"input": value}
     return {} if raw is None else {"input": raw}

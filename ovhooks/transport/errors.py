@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# ``BackendError.code`` of a failure of the local store itself (its database or folder):
+# worded for the store, not for a server that is not there (``commands.errors``).
+LOCAL_STORE = "LOCAL_STORE"
+
 
 class BackendError(Exception):
     """A request the store could not serve.

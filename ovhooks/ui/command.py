@@ -41,6 +41,11 @@ def ui(
 
     if not 0 <= port <= 65535:
         raise usage_error(f"--port {port} is not a port", "give 1-65535, or 0 for any free one")
+    if not _an_address(bind):
+        raise usage_error(
+            f"--bind {bind!r} is not an address to listen on",
+            "give an IP address (127.0.0.1 is the default: only this machine)",
+        )
     settings = settings_from()
     secrets = guard.Secrets.fresh()
     viewer = Viewer(settings, os.getcwd(), secrets, frozenset())
@@ -73,3 +78,16 @@ def ui(
         webbrowser.open(url)
     server.serve(servers)
     return 0
+
+
+def _an_address(bind: str) -> bool:
+    """An IP address or ``localhost``: no name lookup, and never "" (every interface)."""
+    import ipaddress
+
+    if bind == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(bind)
+    except ValueError:
+        return False
+    return True

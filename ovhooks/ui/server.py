@@ -173,7 +173,7 @@ class Handler(BaseHTTPRequestHandler):
             return None
         try:
             doc = json.loads(self.rfile.read(length))
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         return doc if isinstance(doc, dict) else None
 

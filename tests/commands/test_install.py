@@ -165,6 +165,49 @@ def test_invalid_json_is_refused_with_a_fix(homes: dict[str, Path]) -> None:
     assert (homes["codex"] / "hooks.json").read_text() == "{not json"
 
 
+def test_a_host_file_nested_too_deeply_is_refused_like_invalid_json(
+    homes: dict[str, Path],
+) -> None:
+    deep = '{"a": ' + "[" * 1000 + "]" * 1000 + "}"
+    (homes["claude"] / "settings.json").write_text(deep)
+    for command in (("install", "claude", "--exe", EXE), ("uninstall", "claude")):
+        code, doc = run_json(*command)
+        assert code == 1 and "nested too deeply" in doc["error"]["message"], doc
+    assert (homes["claude"] / "settings.json").read_text() == deep
+    for command in (("status", "--offline"), ("doctor", "--host", "claude")):
+        result = run_cli(*command)
+        assert result.exit_code != 70 and "a bug in ovhooks" not in result.output, result.output
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b'model = "\xff"\n',  # not UTF-8
+        b"a = " + b"[" * 5000 + b"]" * 5000 + b"\n",  # nested too deeply for the parser
+    ],
+)
+def test_a_config_toml_codex_cannot_use_stops_install_and_uninstall_before_any_write(
+    homes: dict[str, Path], damage: bytes
+) -> None:
+    (homes["codex"] / "config.toml").write_bytes(damage)
+    before = _snapshot(homes["codex"])
+    code, doc = run_json("install", "codex", "--exe", EXE)
+    if damage.startswith(b"model"):
+        assert code == 1 and "not UTF-8" in doc["error"]["message"], doc
+        assert "UTF-8" in doc["error"]["fix"]
+    else:  # it reads as text: the feature flag is left to the user, as for any bad TOML
+        assert code == 0 and doc["config_toml"]["action"] == "manual", doc
+        assert "nested too deeply" in doc["config_toml"]["detail"]
+    if code == 1:
+        assert _snapshot(homes["codex"]) == before
+    code, doc = run_json("uninstall", "codex")
+    assert code in (0, 1), doc
+    if damage.startswith(b"model"):
+        assert code == 1 and _snapshot(homes["codex"]) == before
+    result = run_cli("doctor", "--host", "codex")
+    assert result.exit_code != 70 and "Traceback" not in result.output, result.output
+
+
 @pytest.mark.parametrize(
     ("command", "ours"),
     [

@@ -231,3 +231,32 @@ def test_claude_a_registration_of_the_users_own_is_left_alone(homes: dict[str, P
     assert run_cli("uninstall", "claude").exit_code == 0
     assert json.loads(path.read_text()) == rewritten
     assert not (homes["claude"] / "settings.json").exists(), "install created it: it goes"
+
+
+@pytest.mark.parametrize(
+    ("claude_json", "settings"),
+    [
+        ({"mcpServers": [], "x": 1}, None),
+        (None, {"permissions": {"allow": "mcp__other"}}),
+        (None, {"permissions": ["odd"]}),
+    ],
+)
+def test_claude_tables_of_the_wrong_type_are_left_alone(
+    homes: dict[str, Path], claude_json: object, settings: object
+) -> None:
+    """Install never replaces a value of the user's it cannot extend (uninstall would then
+    take the user's key away with its own)."""
+    config = homes["claude"]
+    for name, doc in ((".claude.json", claude_json), ("settings.json", settings)):
+        if doc is not None:
+            (config / name).write_text(json.dumps(doc))
+    before = _snapshot(config)
+    code, doc = run_json("install", "claude", "--exe", EXE)
+    assert code == 0, doc
+    assert "manual" in [m["action"] for m in doc["mcp"]], doc["mcp"]
+    for name, seeded in ((".claude.json", claude_json), ("settings.json", settings)):
+        if isinstance(seeded, dict):
+            now = json.loads((config / name).read_text())
+            assert all(now[k] == v for k, v in seeded.items()), (name, now)
+    assert run_cli("uninstall", "claude").exit_code == 0
+    assert _snapshot(config) == before

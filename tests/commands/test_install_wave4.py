@@ -250,3 +250,25 @@ def test_doctor_starts_the_registered_memory_tools_server(host: str, home: Path)
     assert result["details"]["config"] == hostconfig.mcp_file(host, {"HOME": str(home)})
     assert run_cli("uninstall", host).exit_code == 0
     assert check_mcp(host, dict(os.environ))["status"] == "skip"
+
+
+@pytest.mark.parametrize(
+    ("host", "file", "key"),
+    [
+        ("copilot", ".copilot/mcp-config.json", "mcpServers"),
+        ("droid", ".factory/mcp.json", "mcpServers"),
+        ("qwen", ".qwen/settings.json", "mcpServers"),
+    ],
+)
+def test_a_server_table_of_the_wrong_type_is_left_alone(
+    home: Path, tmp_path: Path, host: str, file: str, key: str
+) -> None:
+    """Replacing ``"mcpServers": []`` with install's object would lose it on uninstall."""
+    _write(home / file, {key: [], "x": 1})
+    code, result = run_json("install", host, "--exe", _exe(tmp_path))
+    assert code == 0, result
+    (step,) = [m for m in result["mcp"] if m["path"] == str(home / file)]
+    assert step["action"] == "manual" and key in step["fix"]
+    assert json.loads((home / file).read_text())[key] == []
+    assert run_cli("uninstall", host).exit_code == 0
+    assert json.loads((home / file).read_text()) == {key: [], "x": 1}

@@ -161,10 +161,19 @@ def test_forget_by_query_needs_confirmation_then_deletes(finder: FindingFake) ->
     assert MEM not in finder.files
 
 
-def test_forget_by_query_refuses_a_low_bar(finder: FindingFake) -> None:
+@pytest.mark.parametrize("bar", ["0.3", "nan", "-inf", "inf", "2"])
+def test_forget_by_query_refuses_a_low_or_meaningless_bar(finder: FindingFake, bar: str) -> None:
     env = {"OPENVIKING_URL": finder.url, "OVHOOKS_BACKEND": "openviking"}
-    code, _doc = run_json("forget", "--query", "pnpm", "--min-score", "0.3", "--yes", env=env)
-    assert code == 2 and MEM in finder.files
+    code, doc = run_json("forget", "--query", "pnpm", "--min-score", bar, "--yes", env=env)
+    assert code == 2 and MEM in finder.files, doc
+    assert "--min-score" in doc["error"]["message"]
+
+
+@pytest.mark.parametrize("bar", ["nan", "inf", "-1", "2"])
+def test_search_refuses_a_bar_that_is_no_score(finder: FindingFake, bar: str) -> None:
+    env = {"OPENVIKING_URL": finder.url, "OVHOOKS_BACKEND": "openviking"}
+    code, doc = run_json("search", "pnpm", "--min-score", bar, env=env)
+    assert code == 2 and "--min-score" in doc["error"]["message"], doc
 
 
 def test_search_results_shape() -> None:
@@ -356,3 +365,32 @@ def test_ls_says_when_the_folder_holds_more_than_it_shows() -> None:
     assert "holds more" not in run_cli("ls", "-r", env=env).stdout
     result = run_cli("ls", "--limit", "0", env=env)
     assert result.exit_code == 2 and "limit 0 is below 1" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("remember", "bad \udcff fact"),
+        ("remember", "fine", "--uri", "viking://user/default/memories/\udcff.md"),
+        ("remember", "fine", "--name", "\udcff"),
+        ("read", "viking://user/default/\udcff"),
+        ("ls", "viking://user/\udcff"),
+        ("forget", "viking://user/default/memories/\udcff.md"),
+        ("export", "--to", "openviking", "--url", "http://\udcff"),
+    ],
+)
+def test_an_argument_that_is_not_utf8_is_a_usage_error(args: tuple[str, ...]) -> None:
+    """Bytes that are not UTF-8 on the command line arrive as lone surrogates: a clear usage
+    error, never "unexpected UnicodeEncodeError (a bug in ovhooks)"."""
+    code, doc = run_json(*args)
+    assert code == 2 and "not valid UTF-8" in doc["error"]["message"], doc
+
+
+def test_a_damaged_local_store_is_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / "memory.db").write_bytes(b"not a database at all\n" * 100)
+    env = {"OVHOOKS_DATA_DIR": str(tmp_path), "OPENVIKING_URL": None, "OVHOOKS_BACKEND": None}
+    for args in (("search", "deploy"), ("remember", "we deploy on Tuesdays")):
+        code, doc = run_json(*args, env=env)
+        message, fix = doc["error"]["message"], doc["error"]["fix"]
+        assert code == 3 and message.startswith("the local memory store failed:"), doc
+        assert "OVHOOKS_DATA_DIR" in fix and "OpenViking" not in message + fix, doc

@@ -130,3 +130,24 @@ def test_an_unrelated_question_recalls_nothing(tmp_path: Path, no_network: None)
     run.first_session()
     rollout, _context = run.second_session()
     assert "always use tabs" not in run.ask(rollout, "how do I rotate the database password?")
+
+
+@pytest.mark.parametrize("length", [247, 300, 512])
+def test_a_session_id_as_long_as_the_payload_allows_is_captured_and_committed(
+    tmp_path: Path, no_network: None, length: int
+) -> None:
+    """Every state file is named after the session key: a host id the payload check accepts
+    (up to 512 characters) must not make a name past the 255 bytes a file name holds."""
+    from ovhooks.ids import prefixed_session_id
+
+    run = Story(tmp_path, TABS_EN)
+    sid = ("s" * (length - 4)) + "-end"
+    key = prefixed_session_id("cx-", sid)
+    assert len(key) < 200 and key != prefixed_session_id("cx-", sid[:-1] + "x")
+    r = CodexRollout(tmp_path / "long.jsonl", sid)
+    run.hook(sid, r, "session-start", "SessionStart", source="startup")
+    r.user(TABS_EN)
+    r.assistant("Noted.")
+    run.hook(sid, r, "stop", "Stop")
+    run.hook(sid, r, "session-end", "SessionEnd", reason="other")
+    assert run.store.commit_count(key) == 1

@@ -133,6 +133,8 @@ def test_bytes_no_client_should_send_never_stop_the_server(backend_env: dict[str
         assert c.receive()["error"]["code"] == -32700
         c.raw(b"\xff\xfe\n")
         assert c.receive()["error"]["code"] == -32700
+        c.raw(b"[" * 5000 + b"]" * 5000 + b"\n")  # deeper than the parser recurses
+        assert c.receive()["error"]["code"] == -32700
         c.raw(b"\n   \n")
         c.raw(b"x" * (4 * 1024 * 1024 + 10) + b"\n")
         assert c.receive()["error"]["code"] == -32600
@@ -144,3 +146,16 @@ def test_bytes_no_client_should_send_never_stop_the_server(backend_env: dict[str
         c.initialize()
         assert c.call("search", {"query": "anything"})[1] is False
         assert c.close() == 0
+
+
+def test_text_that_is_not_utf8_is_a_tool_error(client: McpClient) -> None:
+    """A client may send a lone surrogate (``"\\udcff"``): no file, row or request can hold
+    it, so the tool says so instead of failing on a write."""
+    for name, arguments in (
+        ("remember", {"text": "we deploy \udcff on Tuesdays"}),
+        ("read", {"uri": "viking://user/\udcff"}),
+        ("forget", {"uri": "viking://user/default/memories/\udcff.md"}),
+    ):
+        text, is_error = client.call(name, arguments)
+        assert is_error and "not valid UTF-8" in text and "unexpected" not in text, text
+    assert client.call("list", {})[1] is False

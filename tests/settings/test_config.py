@@ -115,7 +115,15 @@ def test_the_default_config_simply_absent_is_silent(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("line", "field"),
-    [("url = 5", "url"), ("api_key = 12345678", "api_key"), ("user = true", "user")],
+    [
+        ("url = 5", "url"),
+        ("api_key = 12345678", "api_key"),
+        ("user = true", "user"),
+        # an integer no float holds: a warning, not an OverflowError in every command
+        ("commit_token_threshold = " + "9" * 400, "commit_token_threshold"),
+        ("recall_min_confidence = " + "9" * 400, "recall_min_confidence"),
+        ("idle_ttl_s = 1e400", "idle_ttl_s"),
+    ],
 )
 def test_wrongly_typed_values_are_warned_about(tmp_path: Path, line: str, field: str) -> None:
     (tmp_path / "config.toml").write_text(line + "\n")

@@ -14,7 +14,7 @@ from ovhooks.backend.local.schema import (
     iso_time,
     not_found,
 )
-from ovhooks.transport.errors import BackendError
+from ovhooks.transport.errors import LOCAL_STORE, BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,7 +29,9 @@ def read_profile(store: LocalStore) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise BackendError("unreachable", f"cannot read {store.profile_path}: {exc}") from None
+        raise BackendError(
+            "unreachable", f"cannot read {store.profile_path}: {exc}", code=LOCAL_STORE
+        ) from None
 
 
 def archive_ref(store: LocalStore, uri: str) -> tuple[str, int, str] | None:

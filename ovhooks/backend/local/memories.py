@@ -16,7 +16,7 @@ from ovhooks.backend.local.schema import (
     scope_token,
 )
 from ovhooks.lexical.text import fts_or_query, term_string
-from ovhooks.transport.errors import BackendError
+from ovhooks.transport.errors import LOCAL_STORE, BackendError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -285,7 +285,9 @@ def write_profile(store: LocalStore, content: str, mode: str) -> JSON:
             os.fsync(handle.fileno())
         os.replace(tmp, store.profile_path)
     except OSError as exc:
-        raise BackendError("unreachable", f"cannot write the profile: {exc}") from None
+        raise BackendError(
+            "unreachable", f"cannot write the profile: {exc}", code=LOCAL_STORE
+        ) from None
     return {
         "uri": store.profile_uri,
         "root_uri": store.memories_root,
@@ -304,7 +306,9 @@ def delete(store: LocalStore, uri: str) -> JSON:
         except FileNotFoundError:
             raise not_found(f"File not found: {uri}") from None
         except OSError as exc:
-            raise BackendError("unreachable", f"cannot delete the profile: {exc}") from None
+            raise BackendError(
+                "unreachable", f"cannot delete the profile: {exc}", code=LOCAL_STORE
+            ) from None
         return {"uri": uri, "estimated_deleted_count": 1}
     try:
         with Transaction(store.db()) as con:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import _sqlite3 as sqlite3
 import time
 
-from ovhooks.transport.errors import BackendError
+from ovhooks.transport.errors import LOCAL_STORE, BackendError
 
 SCHEMA_VERSION = 2
 DB_NAME = "memory.db"
@@ -175,7 +175,7 @@ def db_error(exc: Exception) -> BackendError:
         # Another process held the write lock past busy_timeout: the transaction was rolled
         # back, nothing of it applied; a writer may simply try again (``code`` says so).
         return BackendError("timeout", f"local store busy: {text}", code=BUSY)
-    return BackendError("unreachable", f"local store failed: {text}")
+    return BackendError("unreachable", f"local store failed: {text}", code=LOCAL_STORE)
 
 
 def iso_time(epoch: float) -> str:
@@ -260,7 +260,7 @@ def open_db(path: str, data_dir: str) -> sqlite3.Connection:
                 private_file(file_path)
         con = sqlite3.connect(path, timeout=5.0, isolation_level=None)
     except (OSError, sqlite3.Error) as exc:
-        raise BackendError("unreachable", f"cannot open {path}: {exc}") from None
+        raise BackendError("unreachable", f"cannot open {path}: {exc}", code=LOCAL_STORE) from None
     try:
         con.execute("PRAGMA busy_timeout = 5000")
         if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":

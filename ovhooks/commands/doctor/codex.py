@@ -19,7 +19,7 @@ def _read(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
-    except OSError:
+    except (OSError, ValueError):  # a file that is not UTF-8 reads as one we cannot use
         return ""
 
 
@@ -72,7 +72,7 @@ def _codex_features(environ: Mapping[str, str]) -> dict[str, object] | None:
     try:
         with open(hostconfig.codex_config_toml(environ), "rb") as fh:
             doc = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError):
+    except (OSError, ValueError, RecursionError):  # unreadable, not TOML or not UTF-8
         return None
     features = doc.get("features")
     return features if isinstance(features, dict) else {}

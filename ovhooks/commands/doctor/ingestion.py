@@ -46,7 +46,7 @@ def _ingest_in_config(environ: Mapping[str, str]) -> str:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return ""
     ingest = doc.get("ingest") if isinstance(doc, dict) else None
     if isinstance(ingest, dict) and ingest.get("enabled", True) is not False:

@@ -86,7 +86,7 @@ def handshake(argv: list[str], environ: Mapping[str, str]) -> tuple[dict[str, An
     for line in proc.stdout.splitlines():
         try:
             reply = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ValueError(f"wrote a line that is not JSON: {line[:80]!r}") from None
         if isinstance(reply, dict) and "id" in reply:
             replies[str(reply["id"])] = reply

@@ -29,7 +29,7 @@ def shim_command(text: str) -> list[str] | None:
         literal = line[line.index(" = ") + 3 : at].strip().rstrip(";")
         try:
             argv = json.loads(literal)
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
         return [str(a) for a in argv] if isinstance(argv, list) else []
     return None

@@ -177,6 +177,7 @@ def install(
     """The hooks file, then the feature flag, then (``mcp``) the memory tools' server, then
     (``trust``) the trust records."""
     config_toml = hostconfig.codex_config_toml(environ)
+    read_text(config_toml)  # one we cannot read stops the install before anything is written
     done: dict[str, Any] = {
         "hooks_file": install_hooks_file(path, "codex", exe, dry_run=dry_run),
         "config_toml": enable_codex_feature(config_toml, dry_run=dry_run),
@@ -205,6 +206,7 @@ def uninstall(
     flag and the trust records of the handlers just removed."""
     from ovhooks.commands.install.codex_trust import trust_key
 
+    read_text(hostconfig.codex_config_toml(environ))  # unreadable: nothing is changed
     try:
         installed, _ = read_json_doc(path)
     except CommandError:

@@ -24,7 +24,10 @@ SWITCHED = "switched the hooks feature on ([features] hooks = true)"
 def _parse(text: str) -> dict[str, object]:
     import tomllib
 
-    return tomllib.loads(text)
+    try:
+        return tomllib.loads(text)
+    except RecursionError:  # nested too deeply: not a file we can read, like a syntax error
+        raise ValueError("nested too deeply to read") from None
 
 
 def hooks_feature(text: str) -> str:

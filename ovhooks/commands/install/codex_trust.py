@@ -65,7 +65,7 @@ def list_hooks(codex: str, cwd: str, environ: Any, timeout_s: float = 30.0) -> l
                 break
             try:
                 doc = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(doc, dict) and doc.get("id") == 2:
                 if "error" in doc:

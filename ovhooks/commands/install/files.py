@@ -33,7 +33,12 @@ def read_text(path: str) -> str | None:
             return fh.read()
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise CommandError(
+            f"cannot read {path}: it is not UTF-8 text",
+            fix="save it as UTF-8 (or move it aside), then run the command again",
+        ) from None
+    except OSError as exc:
         raise CommandError(
             f"cannot read {path}: {exc}", fix="check the file's permissions"
         ) from None
@@ -45,9 +50,10 @@ def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:
         return {}, text
     try:
         doc = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise CommandError(
-            f"{path} is not valid JSON ({exc})",
+            f"{path} is not valid JSON ({why})",
             fix="fix the file (or move it aside), then run the command again",
         ) from None
     if not isinstance(doc, dict):

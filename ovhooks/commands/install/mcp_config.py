@@ -96,7 +96,10 @@ def codex_server(text: str) -> dict[str, Any] | None:
     """The ``mcp_servers.ovhooks`` table of ``text``; ``ValueError`` when it is not TOML."""
     import tomllib
 
-    servers = tomllib.loads(text).get("mcp_servers")
+    try:
+        servers = tomllib.loads(text).get("mcp_servers")
+    except RecursionError:  # nested too deeply: not a file we can read, like a syntax error
+        raise ValueError("nested too deeply to read") from None
     entry = servers.get(SERVER) if isinstance(servers, dict) else None
     return entry if isinstance(entry, dict) else None
 

@@ -110,7 +110,11 @@ def register_claude(
     doc, text = read_json_doc(server_path)
     new = mcp_config.with_claude_server(doc, exe)
     server: dict[str, Any] = {"path": server_path, "action": "unchanged", "backup": None}
-    if mcp_config.foreign_claude_server(doc):  # the user's own: theirs to keep or remove
+    if not isinstance(doc.get("mcpServers", {}), dict):  # replacing it would lose it
+        server["action"] = "manual"
+        server["detail"] = "mcpServers here is not an object; left as it is"
+        server["fix"] = "make mcpServers an object ({}) or remove it, then install again"
+    elif mcp_config.foreign_claude_server(doc):  # the user's own: theirs to keep or remove
         server["action"] = "manual"
         server["detail"] = "an mcpServers.ovhooks of your own is there; left as it is"
         server["fix"] = (
@@ -127,8 +131,14 @@ def register_claude(
                 write_file(backup, text, mode=0o600)
             _write_json(server_path, new, text)
     settings, stext = read_json_doc(settings_path)
-    allowed = mcp_config.with_permissions(settings, _rules())
     rules: dict[str, Any] = {"path": settings_path, "action": "unchanged", "backup": None}
+    permissions = settings.get("permissions", {})
+    if not isinstance(permissions, dict) or not isinstance(permissions.get("allow", []), list):
+        rules["action"] = "manual"  # replacing either would lose what the user put there
+        rules["detail"] = "permissions.allow here is not a list; left as it is"
+        rules["fix"] = "allow the memory tools in /permissions, or fix permissions.allow"
+        return [server, rules]
+    allowed = mcp_config.with_permissions(settings, _rules())
     if allowed != settings:
         rules["action"] = "updated" if stext is not None else "created"
         rules["detail"] = "permissions.allow: " + ", ".join(_rules())

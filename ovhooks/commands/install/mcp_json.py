@@ -114,6 +114,12 @@ def register_server(
     doc, text = read_json_doc(path)
     found = server_entry(kind, doc)
     done: dict[str, Any] = {"path": path, "action": "unchanged", "backup": None}
+    key = _TABLES[kind]
+    if not isinstance(doc.get(key, {}), dict):  # replacing it would lose what the user put
+        done["action"] = "manual"
+        done["detail"] = f"{key} here is not an object; left as it is"
+        done["fix"] = f"make {key} an object ({{}}) or remove it, then install again"
+        return done
     if found is not None and not is_ours(found):
         done["action"] = "manual"
         done["detail"] = f"a server named {SERVER} of your own is there; left as it is"
