@@ -174,8 +174,8 @@ def test_a_host_file_nested_too_deeply_is_refused_like_invalid_json(
         code, doc = run_json(*command)
         assert code == 1 and "nested too deeply" in doc["error"]["message"], doc
     assert (homes["claude"] / "settings.json").read_text() == deep
-    for command in (("status", "--offline"), ("doctor", "--host", "claude")):
-        result = run_cli(*command)
+    for looked in (("status", "--offline"), ("doctor", "--host", "claude")):
+        result = run_cli(*looked)
         assert result.exit_code != 70 and "a bug in ovhooks" not in result.output, result.output
 
 
