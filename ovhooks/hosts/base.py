@@ -76,8 +76,8 @@ def _str(payload: Mapping[str, Any], key: str) -> str:
     value = payload.get(key)
     if not isinstance(value, str):
         return ""
-    if len(value) > _BOUNDED.get(key, len(value)):
-        return ""
+    if key in _BOUNDED and (len(value) > _BOUNDED[key] or "\x00" in value):
+        return ""  # no path or id holds a NUL: every open() of it would raise
     return value
 
 

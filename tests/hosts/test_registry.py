@@ -188,3 +188,21 @@ def test_a_hooks_file_keyed_by_event_at_its_top_is_edited_there(tmp_path: Path) 
     }
     uninstall_hooks_file(str(path), top_level=True)
     assert path.read_text(encoding="utf-8") == original
+
+
+def test_ids_and_paths_too_long_or_holding_a_nul_read_as_absent() -> None:
+    from ovhooks.hosts.base import MAX_ID_CHARS, MAX_PATH_CHARS, Event
+
+    event = Event(
+        "codex",
+        "stop",
+        {
+            "session_id": "s" * (MAX_ID_CHARS + 1),
+            "cwd": "/tmp/a\x00b",
+            "transcript_path": "/" + "t" * MAX_PATH_CHARS,
+            "agent_id": "fine",
+            "prompt": "a prompt may hold \x00 and stay",
+        },
+    )
+    assert (event.session_id, event.cwd, event.transcript_path) == ("", "", "")
+    assert event.agent_id == "fine" and "\x00" in event.prompt
