@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         held: list[Any]
         synthetic_tail: str
         last_assistant_text: str
+        recent_replies: list[str]  # the ends of the last replies read (worker.intake)
         turns_captured: int
         messages_sent: int
         uncommitted: int

@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 RECENT_UIDS = 4000
 # How often the worker looks again for a final reply the host has not written yet.
 REPLY_POLL_S = 0.05
+# The ends of the last replies read from the transcript, so a Stop that arrives after its
+# reply was read (its job queued behind a later one) does not add that reply again.
+RECENT_REPLIES = 32
+REPLY_END_CHARS = 300
 
 
 def take_in(
@@ -95,6 +99,10 @@ def take_in(
             doc["last_assistant_text"] = (
                 _fold(last.text)[-4000:] if last.role == "assistant" else ""
             )
+        ends = [_fold(t.text)[-REPLY_END_CHARS:] for t in turns if t.role == "assistant"]
+        if any(ends):
+            known = list(doc.get("recent_replies") or [])
+            doc["recent_replies"] = (known + [e for e in ends if e])[-RECENT_REPLIES:]
         doc["transcript_path"] = path
         doc.pop("transcript_unread_since", None)
         if job.get("cwd"):
@@ -145,14 +153,24 @@ def _mark_unread(outbox: Outbox, path: str, now: float) -> None:
 
 def _reply_missing(turns: Sequence[Turn], reply: str, state: State) -> bool:
     """The host's final reply is neither in what was read nor captured before."""
-    last_captured = str(state.get("last_assistant_text") or "")
-    return _pending(_fold(reply), turns, last_captured, str(state.get("synthetic_tail") or ""))
+    return _pending(_fold(reply), turns, _captured(state), str(state.get("synthetic_tail") or ""))
 
 
-def _pending(tail: str, turns: Sequence[Turn], last_captured: str, synthetic_tail: str) -> bool:
+def _captured(state: State) -> list[str]:
+    """The folded ends of the assistant replies earlier runs read from the transcript."""
+    return [str(state.get("last_assistant_text") or ""), *(state.get("recent_replies") or [])]
+
+
+def _pending(
+    tail: str, turns: Sequence[Turn], captured: Sequence[str], synthetic_tail: str
+) -> bool:
     """Whether the folded reply ``tail`` still has to be captured: it is not in ``turns``,
-    an earlier run did not read it (``last_captured``) and it was not sent on its own."""
-    if not tail or tail == synthetic_tail or last_captured.endswith(tail):
+    no earlier run read it (``captured``: the ends of what they read) and it was not sent on
+    its own."""
+    if not tail or tail == synthetic_tail:
+        return False
+    end = tail[-REPLY_END_CHARS:]
+    if any(text.endswith(end) for text in captured if text):
         return False
     return not any(t.role == "assistant" and _fold(t.text).endswith(tail) for t in turns)
 
@@ -251,7 +269,7 @@ def _fresh_turns(
         str(job.get("last_assistant") or ""),
         str(state.get("synthetic_tail") or ""),
         turns,
-        str(state.get("last_assistant_text") or ""),
+        _captured(state),
     )
 
 
@@ -268,16 +286,16 @@ def _reconcile_last_assistant(
     tail_text: str,
     synthetic_tail: str,
     all_turns: Sequence[Turn],
-    last_captured: str = "",
+    captured: Sequence[str] = (),
 ) -> tuple[list[Turn], str]:
     """Capture the host's final reply exactly once, even before it reaches the transcript.
 
     Claude writes its transcript asynchronously: at Stop, ``last_assistant_message`` may not
     be in the file yet. We then send it as a synthetic turn and remember its text; when the
     real record shows up in a later read, the already-sent text is cut from it (its tool
-    calls are kept). ``last_captured`` is the last assistant text an earlier run read from
-    the file, so a reply that run already sent (e.g. SessionEnd's worker got the lock first)
-    is not added again.
+    calls are kept). ``captured`` holds the ends of the assistant texts earlier runs read from
+    the file, so a reply one of them already sent (SessionEnd's worker got the lock first, or
+    a later Stop's job ran before this one's) is not added again.
     """
     from ovhooks.model import Turn
 
@@ -297,7 +315,7 @@ def _reconcile_last_assistant(
             synthetic_tail = ""
             break
     tail = _fold(tail_text)
-    if _pending(tail, all_turns, last_captured, synthetic_tail):
+    if _pending(tail, all_turns, captured, synthetic_tail):
         import zlib
 
         uid = f"synthetic-{zlib.crc32(tail.encode('utf-8')):08x}"

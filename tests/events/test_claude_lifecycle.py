@@ -276,6 +276,30 @@ def test_stop_reply_not_yet_in_file_is_captured_once(
     )
 
 
+def test_a_stop_whose_reply_was_read_by_a_later_job_adds_nothing(
+    fake_ov: FakeOpenViking, transcript: ClaudeTranscript
+) -> None:
+    """A Stop's job may run after a later hook's worker already read the file past its reply
+    (the fuzz campaign: stop, session-end, then the first turn's Stop again): its reply is
+    one of those read, not a new one, even when it is not the last."""
+    env = capture_only_env(fake_ov.url)
+    t = transcript
+    t.prompt("Question one: how do I flatten nested lists?")
+    first = "Answer one: recurse into every nested list."
+    t.reply(first)
+    t.prompt("Question two: and for dictionaries inside lists?")
+    t.reply("Answer two: walk their values the same way.")
+    hook(
+        "stop",
+        t.payload("Stop", last_assistant_message="Answer two: walk their values the same way."),
+        env,
+    )
+    expected = ["Question one", "Answer one", "Question two", "Answer two"]
+    _assert_in_order(fake_ov.texts(OV), expected)
+    hook("stop", t.payload("Stop", last_assistant_message=first), env)
+    _assert_in_order(fake_ov.texts(OV), expected)
+
+
 def test_a_turn_written_just_after_stop_is_captured_prompt_first(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
