@@ -94,15 +94,7 @@ def take_in(
         doc["recent_uids"] = (list(doc.get("recent_uids") or []) + uids)[-RECENT_UIDS:]
         doc["held"] = captured.held
         doc["synthetic_tail"] = synthetic_tail
-        if turns:
-            last = turns[-1]
-            doc["last_assistant_text"] = (
-                _fold(last.text)[-4000:] if last.role == "assistant" else ""
-            )
-        ends = [_fold(t.text)[-REPLY_END_CHARS:] for t in turns if t.role == "assistant"]
-        if any(ends):
-            known = list(doc.get("recent_replies") or [])
-            doc["recent_replies"] = (known + [e for e in ends if e])[-RECENT_REPLIES:]
+        _note_replies(doc, turns)
         doc["transcript_path"] = path
         doc.pop("transcript_unread_since", None)
         if job.get("cwd"):
@@ -149,6 +141,18 @@ def _mark_unread(outbox: Outbox, path: str, now: float) -> None:
         doc["transcript_path"] = path
 
     outbox.store.update(outbox.key, change)
+
+
+def _note_replies(doc: State, turns: Sequence[Turn]) -> None:
+    """Keep what tells a reply already read from a new one: the last turn's text if it is
+    a reply, and the ends of the last replies read."""
+    if turns:
+        last = turns[-1]
+        doc["last_assistant_text"] = _fold(last.text)[-4000:] if last.role == "assistant" else ""
+    ends = [_fold(t.text)[-REPLY_END_CHARS:] for t in turns if t.role == "assistant"]
+    if any(ends):
+        known = list(doc.get("recent_replies") or [])
+        doc["recent_replies"] = (known + [e for e in ends if e])[-RECENT_REPLIES:]
 
 
 def _reply_missing(turns: Sequence[Turn], reply: str, state: State) -> bool:
