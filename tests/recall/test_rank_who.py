@@ -1,10 +1,10 @@
 """The seam between the local store's fusion and ``recall.rank`` for a who-question.
 
-``semantic.fusion.answer_who`` admits the person memory that stands out, from the strength at
-which an admission's score for the block reaches the bar (``AGREE``, 4.0: the bar plus
-``SLOPE`` per unit over it). The store's answer is given here (the embedding service is the
-boundary, as in tests/backend/test_local_semantic_recall.py); the store, its lexical search
-and fusion, the context search and rank are the real ones, in the order ``recall`` runs them.
+``semantic.fusion.answer_who`` admits the person memory that stands out, from the agreement's
+strength (``AGREE``, 4.0); like every admission by meaning it sorts at the bar. The store's
+answer is given here (the embedding service is the boundary, as in
+tests/backend/test_local_semantic_recall.py); the store, its lexical search and fusion, the
+context search and rank are the real ones, in the order ``recall`` runs them.
 
 The rule's bar was 2.5 while every admission under 4 sorted under the recall bar and was
 dropped unseen. Showing those was measured twice, the second time on a fresh set written for
@@ -88,7 +88,7 @@ def test_the_who_rule_admits_from_the_strength_that_reaches_the_block(
 ) -> None:
     store, ids = _store(tmp_path)
     try:
-        # At 3 the fusion does not admit the owner at all (it would sort under the bar).
+        # At 3 the fusion does not admit the owner at all (under the agreement's strength).
         found = _answering(monkeypatch, {ids["owner"]: 3.0, ids["other"]: 1.0, ids["fact"]: 1.5})
         query = build_query(WHO, [])
         rated = sr.rate(store, query, [], found, _search(), WHO)
