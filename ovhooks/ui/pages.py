@@ -298,6 +298,20 @@ def _backend_words(exc: Exception) -> str:
     return f"the memory store refused: {describe_exception(exc)}"
 
 
+def visible(text: str) -> str:
+    """``text`` with every character that hides what it names (bidi overrides, zero-width
+    and control characters: what ``rules.memory_uri`` refuses in a URI) shown as its code
+    point, so a URI that reached the store another way cannot pass for another."""
+    import unicodedata
+
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(
+        f"<U+{ord(ch):04X}>" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
+        for ch in text
+    )
+
+
 def evidence_of(candidate: object) -> dict[str, Any]:
     """The fusion's evidence for a candidate (lexical, semantic strength, decision, reason),
     where the decision gave one; {} otherwise."""

@@ -42,6 +42,7 @@ class Viewer:
         )
         self.env.filters["when"] = _when
         self.env.filters["evidence"] = pages.evidence_of
+        self.env.filters["visible"] = pages.visible
         self.routes: dict[tuple[str, str], Callable[[Request], Response]] = {
             ("GET", "/"): lambda r: Response(303, "", headers=(("Location", "/memories"),)),
             ("GET", "/memories"): self.memories,
@@ -192,7 +193,7 @@ def _static(name: str) -> Response:
     try:
         with open(os.path.join(HERE, "static", name), "rb") as fh:
             return Response(200, fh.read(), STATIC_TYPES[ext])
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name
         return Response(404, "not found", "text/plain; charset=utf-8")
 
 

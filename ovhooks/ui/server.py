@@ -85,6 +85,10 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
     protocol_version = "HTTP/1.1"
 
+    # Whether this request's body was read: an answer that leaves one unread closes the
+    # connection, or its bytes would be read as the next request.
+    _body_read = False
+
     def do_GET(self) -> None:
         self._serve("GET")
 
@@ -95,6 +99,7 @@ class Handler(BaseHTTPRequestHandler):
         self._serve("POST")
 
     def _refuse_method(self) -> None:
+        self._body_read = False
         self._send(Response(405, "method not allowed", "text/plain; charset=utf-8"))
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method  # noqa: N815
@@ -111,6 +116,7 @@ class Handler(BaseHTTPRequestHandler):
         self._send(Response(code, phrase.lower(), "text/plain; charset=utf-8"))
 
     def _serve(self, method: str) -> None:
+        self._body_read = False
         viewer = self.server.viewer
         parts = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
@@ -171,22 +177,37 @@ class Handler(BaseHTTPRequestHandler):
             return None
         if length <= 0 or length > MAX_BODY:
             return None
+        data = self.rfile.read(length)
+        self._body_read = True
         try:
-            doc = json.loads(self.rfile.read(length))
+            doc = json.loads(data)
         except (ValueError, RecursionError):
             return None
         return doc if isinstance(doc, dict) else None
 
     def _send(self, response: Response, *, head: bool = False) -> None:
         body = redacted_body(response)
+        unread = self._unread_body()
+        if unread:
+            self.close_connection = True
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(body)))
+        if unread and not any(name == "Connection" for name, _value in response.headers):
+            self.send_header("Connection", "close")
         for name, value in guard.SECURITY_HEADERS + response.headers:
             self.send_header(name, _redacted_header(name, value))
         self.end_headers()
         if not head:
             self.wfile.write(body)
+
+    def _unread_body(self) -> bool:
+        """The request came with a body this answer did not read (a refused POST, a PUT)."""
+        headers = getattr(self, "headers", None)  # none yet when the request line was bad
+        if headers is None or self._body_read:
+            return False
+        length = (headers.get("Content-Length") or "").strip()
+        return bool(headers.get("Transfer-Encoding")) or length not in ("", "0")
 
 
 def redacted_body(response: Response) -> bytes:

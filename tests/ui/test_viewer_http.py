@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -277,3 +278,69 @@ def test_the_next_session_start_preview_is_the_hooks_own_block(
     ).stdout
     assert preview == json.loads(reply)["hookSpecificOutput"]["additionalContext"]
     assert all(fact in preview for fact in FACTS)
+
+
+def _exchange(viewer: Viewer, raw: bytes) -> bytes:
+    """``raw`` (one or more requests) on one connection, and all the server answers on it
+    until it closes the connection or goes quiet."""
+    with socket.create_connection(("127.0.0.1", viewer.port), timeout=5) as sock:
+        sock.sendall(raw)
+        got = b""
+        sock.settimeout(1.5)
+        try:
+            while chunk := sock.recv(65536):
+                got += chunk
+        except TimeoutError:
+            pass
+    return got
+
+
+def test_a_refused_body_is_never_read_as_the_next_request(viewer: Viewer) -> None:
+    """A POST refused before its body is read (no CSRF token) and a PUT: the connection
+    closes, so bytes of that body are never answered as a request of their own."""
+    viewer.sign_in()
+    head = f"Host: 127.0.0.1:{viewer.port}\r\nCookie: {viewer.cookie}\r\n"
+    smuggled = f"GET /static/app.css HTTP/1.1\r\n{head}\r\n".encode()
+    follow = f"GET /static/app.js HTTP/1.1\r\n{head}\r\n".encode()
+    for method, path in (("POST", "/api/memory/forget"), ("PUT", "/api/memory/forget")):
+        first = (
+            f"{method} {path} HTTP/1.1\r\n{head}Content-Type: application/json\r\n"
+            f"Content-Length: {len(smuggled)}\r\n\r\n"
+        ).encode()
+        got = _exchange(viewer, first + smuggled + follow)
+        assert got.count(b"HTTP/1.1 ") == 1, got[:400]
+        assert b"Connection: close" in got and b"text/css" not in got
+    assert viewer.get("/static/app.js").status == 200  # and the server serves on
+
+
+def test_a_nul_in_a_static_path_is_not_found(viewer: Viewer) -> None:
+    viewer.sign_in()
+    head = f"Host: 127.0.0.1:{viewer.port}\r\nCookie: {viewer.cookie}\r\n"
+    got = _exchange(viewer, f"GET /static/app%00.js HTTP/1.1\r\n{head}\r\n".encode())
+    got += _exchange(viewer, f"GET /static/app\x00.js HTTP/1.1\r\n{head}\r\n".encode())
+    assert got.count(b"HTTP/1.1 404") == 2, got[:400]
+    assert viewer.get("/static/app.js").status == 200
+
+
+def test_a_uri_that_hides_what_it_names_is_shown_with_its_code_points(project: Path) -> None:
+    """``remember`` refuses such a URI (rules.memory_uri), but one may reach the store
+    another way (a server's extraction, an import): the viewer must not draw
+    ``…/\\u202egnp.md`` as ``…/dm.png``, nor hide a zero-width joiner."""
+    from ovhooks.backend.local import LocalBackend
+    from ovhooks.ui.pages import visible
+
+    base = "viking://user/default/memories/preferences/default"
+    bidi, hidden = f"{base}/\u202egnp.md", f"{base}/zw\u200b\u200dname.md"
+    store = LocalBackend(os.environ["OVHOOKS_DATA_DIR"])
+    for uri in (bidi, hidden):
+        store.write(uri, "A memory that arrived another way.\n")
+    store.close()
+    assert visible(bidi) == f"{base}/<U+202E>gnp.md" and visible(base) == base
+    with running_viewer(env_for_viewer(), str(project)) as viewer:
+        viewer.sign_in()
+        pages = [viewer.get("/memories").text]
+        pages += [viewer.get(f"/memory?uri={quote(uri)}").text for uri in (bidi, hidden)]
+    shown = f'id="uri">{base}/&lt;U+202E&gt;gnp.md</p>'
+    assert shown in pages[1], pages[1][:2000]
+    assert f'id="uri">{base}/zw&lt;U+200B&gt;&lt;U+200D&gt;name.md</p>' in pages[2]
+    assert f'<div class="uri">{base}/&lt;U+202E&gt;gnp.md</div>' in pages[0]

@@ -53,7 +53,10 @@ document.addEventListener("click", async (event) => {
   const target = event.target.closest("[data-forget]");
   if (target) {
     const uri = target.dataset.forget;
-    if (!confirm(`Forget this memory?\n\n${uri}`)) return;
+    // Characters that hide what a URI names are shown as code points (pages.visible).
+    const shown = uri.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g,
+      (ch) => `<U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}>`);
+    if (!confirm(`Forget this memory?\n\n${shown}`)) return;
     try { await forget([uri], target.dataset.after); } catch (err) { flash(`Forget failed: ${err.message}`); }
     return;
   }
