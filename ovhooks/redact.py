@@ -22,6 +22,7 @@ import re
 REDACTED_KEY = "[REDACTED:api_key]"
 _known: set[str] = set()
 _compiled: list[re.Pattern[str]] = []
+_url_compiled: list[re.Pattern[str]] = []
 # Large texts already redacted (a queued capture's blob is saved again with every batch's
 # progress): str hashes are cached on the object, so a repeat costs a dict look-up instead of
 # another pass over megabytes. Cleared whenever a new secret is registered.
@@ -115,10 +116,11 @@ def _redact(text: str, *, json_escaped: bool = False) -> str:
 
 
 def _url_password() -> re.Pattern[str]:
-    if len(_compiled) < 2:
-        _pattern()
-        _compiled.append(re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:\"'<>]*:)[^\s/@\"'<>]+@"))
-    return _compiled[1]
+    if not _url_compiled:
+        _url_compiled.append(
+            re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:\"'<>]*:)[^\s/@\"'<>]+@")
+        )
+    return _url_compiled[0]
 
 
 def redact_json_text(text: str) -> str:

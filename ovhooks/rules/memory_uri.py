@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 SCHEME = "viking://"
+# Unicode categories of characters that hide what a text names: controls, format characters
+# (bidi overrides, zero-width joiners) and line or paragraph separators.
+HIDING_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp"))
 WILDCARDS = frozenset("*?[]{}#")
 # Slashes that no normalisation turns into "/", but that read as one.
 SLASH_LOOKALIKES = frozenset("\u2044\u2215\u29f8\u2571")
@@ -61,7 +64,7 @@ def _characters(uri: str) -> None:
     """Refuse characters that hide what the URI names."""
     for ch in uri:
         category = unicodedata.category(ch)
-        if category in ("Cc", "Cf", "Zl", "Zp"):
+        if category in HIDING_CATEGORIES:
             raise UriError(uri, "bad_character", "not a memory URI: it holds invisible characters")
         if ch == "%":
             raise UriError(

@@ -304,11 +304,12 @@ def visible(text: str) -> str:
     point, so a URI that reached the store another way cannot pass for another."""
     import unicodedata
 
+    from ovhooks.rules.memory_uri import HIDING_CATEGORIES
+
     if text.isascii() and text.isprintable():
         return text
     return "".join(
-        f"<U+{ord(ch):04X}>" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
-        for ch in text
+        f"<U+{ord(ch):04X}>" if unicodedata.category(ch) in HIDING_CATEGORIES else ch for ch in text
     )
 
 

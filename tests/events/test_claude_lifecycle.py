@@ -253,6 +253,17 @@ def test_session_with_subagent_manual_and_auto_compact_is_captured_once_in_order
 # --- Stop and the asynchronous transcript -------------------------------------------------------
 
 
+TWO_TURNS = ["Question one", "Answer one", "Question two", "Answer two"]
+
+
+def _second_turn(t: ClaudeTranscript, env: dict[str, str]) -> None:
+    """The second question and its answer in the file, then that turn's Stop."""
+    answer = "Answer two: walk their values the same way."
+    t.prompt("Question two: and for dictionaries inside lists?")
+    t.reply(answer)
+    hook("stop", t.payload("Stop", last_assistant_message=answer), env)
+
+
 def test_stop_reply_not_yet_in_file_is_captured_once(
     fake_ov: FakeOpenViking, transcript: ClaudeTranscript
 ) -> None:
@@ -264,16 +275,8 @@ def test_stop_reply_not_yet_in_file_is_captured_once(
     hook("stop", t.payload("Stop", last_assistant_message=last), env)
     _assert_in_order(fake_ov.texts(OV), ["Question one", "Answer one"])
     t.reply(last)  # ... and now it has
-    t.prompt("Question two: and for dictionaries inside lists?")
-    t.reply("Answer two: walk their values the same way.")
-    hook(
-        "stop",
-        t.payload("Stop", last_assistant_message="Answer two: walk their values the same way."),
-        env,
-    )
-    _assert_in_order(
-        fake_ov.texts(OV), ["Question one", "Answer one", "Question two", "Answer two"]
-    )
+    _second_turn(t, env)
+    _assert_in_order(fake_ov.texts(OV), TWO_TURNS)
 
 
 def test_a_stop_whose_reply_was_read_by_a_later_job_adds_nothing(
@@ -287,17 +290,10 @@ def test_a_stop_whose_reply_was_read_by_a_later_job_adds_nothing(
     t.prompt("Question one: how do I flatten nested lists?")
     first = "Answer one: recurse into every nested list."
     t.reply(first)
-    t.prompt("Question two: and for dictionaries inside lists?")
-    t.reply("Answer two: walk their values the same way.")
-    hook(
-        "stop",
-        t.payload("Stop", last_assistant_message="Answer two: walk their values the same way."),
-        env,
-    )
-    expected = ["Question one", "Answer one", "Question two", "Answer two"]
-    _assert_in_order(fake_ov.texts(OV), expected)
+    _second_turn(t, env)
+    _assert_in_order(fake_ov.texts(OV), TWO_TURNS)
     hook("stop", t.payload("Stop", last_assistant_message=first), env)
-    _assert_in_order(fake_ov.texts(OV), expected)
+    _assert_in_order(fake_ov.texts(OV), TWO_TURNS)
 
 
 def test_a_turn_written_just_after_stop_is_captured_prompt_first(

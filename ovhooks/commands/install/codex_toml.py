@@ -21,13 +21,10 @@ ENABLED = "enabled the hooks feature ([features] hooks = true)"
 SWITCHED = "switched the hooks feature on ([features] hooks = true)"
 
 
-def _parse(text: str) -> dict[str, object]:
-    import tomllib
+def parse(text: str) -> dict[str, object]:
+    from ovhooks.settings.toml_plain import loads
 
-    try:
-        return tomllib.loads(text)
-    except RecursionError:  # nested too deeply: not a file we can read, like a syntax error
-        raise ValueError("nested too deeply to read") from None
+    return loads(text.encode("utf-8"))
 
 
 def hooks_feature(text: str) -> str:
@@ -35,7 +32,7 @@ def hooks_feature(text: str) -> str:
 
     Raises ``ValueError`` when the file is not valid TOML.
     """
-    features = _parse(text).get("features")
+    features = parse(text).get("features")
     if isinstance(features, dict):
         if "hooks" in features:
             return "on" if features["hooks"] is True else "off"
@@ -60,7 +57,7 @@ def enable_hooks_feature(text: str) -> tuple[str, str]:
 
     newline = "\r\n" if "\r\n" in text else "\n"
     source = text
-    if "features" not in _parse(text) and text and not text.endswith("\n"):
+    if "features" not in parse(text) and text and not text.endswith("\n"):
         source += newline  # the new table goes after a line of its own
     try:
         doc = tomlkit.parse(source)
@@ -137,7 +134,7 @@ def _checked(new: str, change: str) -> tuple[str, str]:
 def trust_records(text: str) -> dict[str, str]:
     """Hook key (``<hooks.json>:<event>:<group>:<handler>``) -> ``trusted_hash``."""
     try:
-        hooks = _parse(text).get("hooks")
+        hooks = parse(text).get("hooks")
     except ValueError:
         return {}
     state = hooks.get("state") if isinstance(hooks, dict) else None

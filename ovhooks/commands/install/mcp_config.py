@@ -94,12 +94,9 @@ def codex_block(exe: str, newline: str = "\n") -> str:
 
 def codex_server(text: str) -> dict[str, Any] | None:
     """The ``mcp_servers.ovhooks`` table of ``text``; ``ValueError`` when it is not TOML."""
-    import tomllib
+    from ovhooks.commands.install.codex_toml import parse
 
-    try:
-        servers = tomllib.loads(text).get("mcp_servers")
-    except RecursionError:  # nested too deeply: not a file we can read, like a syntax error
-        raise ValueError("nested too deeply to read") from None
+    servers = parse(text).get("mcp_servers")
     entry = servers.get(SERVER) if isinstance(servers, dict) else None
     return entry if isinstance(entry, dict) else None
 

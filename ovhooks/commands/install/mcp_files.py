@@ -20,6 +20,7 @@ from ovhooks.commands.install.files import (
     write_file,
 )
 from ovhooks.commands.install.hooks_json import render_like
+from ovhooks.commands.install.mcp_json import not_a_table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,10 +111,9 @@ def register_claude(
     doc, text = read_json_doc(server_path)
     new = mcp_config.with_claude_server(doc, exe)
     server: dict[str, Any] = {"path": server_path, "action": "unchanged", "backup": None}
-    if not isinstance(doc.get("mcpServers", {}), dict):  # replacing it would lose it
-        server["action"] = "manual"
-        server["detail"] = "mcpServers here is not an object; left as it is"
-        server["fix"] = "make mcpServers an object ({}) or remove it, then install again"
+    refused = not_a_table(doc, "mcpServers")
+    if refused is not None:
+        server.update(refused)
     elif mcp_config.foreign_claude_server(doc):  # the user's own: theirs to keep or remove
         server["action"] = "manual"
         server["detail"] = "an mcpServers.ovhooks of your own is there; left as it is"

@@ -74,6 +74,18 @@ def server_entry(kind: str, doc: dict[str, Any]) -> object:
     return table.get(SERVER) if isinstance(table, dict) else None
 
 
+def not_a_table(doc: dict[str, Any], key: str) -> dict[str, str] | None:
+    """A manual step when ``doc[key]`` is there but not an object: install never replaces
+    it (uninstall would then take the user's key away with its own entry)."""
+    if isinstance(doc.get(key, {}), dict):
+        return None
+    return {
+        "action": "manual",
+        "detail": f"{key} here is not an object; left as it is",
+        "fix": f"make {key} an object ({{}}) or remove it, then install again",
+    }
+
+
 def with_server(
     kind: str, doc: dict[str, Any], exe: str, extra: Mapping[str, object] | None = None
 ) -> dict[str, Any]:
@@ -114,12 +126,9 @@ def register_server(
     doc, text = read_json_doc(path)
     found = server_entry(kind, doc)
     done: dict[str, Any] = {"path": path, "action": "unchanged", "backup": None}
-    key = _TABLES[kind]
-    if not isinstance(doc.get(key, {}), dict):  # replacing it would lose what the user put
-        done["action"] = "manual"
-        done["detail"] = f"{key} here is not an object; left as it is"
-        done["fix"] = f"make {key} an object ({{}}) or remove it, then install again"
-        return done
+    refused = not_a_table(doc, _TABLES[kind])
+    if refused is not None:
+        return {**done, **refused}
     if found is not None and not is_ours(found):
         done["action"] = "manual"
         done["detail"] = f"a server named {SERVER} of your own is there; left as it is"
