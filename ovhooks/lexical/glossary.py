@@ -172,11 +172,33 @@ holiday|vacation = 假期|休假
 weekend = 周末
 """
 
-_compiled: list[tuple[list[str], list[str]]] = []
+
+class _Entry:
+    """One line of the list: its English terms and Chinese words; the Chinese words' bigram
+    terms are made when a prompt first names the entry (most prompts name none of ~170)."""
+
+    __slots__ = ("_chinese_terms", "chinese", "english")
+
+    def __init__(self, english: list[str], chinese: list[str]) -> None:
+        self.english = english
+        self.chinese = chinese
+        self._chinese_terms: list[str] | None = None
+
+    def chinese_terms(self) -> list[str]:
+        if self._chinese_terms is None:
+            from ovhooks.lexical.text import terms
+
+            self._chinese_terms = [t for w in self.chinese for t in terms(w)]
+        return self._chinese_terms
 
 
-def _pairs() -> list[tuple[list[str], list[str]]]:
-    """``(English terms, Chinese words)`` per entry, parsed on first use."""
+_compiled: list[_Entry] = []
+# English term -> the entries that hold it (their indexes in ``_compiled``).
+_by_term: dict[str, list[int]] = {}
+
+
+def _pairs() -> list[_Entry]:
+    """The entries, parsed on first use."""
     if not _compiled:
         from ovhooks.lexical.text import terms
 
@@ -184,27 +206,37 @@ def _pairs() -> list[tuple[list[str], list[str]]]:
             english, _, chinese = line.partition("=")
             en = [t for word in english.split("|") for t in terms(word.strip())]
             zh = [w.strip() for w in chinese.split("|") if w.strip()]
-            _compiled.append((list(dict.fromkeys(en)), zh))
+            for term in dict.fromkeys(en):
+                _by_term.setdefault(term, []).append(len(_compiled))
+            _compiled.append(_Entry(list(dict.fromkeys(en)), zh))
     return _compiled
 
 
 def expand(text: str, found: list[str]) -> list[str]:
     """Terms to add to the query ``found`` (terms of ``text``): the other language's words,
     in the order their sources appear in the prompt (so neighbours stay neighbours)."""
-    from ovhooks.lexical.text import terms
-
+    entries = _pairs()
     have = set(found)
-    position = {t: i for i, t in enumerate(found)}
+    # Where the prompt names each entry: its first English term's place among ``found``
+    # (a term's last place, as the position map keeps it), else where a Chinese word of it
+    # starts in the text.
+    at: dict[int, int] = {}
+    for term, place in {t: i for i, t in enumerate(found)}.items():
+        for index in _by_term.get(term, ()):
+            at[index] = min(place, at.get(index, place))
+    if not text.isascii():
+        for index, entry in enumerate(entries):
+            if index not in at:
+                where = min((text.find(w) for w in entry.chinese if w in text), default=-1)
+                if where >= 0:
+                    at[index] = where
     extra: list[tuple[int, int, str]] = []
-    for english, chinese in _pairs():
-        chinese_terms = [t for w in chinese for t in terms(w)]
-        at = min((position[t] for t in english if t in position), default=-1)
-        if at < 0:
-            at = min((text.find(w) for w in chinese if w in text), default=-1)
-        if at >= 0:
-            # The whole entry, both languages: "prod" also asks for "production", "cron"
-            # for "schedule", 线上 for 生产.
-            extra.extend((at, n, t) for n, t in enumerate([*english, *chinese_terms]))
+    for index, where in at.items():
+        # The whole entry, both languages: "prod" also asks for "production", "cron"
+        # for "schedule", 线上 for 生产.
+        entry = entries[index]
+        named = [*entry.english, *entry.chinese_terms()]
+        extra.extend((where, n, t) for n, t in enumerate(named))
     ordered = [t for _at, _n, t in sorted(extra)]
     return [t for t in dict.fromkeys(ordered) if t not in have]
 
@@ -219,9 +251,9 @@ def other_language_words(text: str, found: list[str]) -> list[str]:
     chinese_prompt = script_of(text) == "zh"
     have = set(found)
     words: list[str] = []
-    for english, chinese in _pairs():
-        if chinese_prompt and any(w in text for w in chinese):
-            words.extend(english)
-        elif not chinese_prompt and any(t in have for t in english):
-            words.extend(chinese)
+    for entry in _pairs():
+        if chinese_prompt and any(w in text for w in entry.chinese):
+            words.extend(entry.english)
+        elif not chinese_prompt and any(t in have for t in entry.english):
+            words.extend(entry.chinese)
     return list(dict.fromkeys(words))

@@ -10,7 +10,7 @@ from typing import Any
 
 from ovhooks.backend.local import LocalBackend
 from ovhooks.backend.local.hits import Hit
-from ovhooks.backend.local.search import search
+from ovhooks.backend.local.search import _searcher, search
 from ovhooks.backend.local.semantic_recall import rate
 from ovhooks.recall.decision import judge_rated
 from ovhooks.recall.query import build_query
@@ -139,5 +139,34 @@ def test_a_history_row_is_weighed_as_history(tmp_path: Path) -> None:
         (row,) = _decided(store, query, [], found, prompt).values()
         assert row.archive
         assert not row.admitted and row.reason == "history_needs_words"
+    finally:
+        store.close()
+
+
+def test_rows_only_the_service_found_are_weighed_in_the_prompts_one_vocabulary(
+    tmp_path: Path,
+) -> None:
+    store, rid = _store(tmp_path)
+    try:
+        # "ledger" said over and over in past sessions: a common word here, promoted or not.
+        for n in range(6):
+            said = {"role": "user", "content": f"the ledger export number {n} failed again"}
+            store.append_messages(f"s-{n}", [said])
+            store.commit(f"s-{n}")
+        query = build_query("who hears about ledger totals?", [])
+        mine = ("memory", rid)
+        (fts,) = [
+            h for h in search(store, query, store.peer, archives=True) if (h.kind, h.rid) == mine
+        ]
+        # The fused path's search: the weights the first call made, for every later call.
+        fused = _searcher()
+        assert [(h.kind, h.rid) for h in fused(store, query, store.peer, archives=True)].count(
+            mine
+        ) == 1
+        (only,) = fused(store, query, store.peer, archives=False, only={"memory": [rid]})
+        assert only.score == fts.score
+        # Weighed over the memories alone, "ledger" would count as rarer than it is here.
+        (alone,) = search(store, query, store.peer, archives=False, only={"memory": [rid]})
+        assert alone.score > fts.score
     finally:
         store.close()

@@ -91,6 +91,30 @@ def _matches(
     return [int(rowid) for (rowid,) in rows]
 
 
+class QueryTerms:
+    """What a query brings to every candidate it rates, computed once per prompt: its terms,
+    the glossary's translations, the names it writes, and each term's weight in the store."""
+
+    __slots__ = ("chosen", "found", "named", "order", "translated", "weights")
+
+    def __init__(self, store: LocalStore, query: str, history: bool) -> None:
+        # Concepts are added to documents only: a question about "indentation" finds "tabs",
+        # but a prompt that merely says "spaces" does not become a question about indentation.
+        from ovhooks.lexical.glossary import expand
+
+        found = query_terms(query)
+        self.order = terms(query)
+        self.translated = expand(query, found)
+        self.named = query_names(query)
+        self.found = found + self.translated
+        con = store.db()
+        df, total = _statistics(con, self.found, history) if self.found else ({}, 1)
+        present = [t for t in self.found if t in df]
+        self.weights = term_weights(self.found, df, total)
+        # The most specific terms reach FTS5; equal weights keep the prompt's order.
+        self.chosen = sorted(present, key=lambda t: -self.weights[t])[:_MAX_QUERY_TERMS]
+
+
 def search(
     store: LocalStore,
     query: str,
@@ -98,28 +122,18 @@ def search(
     *,
     archives: bool,
     only: dict[str, list[int]] | None = None,
+    prepared: QueryTerms | None = None,
 ) -> list[Hit]:
-    """Hits for ``query``: FTS5's best matches, or the rows ``only`` names (by index)."""
-    # Concepts are added to documents only: a question about "indentation" finds "tabs",
-    # but a prompt that merely says "spaces" does not become a question about indentation.
-    from ovhooks.lexical.glossary import expand
-
-    found = query_terms(query)
-    if not found and only is None:
+    """Hits for ``query``: FTS5's best matches, or the rows ``only`` names (by index).
+    ``prepared``: the query's terms and weights when an earlier search of this prompt made
+    them (the rows only the embedding service found are rated with the same weights)."""
+    q = prepared if prepared is not None else QueryTerms(store, query, archives)
+    if not q.chosen and only is None:
         return []
-    order = terms(query)
-    translated = expand(query, found)
-    named = query_names(query)
-    found = found + translated
+    found, order, weights, translated, named = q.found, q.order, q.weights, q.translated, q.named
+    chosen = q.chosen
     now = time.time()
     con = store.db()
-    df, total = _statistics(con, found, archives) if found else ({}, 1)
-    present = [t for t in found if t in df]
-    if not present and only is None:
-        return []
-    weights = term_weights(found, df, total)
-    # The most specific terms reach FTS5; equal weights keep the prompt's order.
-    chosen = sorted(present, key=lambda t: -weights[t])[:_MAX_QUERY_TERMS]
     hits: list[Hit] = []
 
     def rate(
@@ -205,6 +219,27 @@ def _history_hits(
     return list(best.values())
 
 
+def _searcher() -> Callable[..., list[Hit]]:
+    """``search`` for one prompt's fused recall: the query's terms and weights are made by
+    the first call and rated with again for the rows only the embedding service found, so
+    every candidate of a prompt is weighed in one vocabulary (both indexes)."""
+    made: list[QueryTerms] = []
+
+    def run(
+        store: LocalStore,
+        query: str,
+        peer: str,
+        *,
+        archives: bool,
+        only: dict[str, list[int]] | None = None,
+    ) -> list[Hit]:
+        if not made:
+            made.append(QueryTerms(store, query, True))
+        return search(store, query, peer, archives=archives, only=only, prepared=made[0])
+
+    return run
+
+
 def search_context(
     store: LocalStore,
     query: str,
@@ -229,7 +264,7 @@ def search_context(
         if store.semantic is not None and prompt:
             from ovhooks.backend.local.semantic_recall import fused_search
 
-            hits, semantic_state = fused_search(store, query, prompt, search)
+            hits, semantic_state = fused_search(store, query, prompt, _searcher())
         else:
             hits, semantic_state = search(store, query, store.peer, archives=True), "off"
     except sqlite3.Error as exc:
