@@ -9,6 +9,45 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+
+def _is_hook(argv: list[str]) -> bool:
+    from ovhooks.hookrun import HOOK_COMMANDS
+
+    return bool(argv) and argv[0] in HOOK_COMMANDS and "--help" not in argv and "-h" not in argv
+
+
+def entry() -> None:
+    """The ``ovhooks`` console script. After a hook has written its reply, the process leaves
+    without the interpreter's teardown (freeing every module and object: about 4 ms of the
+    ~50 a hook takes, measured in paired whole-process runs). Exit handlers still run, and
+    the hook has closed every file it wrote: log lines and the journal are single ``write``
+    calls on raw descriptors, state files are written whole and renamed, SQLite commits
+    before returning. ``main`` stays the in-process entry (tests call it)."""
+    argv = sys.argv[1:]
+    if argv != ["version"] and _is_hook(argv):
+        from ovhooks.hookrun import main as run_hook_main
+
+        _leave(run_hook_main(argv[0], argv[1:]))
+    main()
+
+
+def _leave(code: int) -> NoReturn:
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
 
 def main() -> None:
     argv = sys.argv[1:]
@@ -19,9 +58,7 @@ def main() -> None:
         sys.stdout.write(__version__ + "\n")
         sys.exit(0)
     if argv:
-        from ovhooks.hookrun import HOOK_COMMANDS
-
-        if argv[0] in HOOK_COMMANDS and "--help" not in argv and "-h" not in argv:
+        if _is_hook(argv):
             from ovhooks.hookrun import main as run_hook_main
 
             sys.exit(run_hook_main(argv[0], argv[1:]))
@@ -44,4 +81,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    entry()
