@@ -49,17 +49,9 @@ SPECIFIC_BONUS = 1.5
 # A name alone ("sort these names: Priya, Dana") is not quite enough: one more shared word is.
 NAME_BONUS = 1.0
 PAIR_BONUS = 0.4
-MAX_PAIRS = 2
-# Each shared term beyond the second: three weak words together are a topic, two a chance.
-COUNT_BONUS = 0.3
-TOPICAL_WEIGHT = 0.5
-# A glossary translation is a general work word: never specific, at most this much.
-TRANSLATED_CAP = 0.7
 # CJK terms are overlapping character pairs: a three-character word is two of them, so a
 # pair that continues the previous matched pair counts this much.
 CJK_CHAIN_WEIGHT = 0.5
-# The part of a strong term's IDF ratio under which it is too common here to be specific.
-SPECIFIC_MIN_IDF = 0.5
 RECENCY_HALF_LIFE_DAYS = 90.0
 
 # Latin tokens as written, with the characters identifiers and paths are made of.
@@ -166,14 +158,13 @@ def _chained(query_order: list[str], doc_terms: set[str]) -> set[str]:
     return out
 
 
-def _pairs(query_order: list[str], doc_order: list[str]) -> int:
-    """How many neighbouring query terms are also neighbours in the text."""
+def _neighbours(query_order: list[str], doc_order: list[str]) -> bool:
+    """Whether two neighbouring query terms are also neighbours in the text."""
     doc_pairs = set(itertools.pairwise(doc_order))
-    seen: set[tuple[str, str]] = set()
-    for pair in itertools.pairwise(query_order):
-        if pair in doc_pairs or (pair[1], pair[0]) in doc_pairs:
-            seen.add(pair)
-    return len(seen)
+    return any(
+        pair in doc_pairs or (pair[1], pair[0]) in doc_pairs
+        for pair in itertools.pairwise(query_order)
+    )
 
 
 def evidence(
@@ -188,7 +179,7 @@ def evidence(
     """``(evidence, share of the text's own weight matched)`` for one stored text.
 
     ``translated``: query terms added by the glossary (the other language's word for a term
-    of the prompt): never specific, and weighed at most ``TRANSLATED_CAP``. ``named``: terms
+    of the prompt): never specific. ``named``: terms
     the prompt writes as names (Latin words in a Chinese prompt, ``query_names``).
     """
     doc_terms = set(doc_order)
@@ -212,29 +203,22 @@ def evidence(
     chained = _chained([*query_order, *translated], doc_terms)
     total = 0.0
     bonus = 0.0
-    # Terms that count towards a topic: general words occur together by chance in any
-    # long prompt, so they do not.
-    topical = 0
     for term in matched:
         ratio = weights.get(term, 1.0)
+        # A glossary translation is a general work word: never specific.
         kind = None if term in translated else specific.get(term)
-        if (
-            kind is not None
-            and ratio >= SPECIFIC_MIN_IDF
-            and (kind < 0 or (groups[kind] > 1 and kind in rare_groups))
-        ):
+        if kind is not None and (kind < 0 or (groups[kind] > 1 and kind in rare_groups)):
             bonus = max(bonus, NAME_BONUS if kind == NAME else SPECIFIC_BONUS)
             total += ratio
-            topical += 1
             continue
         weight = min(ratio, background_cap(term))
-        if term in translated:
-            weight = min(weight, TRANSLATED_CAP)
         total += weight * (CJK_CHAIN_WEIGHT if term in chained else 1.0)
-        topical += weight >= TOPICAL_WEIGHT and term not in chained
-    pairs = _pairs([t for t in query_order if t in doc_terms], doc_order)
-    pairs = min(MAX_PAIRS, pairs + _pairs([t for t in translated if t in doc_terms], doc_order))
-    total += PAIR_BONUS * pairs + bonus + COUNT_BONUS * max(0, topical - 2)
+    # Shared neighbours ("billing service") add a little, once (docs/SEMANTIC.md §2.5).
+    if _neighbours([t for t in query_order if t in doc_terms], doc_order) or _neighbours(
+        [t for t in translated if t in doc_terms], doc_order
+    ):
+        total += PAIR_BONUS
+    total += bonus
     # The share is of what the text says: the words of its identifiers, indexed so a prompt
     # can name them, are not more of it.
     said = (

@@ -24,8 +24,6 @@ MIN_WORDS = 3
 MIN_CJK_CHARS = 5
 # A sentence longer than this is cut at its commas too.
 LONG_SENTENCE_WORDS = 18
-# How much of the best-of-k gain is charged (1.0: all of it).
-CLAUSE_CHARGE = 1.0
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -66,4 +64,4 @@ def extra_max(count: int) -> float:
     """Expected gain of the best of ``count`` standard normal draws over one draw."""
     if count <= 1:
         return 0.0
-    return CLAUSE_CHARGE * math.sqrt(2.0 * math.log(count))
+    return math.sqrt(2.0 * math.log(count))

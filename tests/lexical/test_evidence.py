@@ -231,3 +231,20 @@ def test_concept_members_are_never_common_words() -> None:
     from ovhooks.lexical.text import CONCEPT_MEMBERS
 
     assert [t for t in sorted(CONCEPT_MEMBERS) if background_cap(t) < 1.0] == []
+
+
+def test_words_shared_side_by_side_add_a_little_once() -> None:
+    from ovhooks.lexical.evidence import PAIR_BONUS, evidence
+
+    content = "the billing service retries failed invoice exports every night"
+    doc = terms(content, identifier_parts=True)
+    apart = terms("billing invoice")
+    one_pair = terms("billing service")
+    two_pairs = terms("billing service retries")
+    weights = dict.fromkeys([*two_pairs, *apart], 0.4)
+    plain, _ = evidence(apart, apart, weights, doc, content)
+    paired, _ = evidence(one_pair, one_pair, weights, doc, content)
+    twice, _ = evidence(two_pairs, two_pairs, weights, doc, content)
+    assert paired == pytest.approx(plain + PAIR_BONUS)
+    # a third shared word adds its own weight, and no second bonus for its pair
+    assert twice == pytest.approx(paired + 0.4)
