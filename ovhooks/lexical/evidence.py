@@ -49,6 +49,7 @@ SPECIFIC_BONUS = 1.5
 # A name alone ("sort these names: Priya, Dana") is not quite enough: one more shared word is.
 NAME_BONUS = 1.0
 PAIR_BONUS = 0.4
+MAX_PAIRS = 2
 # CJK terms are overlapping character pairs: a three-character word is two of them, so a
 # pair that continues the previous matched pair counts this much.
 CJK_CHAIN_WEIGHT = 0.5
@@ -158,13 +159,14 @@ def _chained(query_order: list[str], doc_terms: set[str]) -> set[str]:
     return out
 
 
-def _neighbours(query_order: list[str], doc_order: list[str]) -> bool:
-    """Whether two neighbouring query terms are also neighbours in the text."""
+def _pairs(query_order: list[str], doc_order: list[str]) -> int:
+    """How many neighbouring query terms are also neighbours in the text."""
     doc_pairs = set(itertools.pairwise(doc_order))
-    return any(
-        pair in doc_pairs or (pair[1], pair[0]) in doc_pairs
-        for pair in itertools.pairwise(query_order)
-    )
+    seen: set[tuple[str, str]] = set()
+    for pair in itertools.pairwise(query_order):
+        if pair in doc_pairs or (pair[1], pair[0]) in doc_pairs:
+            seen.add(pair)
+    return len(seen)
 
 
 def evidence(
@@ -213,12 +215,10 @@ def evidence(
             continue
         weight = min(ratio, background_cap(term))
         total += weight * (CJK_CHAIN_WEIGHT if term in chained else 1.0)
-    # Shared neighbours ("billing service") add a little, once (docs/SEMANTIC.md §2.5).
-    if _neighbours([t for t in query_order if t in doc_terms], doc_order) or _neighbours(
-        [t for t in translated if t in doc_terms], doc_order
-    ):
-        total += PAIR_BONUS
-    total += bonus
+    # Shared neighbours ("billing service deploys") add a little, two pairs at most.
+    pairs = _pairs([t for t in query_order if t in doc_terms], doc_order)
+    pairs = min(MAX_PAIRS, pairs + _pairs([t for t in translated if t in doc_terms], doc_order))
+    total += PAIR_BONUS * pairs + bonus
     # The share is of what the text says: the words of its identifiers, indexed so a prompt
     # can name them, are not more of it.
     said = (

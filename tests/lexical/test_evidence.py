@@ -233,18 +233,23 @@ def test_concept_members_are_never_common_words() -> None:
     assert [t for t in sorted(CONCEPT_MEMBERS) if background_cap(t) < 1.0] == []
 
 
-def test_words_shared_side_by_side_add_a_little_once() -> None:
-    from ovhooks.lexical.evidence import PAIR_BONUS, evidence
+def test_words_shared_side_by_side_add_a_little_for_two_pairs_at_most() -> None:
+    """Eight memories alike but for a service's name ("the billing service deploys go
+    through …"): the question's run of shared words is what lifts the right one (the
+    cross-host matrix's case; counting one pair only failed it)."""
+    from ovhooks.lexical.evidence import MAX_PAIRS, PAIR_BONUS, evidence
 
-    content = "the billing service retries failed invoice exports every night"
+    content = "billing service deploys nightly reports to the amber queue"
     doc = terms(content, identifier_parts=True)
-    apart = terms("billing invoice")
-    one_pair = terms("billing service")
-    two_pairs = terms("billing service retries")
-    weights = dict.fromkeys([*two_pairs, *apart], 0.4)
-    plain, _ = evidence(apart, apart, weights, doc, content)
-    paired, _ = evidence(one_pair, one_pair, weights, doc, content)
-    twice, _ = evidence(two_pairs, two_pairs, weights, doc, content)
-    assert paired == pytest.approx(plain + PAIR_BONUS)
-    # a third shared word adds its own weight, and no second bonus for its pair
-    assert twice == pytest.approx(paired + 0.4)
+    weights = dict.fromkeys(terms(content), 0.4)
+
+    def units(prompt: str) -> float:
+        query = terms(prompt)
+        return evidence(query, query, weights, doc, content)[0]
+
+    apart = units("billing amber")
+    assert units("billing service") == pytest.approx(apart + PAIR_BONUS)
+    assert units("billing service deploys") == pytest.approx(apart + 0.4 + 2 * PAIR_BONUS)
+    assert MAX_PAIRS == 2
+    # a third pair adds its word's weight, and no third bonus
+    assert units("billing service deploys nightly") == pytest.approx(apart + 0.8 + 2 * PAIR_BONUS)
