@@ -197,25 +197,25 @@ _compiled: list[_Entry] = []
 _by_term: dict[str, list[int]] = {}
 
 
-def _pairs() -> list[_Entry]:
+def _entries() -> list[_Entry]:
     """The entries, parsed on first use."""
     if not _compiled:
         from ovhooks.lexical.text import terms
 
         for line in _PAIRS.strip().splitlines():
             english, _, chinese = line.partition("=")
-            en = [t for word in english.split("|") for t in terms(word.strip())]
+            en = list(dict.fromkeys(t for word in english.split("|") for t in terms(word.strip())))
             zh = [w.strip() for w in chinese.split("|") if w.strip()]
-            for term in dict.fromkeys(en):
+            for term in en:
                 _by_term.setdefault(term, []).append(len(_compiled))
-            _compiled.append(_Entry(list(dict.fromkeys(en)), zh))
+            _compiled.append(_Entry(en, zh))
     return _compiled
 
 
 def expand(text: str, found: list[str]) -> list[str]:
     """Terms to add to the query ``found`` (terms of ``text``): the other language's words,
     in the order their sources appear in the prompt (so neighbours stay neighbours)."""
-    entries = _pairs()
+    entries = _entries()
     have = set(found)
     # Where the prompt names each entry: its first English term's place among ``found``
     # (a term's last place, as the position map keeps it), else where a Chinese word of it
@@ -251,7 +251,7 @@ def other_language_words(text: str, found: list[str]) -> list[str]:
     chinese_prompt = script_of(text) == "zh"
     have = set(found)
     words: list[str] = []
-    for entry in _pairs():
+    for entry in _entries():
         if chinese_prompt and any(w in text for w in entry.chinese):
             words.extend(entry.english)
         elif not chinese_prompt and any(t in have for t in entry.english):
