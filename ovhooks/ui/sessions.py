@@ -55,9 +55,21 @@ def _summary(doc: State) -> dict[str, Any]:
         "commit_count": doc.get("commit_count", 0),
         "last_commit_at": doc.get("last_commit_at"),
         "ended": bool(doc.get("ended")),
-        "extraction": doc.get("last_extraction") or {},
+        "extraction": _extraction(doc.get("last_extraction")),
         "error": _failure(error) if isinstance(error, dict) else None,
         "outage": doc.get("outage"),
+    }
+
+
+def _extraction(outcome: object) -> dict[str, Any]:
+    """The newest commit's extraction, both keys always present (the templates are strict): a
+    session with no commit yet, the usual case while it runs, has neither."""
+    if not isinstance(outcome, dict):
+        outcome = {}
+    status, memories = outcome.get("status"), outcome.get("memories")
+    return {
+        "status": str(status) if status else None,
+        "memories": memories if isinstance(memories, int) and not isinstance(memories, bool) else None,
     }
 
 

@@ -237,7 +237,32 @@ def test_no_secret_from_a_captured_turn_reaches_a_page(viewer: Viewer, project: 
         check=True,
     )
     for path in ("/log", "/api/log?since=0", "/sessions"):
-        assert secret not in viewer.get(path).text, path
+        page = viewer.get(path)
+        assert page.status == 200, (path, page.text[-300:])
+        assert secret not in page.text, path
+
+
+def test_a_running_session_without_a_commit_is_listed(viewer: Viewer, project: Path) -> None:
+    """A session that has not committed yet (the usual case while it runs) has no extraction
+    outcome: the sessions page and its own page still render, and name it."""
+    payload = {"session_id": "running-1", "cwd": str(project), "source": "startup"}
+    subprocess.run(
+        [sys.executable, "-m", "ovhooks", "session-start", "--host", "codex"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=project,
+        check=True,
+    )
+    viewer.sign_in()
+    listing = viewer.get("/sessions")
+    assert listing.status == 200, listing.text[-500:]
+    assert "running-1" in listing.text
+    key = next(part.split('"')[0] for part in listing.text.split("/session?key=")[1:])
+    page = viewer.get(f"/session?key={key}")
+    assert page.status == 200, page.text[-500:]
+    assert "running-1" in page.text
 
 
 def test_every_page_renders(viewer: Viewer) -> None:
