@@ -108,3 +108,48 @@ def test_export_progress_and_install_backups_are_private(
     assert backups and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in backups)
     assert stat.S_IMODE(hooks.stat().st_mode) == 0o644, "the host's own file keeps its mode"
     assert stat.S_IMODE(codex.stat().st_mode) == 0o755, "the host's directory is not ours"
+
+
+def test_every_folder_a_first_write_makes_is_private(
+    tmp_path: Path, open_umask: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first thing to write may be the embedding service's start stamp, the recall
+    journal or the viewer's trash, in a state dir none of whose folders exist yet (a new
+    user's ``~/.local/state/ovhooks``): each folder made on the way is 0700, not only the
+    last one (``os.makedirs(mode=...)`` gave the parents 0755 under this umask)."""
+    from ovhooks import spawn
+    from ovhooks.recall import journal
+    from ovhooks.semantic import client
+    from ovhooks.ui import trash
+
+    def no_launch(_launch: object) -> int:
+        raise OSError("not launched in a test")
+
+    monkeypatch.setattr(spawn, "run_detached", no_launch)
+    for name, write in (
+        ("service", lambda state: client.start(state, idle_s=1.0, force=True)),
+        ("journal", lambda state: journal.append(state, {"prompt_id": "p"})),
+        ("trash", lambda state: trash._write(os.path.join(trash.trash_dir(state), "t.json"), {})),
+    ):
+        root = tmp_path / name
+        write(str(root / "home" / ".local" / "state" / "ovhooks"))
+        assert _loose(root / "home") == [], name
+
+
+def test_host_folders_install_makes_are_private(
+    tmp_path: Path, open_umask: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Folders install creates for a host's files (Pi's extension folder, Gemini's settings
+    folder) are 0700; the files in them keep their own modes."""
+    home = tmp_path / "fresh-home"
+    home.mkdir(mode=0o700)
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for host in ("pi", "gemini"):
+        result = run_cli("install", host, "--exe", "/opt/ovhooks/bin/ovhooks")
+        assert result.exit_code == 0, result.output
+    folders = [p for p in home.rglob("*") if p.is_dir()]
+    assert folders and all(stat.S_IMODE(p.stat().st_mode) == 0o700 for p in folders), [
+        f"{oct(stat.S_IMODE(p.stat().st_mode))} {p}" for p in folders
+    ]

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 
+from ovhooks.fsutil import ensure_dir
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -55,7 +57,7 @@ def _open(path: str) -> int:
     try:
         return os.open(path, flags, 0o600)
     except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        ensure_dir(os.path.dirname(path))
         return os.open(path, flags, 0o600)
 
 

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 
+from ovhooks.fsutil import ensure_dir
 from ovhooks.semantic import MODEL_KEY, PROTOCOL, service_dir, socket_path
 
 TYPE_CHECKING = False
@@ -125,7 +126,7 @@ def start(
     except OSError:
         pass
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
+        ensure_dir(folder)
         fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.close(fd)
         os.utime(stamp, (now, now))

@@ -28,6 +28,7 @@ import socket  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
+from ovhooks.fsutil import ensure_dir  # noqa: E402
 from ovhooks.semantic import (  # noqa: E402
     MODEL_KEY,
     PROTOCOL,
@@ -315,8 +316,7 @@ class Home:
 
 def _bind(path: str) -> socket.socket:
     folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    os.chmod(folder, 0o700)
+    ensure_dir(folder)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)  # a socket left by a service that died (we hold the lock)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -333,8 +333,7 @@ def _bind(path: str) -> socket.socket:
 def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
     os.umask(0o077)
     folder = service_dir(state_dir)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    os.chmod(folder, 0o700)
+    ensure_dir(folder)
     lock_fd = os.open(lock_path(state_dir), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

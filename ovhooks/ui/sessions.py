@@ -67,10 +67,8 @@ def _extraction(outcome: object) -> dict[str, Any]:
     if not isinstance(outcome, dict):
         outcome = {}
     status, memories = outcome.get("status"), outcome.get("memories")
-    return {
-        "status": str(status) if status else None,
-        "memories": memories if isinstance(memories, int) and not isinstance(memories, bool) else None,
-    }
+    counted = isinstance(memories, int) and not isinstance(memories, bool)
+    return {"status": str(status) if status else None, "memories": memories if counted else None}
 
 
 def _failure(error: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,8 @@ import os
 import secrets
 import time
 
+from ovhooks.fsutil import ensure_dir
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -120,7 +122,7 @@ def purge(state_dir: str, now: float) -> None:
 
 
 def _write(path: str, doc: dict[str, Any]) -> None:
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    ensure_dir(os.path.dirname(path))
     tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -21,6 +21,7 @@ from ovhooks.commands.install.files import (
 )
 from ovhooks.commands.install.hooks_json import render_like
 from ovhooks.commands.install.mcp_json import not_a_table
+from ovhooks.fsutil import ensure_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,8 +50,7 @@ def set_marker(environ: Mapping[str, str], host: str, *, registered: bool) -> No
             except OSError:
                 break
         return
-    os.makedirs(state_dir, mode=0o700, exist_ok=True)  # private, as the hooks make it
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    ensure_dir(os.path.dirname(path))  # private, every folder of it, as the hooks make them
     write_file(path, "registered by ovhooks install\n", mode=0o600)
 
 

@@ -32,6 +32,7 @@ from ovhooks.commands.install.files import (
 )
 from ovhooks.commands.install.hooks_json import normalized, render_like
 from ovhooks.commands.install.mcp_config import SERVER, server_argv
+from ovhooks.fsutil import ensure_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def register_server(
         if text is not None and not keep_backup and not os.path.exists(backup):  # first state
             done["backup"] = backup
             write_file(backup, text, mode=0o600)
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        ensure_dir(os.path.dirname(os.path.abspath(path)), private=False)  # new folders 0700
         write_file(path, render_like(new, text), mode=file_mode(path))
     return done
 

@@ -103,11 +103,11 @@ def install_shim(path: str, text: str, *, dry_run: bool = False) -> dict[str, An
         backup = path + BACKUP_SUFFIX
     if dry_run:
         return {"path": path, "action": action, "backup": backup}
-    from ovhooks.fsutil import missing_dirs
+    from ovhooks.fsutil import ensure_dir, missing_dirs
 
     created = missing_dirs(os.path.dirname(os.path.abspath(path)))
     if created:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        ensure_dir(os.path.dirname(os.path.abspath(path)), private=False)  # new folders 0700
         write_file(path + CREATED_DIRS_SUFFIX, json.dumps(created), mode=None)
     mode = file_mode(path)
     if backup is not None and old is not None:

@@ -147,10 +147,10 @@ _POLL_S = 0.02
 
 def mark_start_pending(state_dir: str, key: str) -> None:
     """SessionStart is building a block it will hold (``hold_start_context``)."""
-    from ovhooks.fsutil import write_atomic
+    from ovhooks.fsutil import ensure_dir, write_atomic
 
     path = _pending_path(state_dir, key) + ".pending"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    ensure_dir(os.path.dirname(path))
     write_atomic(path, b"")
 
 
@@ -161,10 +161,10 @@ def clear_start_pending(state_dir: str, key: str) -> None:
 
 def hold_start_context(state_dir: str, key: str, text: str) -> None:
     """Keep the session-start block for the session's next BeforeAgent."""
-    from ovhooks.fsutil import write_atomic
+    from ovhooks.fsutil import ensure_dir, write_atomic
 
     path = _pending_path(state_dir, key)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    ensure_dir(os.path.dirname(path))
     write_atomic(path, text.encode("utf-8"))
     clear_start_pending(state_dir, key)
 
