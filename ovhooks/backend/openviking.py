@@ -23,6 +23,9 @@ from ovhooks.transport.http import Request, transport_for
 # How many archives, newest first, ``newest_mark`` reads when the live messages hold no mark.
 # Only commits made while a batch's answer was unknown can stand between it and the live tail.
 MARK_ARCHIVES_SCANNED = 16
+# OpenViking 0.5.2's recursive fs/ls goes this many levels below the folder it lists.
+LS_DEPTH = 3
+LS_DESCENTS = 128
 
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -294,6 +297,23 @@ class OpenVikingBackend:
         return result
 
     def ls(self, uri: str, *, recursive: bool = False, limit: int = 512) -> list[JSON]:
+        entries = self._ls(uri, recursive, limit)
+        if not recursive:
+            return entries
+        # The server's recursive listing stops LS_DEPTH levels below the folder asked for,
+        # and events live four down (events/YYYY/MM/DD/x.md): list each folder at that depth
+        # again, within the limit and a bounded number of requests.
+        out = list(entries)
+        frontier = [e for e in entries if _at_depth_limit(e)]
+        for _ in range(LS_DESCENTS):
+            if not frontier or len(out) >= limit:
+                break
+            deeper = self._ls(str(frontier.pop(0)["uri"]), True, limit - len(out))
+            out.extend(deeper)
+            frontier.extend(e for e in deeper if _at_depth_limit(e))
+        return out[:limit]
+
+    def _ls(self, uri: str, recursive: bool, limit: int) -> list[JSON]:
         # output=agent with abs_limit makes the server include each file's abstract
         query: dict[str, object] = {
             "uri": uri,
@@ -306,7 +326,9 @@ class OpenVikingBackend:
         result = self._call("GET", "/api/v1/fs/ls", query=query, what="ls")
         if not isinstance(result, list):
             raise BackendError("bad_response", "ls: expected a list")
-        return [item for item in result if isinstance(item, dict)]
+        return [
+            item for item in result if isinstance(item, dict) and isinstance(item.get("uri"), str)
+        ]
 
     def write(self, uri: str, content: str, *, mode: str = "replace") -> JSON:
         body = {"uri": uri, "content": content, "mode": mode, "wait": True}
@@ -315,8 +337,19 @@ class OpenVikingBackend:
         )
 
     def delete(self, uri: str) -> JSON:
-        result = self._call("DELETE", "/api/v1/fs", query={"uri": uri}, what="delete")
-        return _as_dict(result, "delete")
+        result = _as_dict(
+            self._call("DELETE", "/api/v1/fs", query={"uri": uri}, what="delete"), "delete"
+        )
+        # The server answers a path that holds nothing with success and a count of 0; say
+        # "not found" as the local store does, once a stat agrees, so a mistyped URI is not
+        # reported as forgotten.
+        if result.get("estimated_deleted_count") == 0:
+            try:
+                self._call("GET", "/api/v1/fs/stat", query={"uri": uri}, what="stat")
+            except BackendError as exc:
+                if exc.not_found:
+                    raise BackendError("http", f"File not found: {uri}", 404, "NOT_FOUND") from None
+        return result
 
     def whoami(self) -> str:
         result = _as_dict(self._call("GET", "/api/v1/system/status", what="status"), "status")
@@ -360,3 +393,9 @@ def _as_dict(result: object, what: str) -> JSON:
             "bad_response", f"{what}: expected an object, got {type(result).__name__}"
         )
     return result
+
+
+def _at_depth_limit(entry: JSON) -> bool:
+    """A folder the server listed at the last level a recursive listing reaches."""
+    rel = entry.get("rel_path")
+    return entry.get("isDir") is True and isinstance(rel, str) and rel.count("/") + 1 >= LS_DEPTH

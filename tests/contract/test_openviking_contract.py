@@ -433,6 +433,41 @@ def test_content_read_returns_the_text(client: httpx.Client, seeded_memory: str)
     error_of(missing, 404, "NOT_FOUND", "content/read of a missing file")
 
 
+def test_deleting_a_missing_file_succeeds_with_a_count_of_0(
+    client: httpx.Client, seeded_memory: str
+):
+    """0.5.2 answers a DELETE of a path that holds nothing with success; only its count
+    and a stat tell (``OpenVikingBackend.delete`` reads both)."""
+    missing = seeded_memory.replace("indentation", "never-written")
+    gone = ok_result(client.delete("/api/v1/fs", params={"uri": missing}), "DELETE fs (missing)")
+    assert gone["estimated_deleted_count"] == 0
+    error_of(client.get("/api/v1/fs/stat", params={"uri": missing}), 404, "NOT_FOUND", "stat")
+    stat = ok_result(client.get("/api/v1/fs/stat", params={"uri": seeded_memory}), "fs/stat")
+    assert stat["isDir"] is False and stat["uri"] == seeded_memory
+    done = ok_result(client.delete("/api/v1/fs", params={"uri": seeded_memory}), "DELETE fs")
+    assert done["estimated_deleted_count"] == 1
+
+
+@pytest.mark.real_server
+def test_a_recursive_listing_stops_three_levels_down(contract_server: Any, ov_user: str) -> None:
+    """Events are filed four levels below their folder (events/YYYY/MM/DD/x.md), and the
+    server's recursive fs/ls reaches three: the file is not in the listing of ``events``,
+    only its day folder (``OpenVikingBackend.ls`` lists such folders again). The fake lists
+    files only, flat, and does not model this."""
+    root = f"viking://user/{ov_user}/memories/events"
+    uri = f"{root}/2026/11/30/standup-moved.md"
+    with httpx.Client(
+        base_url=contract_server.url, headers={"X-OpenViking-User": ov_user}, timeout=30.0
+    ) as http:
+        write_memory(http, uri, "- the standup moved to 10:00")
+        listed = ok_result(
+            http.get("/api/v1/fs/ls", params={"uri": root, "recursive": True, "output": "agent"}),
+            "GET fs/ls recursive",
+        )
+    rel = {e["rel_path"]: e["isDir"] for e in listed}
+    assert rel == {"2026": True, "2026/11": True, "2026/11/30": True}, rel
+
+
 def test_fs_ls_lists_entries_with_abstracts(client: httpx.Client, seeded_memory: str, ov_user: str):
     response = client.get(
         "/api/v1/fs/ls", params={"uri": f"viking://user/{ov_user}/memories/preferences/{ov_user}"}

@@ -341,9 +341,18 @@ class FakeOpenVikingApi(FakeSearch):
                 if uri.startswith(base)
             ]
             return 200, {"status": "ok", "result": items, "has_more": False}
+        if path == "/api/v1/fs/stat":
+            uri = query.get("uri", "")
+            if uri not in self.files:
+                return self._err(404, "NOT_FOUND", f"File not found: {uri}")
+            name, size = uri.rsplit("/", 1)[-1], len(self.files[uri])
+            return self._ok({"name": name, "size": size, "isDir": False, "uri": uri})
         if path == "/api/v1/fs" and method == "DELETE":
-            self.files.pop(query.get("uri", ""), None)
-            return self._ok({"uri": query.get("uri", "")})
+            # Like 0.5.2: a path that holds nothing is a success with a count of 0.
+            gone = self.files.pop(query.get("uri", ""), None)
+            return self._ok(
+                {"uri": query.get("uri", ""), "estimated_deleted_count": int(gone is not None)}
+            )
         return self._err(404, "NOT_FOUND", f"no route {method} {path}")
 
 
