@@ -10,7 +10,9 @@ LOCAL_STORE = "LOCAL_STORE"
 class BackendError(Exception):
     """A request the store could not serve.
 
-    ``kind`` is one of: ``unreachable`` (connection refused, DNS, a proxy that failed),
+    ``kind`` is one of: ``unreachable`` (connection refused, DNS, a proxy that failed: the
+    request did not reach the server), ``unanswered`` (a request that changes something went
+    out whole and the connection closed before any answer: it may have been applied),
     ``timeout``, ``tls`` (handshake failed, certificate not trusted), ``http`` (a non-2xx
     answer, an error envelope, a redirect not followed: ``code`` ``REDIRECT``),
     ``bad_response`` (not JSON, HTML, wrong shape), ``too_large`` (an answer past the size
@@ -34,7 +36,7 @@ class BackendError(Exception):
     @property
     def retryable(self) -> bool:
         """True when trying again later may succeed (outage, overload, timeout)."""
-        if self.kind in ("unreachable", "timeout", "bad_response", "tls"):
+        if self.kind in ("unreachable", "unanswered", "timeout", "bad_response", "tls"):
             return True
         return self.status in (408, 409, 425, 429) or self.status >= 500
 
@@ -54,6 +56,8 @@ def failure_kind(exc: BackendError) -> str:
     headers), ``not_found``, or ``server_error`` (anything else the server answered)."""
     if exc.kind in ("unreachable", "timeout"):
         return exc.kind
+    if exc.kind == "unanswered":  # for people, a server that dropped us is not reachable
+        return "unreachable"
     if exc.code == "REDIRECT":
         return "redirect"
     if exc.kind in ("tls", "config", "too_large"):

@@ -215,10 +215,16 @@ class HttpClient:
                 except (Closed, ConnectionResetError):
                     if reused and attempt == 1 and method in _IDEMPOTENT:
                         continue
-                    again = "" if method in _IDEMPOTENT else " (not sent again: it may be applied)"
+                    if method in _IDEMPOTENT:
+                        raise BackendError(
+                            "unreachable", f"{what}: {conn.label} closed the connection unanswered"
+                        ) from None
+                    # The request went out whole: the server may have applied it before the
+                    # connection dropped, so it is not "never reached" (callers keep its mark).
                     raise BackendError(
-                        "unreachable",
-                        f"{what}: {conn.label} closed the connection unanswered{again}",
+                        "unanswered",
+                        f"{what}: {conn.label} closed the connection unanswered"
+                        " (not sent again: it may be applied)",
                     ) from None
                 return resp
             except TimeoutError:

@@ -165,6 +165,28 @@ def test_crash_after_the_server_took_a_batch_does_not_send_it_twice(
     assert fake_ov.texts("cx-a") == [f"m{i}" for i in range(150)]
 
 
+def test_a_batch_applied_but_never_answered_is_not_sent_twice(
+    fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    """The server applies a batch, then the connection drops before its answer: the batch
+    stays in flight (it may be applied), and the next drain finds it by its marks instead of
+    sending it again (it was taken as 'never reached' and stored twice)."""
+    from ovhooks.backend.openviking import OpenVikingBackend
+    from ovhooks.settings.config import load_settings
+
+    settings = load_settings({"OPENVIKING_URL": fake_ov.url, "HOME": str(tmp_path)})
+    box = session_box(tmp_path, window=3600.0)
+    box.enqueue("append", "cx-a", msgs(3))
+    fake_ov.mode = "applied_unanswered"
+    result = box.drain(OpenVikingBackend(settings))
+    assert isinstance(result.error, BackendError) and result.error.kind == "unanswered"
+    assert box.entries()[0]["inflight"] is not None
+    fake_ov.mode = "ok"
+    result = box.drain(OpenVikingBackend(settings))
+    assert result.error is None and len(box) == 0
+    assert texts(fake_ov.messages("cx-a")) == ["m0", "m1", "m2"]
+
+
 def test_entries_an_older_version_queued_as_files_are_adopted(tmp_path: Path) -> None:
     box = session_box(tmp_path)
     folder = tmp_path / "outbox" / "cx-a"

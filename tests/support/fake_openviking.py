@@ -198,6 +198,10 @@ class FakeOpenViking(FakeOpenVikingApi):
         with self.lock:
             self.caller = self._identity(handler)
             status, doc = self._route(handler.command, path, query, body)
+        if mode == "applied_unanswered" and handler.command != "GET":
+            # applied, then the connection drops before any answer (a crash, a proxy's cut)
+            handler.close_connection = True
+            return
         payload = json.dumps(doc).encode()
         if mode == "big" and payload.endswith(b"}"):
             payload = self._padded(payload)
