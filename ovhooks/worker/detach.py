@@ -41,6 +41,7 @@ def hand_off(
     """
     if not jobs:
         return
+    clock = _advancing(clock)
     if not settings.detach:
         _run(settings, jobs, log, clock)
         return
@@ -70,3 +71,12 @@ def _spawn_process(settings: Settings, jobs: Sequence[Job], log: Log) -> None:  
         creationflags=getattr(subprocess, "DETACHED_PROCESS", 0),
     )
     log.info("worker_spawned", path=path)
+
+
+def _advancing(clock: Callable[[], float]) -> Callable[[], float]:
+    """``clock`` read once (a hook's clock is its event's time), then moving with the time
+    that passes: the worker may wait out a batch in flight for many seconds and stamps each
+    batch it sends with the time it is sent; a stamp from the event's time made the next
+    worker think the server's processing window was over and send the batch again."""
+    base, started = clock(), time.monotonic()
+    return lambda: base + (time.monotonic() - started)

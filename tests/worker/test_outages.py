@@ -258,3 +258,42 @@ def test_a_background_worker_waits_out_a_lost_answer_and_resends_itself(
     report("lost_answer", mode=mode, window_s=window_s, seconds=round(elapsed, 1))
     assert s.queued() == 0 and s.verdict() == (0, 0, 0)
     assert elapsed < window_s + 10
+
+
+def test_a_batch_sent_after_a_wait_is_stamped_when_it_is_sent(
+    fake_ov: FakeOpenViking, tmp_path: Path
+) -> None:
+    """Real Stop hooks with detached workers, a server that applies writes late. A worker
+    waits out the batch before its own and then sends its own: the batch must carry the time
+    it is sent. Stamped with the hook's event time (the worker's clock was frozen there), the
+    next worker took the server's window as over and sent it again, and the server stored
+    it twice (a fault campaign's Qwen sessions; the same on every host)."""
+    window_s, timeout_s, delay_s = 3.0, 1.0, 2.5
+    s = Scenario(
+        tmp_path,
+        host="codex",
+        backend="openviking",
+        fake=fake_ov,
+        window_s=window_s,
+        timeout_s=timeout_s,
+    )
+    s.env.update(OVHOOKS_DETACH="1", OVHOOKS_WORKER_LOCK_WAIT_S="30")
+    fake_ov.writes_only = True
+    fake_ov.mode, fake_ov.delay_s = "slow", delay_s
+    started = time.monotonic()
+
+    def stop_at(seconds: float) -> None:
+        time.sleep(max(0.0, started + seconds - time.monotonic()))
+        s.add_turns(1)
+        s.stop_hook()
+
+    stop_at(0.0)  # its batch arrives, is applied at 2.5 s; the client gave up at 1 s
+    stop_at(1.2)  # waits that batch out, then sends its own at about 3 s
+    stop_at(4.3)  # that one is in flight (applied at about 5.5 s): wait, never resend
+    deadline = time.monotonic() + 20
+    while s.queued() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(delay_s + 0.5)  # any second copy would land by now
+    fake_ov.mode, fake_ov.delay_s, fake_ov.writes_only = "ok", 0.0, False
+    s.settle()
+    assert s.verdict() == (0, 0, 0), s.received()
