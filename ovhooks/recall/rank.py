@@ -33,6 +33,8 @@ OVERLAP_BOOST = 0.20
 # baseline sits near 0.5-0.6, an absolute threshold alone lets filler through (OpenViking
 # #1106, #4985), while a true second topic in the prompt ranks within this margin.
 RELATIVE_MARGIN = 0.25
+# How much of a candidate's text is weighed and shown (the line shows at most 600).
+MAX_TEXT_CHARS = 4000
 
 # category (as the server names it or as the URI path shows it) -> label shown to the model
 _LABELS = {
@@ -164,9 +166,13 @@ def in_scope(uri: str, category: str, origin: str, *, resources: bool) -> bool:
     """User memories, this project's peer memories and skills; resources only on request."""
     if origin == "other_peer":
         return False  # another project's memories (OpenViking #4205: cross-workspace noise)
+    if not uri.startswith("viking://") or "\\" in uri:
+        return False
+    if any(part in (".", "..") for part in uri[9:].split("/")):
+        return False  # a server's URI that climbs out of its folder is nobody's memory
     if category == "resources" or uri.startswith("viking://resources"):
         return resources
-    return uri.startswith("viking://")
+    return True
 
 
 def from_context_entries(
@@ -194,8 +200,11 @@ def from_context_entries(
         score = _score(entry.get("score"))
         if score < threshold or not text.strip():
             continue
-        item = Candidate(uri, category, score, text)
-        item.whole = entry.get("detail") == "full" and not is_archive(uri)
+        # Rated and shown from its head only: a memory of megabytes cost seconds to weigh,
+        # past the hook's deadline, and the line shows a few hundred characters anyway.
+        whole = entry.get("detail") == "full" and len(text) <= MAX_TEXT_CHARS
+        item = Candidate(uri, category, score, text[:MAX_TEXT_CHARS])
+        item.whole = whole and not is_archive(uri)
         evidence = entry.get("evidence")
         item.evidence = evidence if isinstance(evidence, dict) else None
         out.append(item)

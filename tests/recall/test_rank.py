@@ -192,3 +192,31 @@ def test_the_bridged_query_carries_the_other_languages_words() -> None:
     assert en is not None and "日志" in en.split("\n")[1]
     # nothing the glossary names: no second search
     assert bridged_query("who wrote this poem?", "who wrote this poem?") is None
+
+
+def test_a_huge_text_is_weighed_and_shown_from_its_head() -> None:
+    """A server memory of megabytes cost seconds to rate, past the hook's deadline: only its
+    head is kept, and it is no longer 'whole', so the line carries its URI to read the rest."""
+    from ovhooks.recall.rank import MAX_TEXT_CHARS
+
+    entry = {"uri": f"{M}/entities/big.md", "text": "deploy " * 800_000, "score": 0.9}
+    found, _ = from_context_entries([{**entry, "detail": "full"}], threshold=0.0, resources=False)
+    assert len(found[0].text) == MAX_TEXT_CHARS and not found[0].whole
+    small = {**entry, "text": "deploy on Tuesdays", "detail": "full"}
+    found, _ = from_context_entries([small], threshold=0.0, resources=False)
+    assert found[0].text == "deploy on Tuesdays" and found[0].whole
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "viking://user/default/../../agent/x.md",
+        f"{M}/preferences/./x.md",
+        f"{M}/preferences/..",
+        "viking://user\\default/memories/x.md",
+        "https://example.com/x.md",
+    ],
+)
+def test_a_server_uri_that_climbs_is_not_a_candidate(uri: str) -> None:
+    entry = {"uri": uri, "text": "deploy on Tuesdays", "score": 0.9}
+    assert from_context_entries([entry], threshold=0.0, resources=True)[0] == []
