@@ -169,7 +169,7 @@ def resolve(cwd: str, *, actor_peer: str = "") -> ProjectIdentity:
     root = project_root(cwd)
     path_peer = project_peer(root) if root else ""
     if actor_peer:
-        return ProjectIdentity(actor_peer, "setting actor_peer_id", root)
+        return ProjectIdentity(actor_peer, "setting actor_peer (OPENVIKING_ACTOR_PEER_ID)", root)
     if not root:
         return ProjectIdentity("", "no project folder", root)
     warnings: list[str] = []

@@ -144,3 +144,16 @@ def test_ovcli_keys_in_order_of_preference_and_a_bad_file_value_falls_through(
     assert (s.account, s.user, s.actor_peer) == ("acme", "ann", "p1")
     (tmp_path / "ovcli.conf").write_text("[1, 2]")  # JSON, but not an object: nothing from it
     assert load_settings(_env(tmp_path)).sources["url"] == "default"
+
+
+def test_the_project_keys_the_readme_names_are_the_ones_read(tmp_path: Path) -> None:
+    """README, "Projects and teams": ``actor_peer`` in config.toml, ``actor_peer_id`` in
+    OpenViking's ovcli.conf (the first spelling was named for both and refused in one)."""
+    (tmp_path / "config.toml").write_text('actor_peer = "widget"\n')
+    s = load_settings(_env(tmp_path))
+    assert s.actor_peer == "widget" and not s.warnings, s.warnings
+    (tmp_path / "config.toml").write_text("")
+    (tmp_path / "ovcli.conf").write_text(json.dumps({"actor_peer_id": "gadget"}))
+    assert load_settings(_env(tmp_path)).actor_peer == "gadget"
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "`actor_peer` in the config file, `actor_peer_id` in OpenViking's `ovcli.conf`" in readme
