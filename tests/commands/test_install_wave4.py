@@ -272,3 +272,28 @@ def test_a_server_table_of_the_wrong_type_is_left_alone(
     assert json.loads((home / file).read_text())[key] == []
     assert run_cli("uninstall", host).exit_code == 0
     assert json.loads((home / file).read_text()) == {key: [], "x": 1}
+
+
+@pytest.mark.parametrize("host", ["gemini", "qwen", "droid", "claude"])
+def test_an_empty_server_table_comes_back_byte_for_byte(
+    host: str, home: Path, tmp_path: Path
+) -> None:
+    """A user's file that held ``"mcpServers": {}``: uninstall took the table install filled
+    away once it was empty again, and rewrote the file, so it did not come back as it was."""
+    from ovhooks.commands.install import mcp_config
+
+    environ = {"HOME": str(home)}
+    path = Path(
+        mcp_config.claude_json_path(environ)
+        if host == "claude"
+        else hostconfig.mcp_file(host, environ)
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = '{\n  "mcpServers": {},\n  "ui": {"theme": "x"}\n}\n'
+    path.write_text(text)
+    code, result = run_json("install", host, "--exe", _exe(tmp_path))
+    assert code == 0, result
+    assert "ovhooks" in json.loads(path.read_text())["mcpServers"]
+    code, removed = run_json("uninstall", host)
+    assert code == 0, removed
+    assert path.read_text() == text, removed

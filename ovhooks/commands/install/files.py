@@ -14,6 +14,7 @@ from ovhooks.commands.install.hooks_json import (
     normalized,
     remove_hooks,
     render_like,
+    same_but_empty_tables,
     unwrapped,
     wrapped,
 )
@@ -161,7 +162,7 @@ def uninstall_hooks_file(
     restored: str | None = None
     if backup_text is not None:
         try:
-            if normalized(json.loads(backup_text or "{}")) == normalized(new):
+            if same_but_empty_tables(json.loads(backup_text or "{}"), new):
                 restored = backup_text
         except ValueError:
             restored = None

@@ -147,6 +147,22 @@ def normalized(doc: object) -> object:
     return out
 
 
+def _pruned(value: object) -> object:
+    if isinstance(value, dict):
+        kept = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in ({}, [])}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def same_but_empty_tables(first: object, second: object) -> bool:
+    """Equal but for empty tables and lists, at any depth: uninstall takes a table it left
+    empty away, and the user's file may have held it empty before the install (``"mcpServers":
+    {}``); their backup's bytes then still come back."""
+    return _pruned(first) == _pruned(second)
+
+
 def render_like(doc: object, original: str | None) -> str:
     """JSON text for ``doc`` in the original file's indentation and final-newline style."""
     indent: str | None = "  "

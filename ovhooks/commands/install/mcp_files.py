@@ -154,7 +154,7 @@ def unregister_claude(
     the server out of ``~/.claude.json``: its backup's bytes back when nothing else changed."""
     import json
 
-    from ovhooks.commands.install.hooks_json import normalized
+    from ovhooks.commands.install.hooks_json import same_but_empty_tables
 
     done = []
     settings, stext = read_json_doc(settings_path)
@@ -173,7 +173,7 @@ def unregister_claude(
     backup_path = server_path + BACKUP_SUFFIX
     backup = read_text(backup_path)
     try:
-        restorable = backup is not None and normalized(json.loads(backup or "{}")) == new
+        restorable = backup is not None and same_but_empty_tables(json.loads(backup or "{}"), new)
     except ValueError:
         restorable = False
     action = "restored" if restorable else "removed" if backup is None and not new else "updated"

@@ -30,7 +30,7 @@ from ovhooks.commands.install.files import (
     remove_file,
     write_file,
 )
-from ovhooks.commands.install.hooks_json import normalized, render_like
+from ovhooks.commands.install.hooks_json import render_like, same_but_empty_tables
 from ovhooks.commands.install.mcp_config import SERVER, server_argv
 from ovhooks.fsutil import ensure_dir
 
@@ -163,7 +163,7 @@ def unregister_server(
     backup_path = path + BACKUP_SUFFIX
     backup = None if keep_backup else read_text(backup_path)
     try:
-        restorable = backup is not None and normalized(json.loads(backup or "{}")) == new
+        restorable = backup is not None and same_but_empty_tables(json.loads(backup or "{}"), new)
     except ValueError:
         restorable = False
     gone = not keep_backup and backup is None and not new
