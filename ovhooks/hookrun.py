@@ -137,6 +137,17 @@ def run_hook(
         finally:
             disarm()
             ctx.discard()
+        # What each hook did, for OVHOOKS_LOG_LEVEL=debug (sizes only: no text of the reply).
+        ctx.log.debug(
+            "hook_ran",
+            command=command,
+            host=host,
+            session=event.session_id,
+            ms=round((time.monotonic() - started) * 1000, 1),
+            context_chars=len(reply.context or ""),
+            message=bool(reply.system_message),
+            fields=sorted(reply.specific),
+        )
         if plan is not None:
             stderr = plan.render()
     except _DeadlineExceeded:
