@@ -510,6 +510,26 @@ def test_export_scrubs_what_the_local_store_kept(fake_ov: FakeOpenViking) -> Non
     assert "download" in sent
 
 
+def test_a_memory_keeps_its_uri_unless_the_uri_holds_a_secret(fake_ov: FakeOpenViking) -> None:
+    """README: same memory URIs. A name that ends in remember's hash made a placeholder the
+    scrubber keeps in text look like a key, and the memory arrived as '[REDACTED:…].md'."""
+    from ovhooks.commands.memory_ops import memory_uri
+
+    local = local_backend()
+    text = "docs use the placeholder sk-proj-abcdefghijklmnopqrst"
+    placeholder = memory_uri(local.user, "sk-proj-abcdefghijklmnopqrst", kind="x", name=None, now=0)
+    local.write(placeholder, text + "\n")
+    token = "hf_" + "QmXrTzVbNcLkJhGfDsAzPoIuYtReWqZxCv"
+    secret = f"{local.memories_root}/preferences/default/{token.lower()}-a1b2c3.md"
+    local.write(secret, "a token\n")
+    local.close()
+    code, doc = export(fake_ov.url)
+    assert code == 0, doc
+    assert fake_ov.files[placeholder] == text + "\n"
+    named = [uri for uri in fake_ov.files if uri.endswith("-a1b2c3.md")]
+    assert named == [f"{local.memories_root}/preferences/default/redacted-a1b2c3.md"], named
+
+
 @pytest.mark.parametrize(
     ("url", "environ", "where"),
     [
