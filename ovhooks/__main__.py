@@ -28,7 +28,7 @@ def entry() -> None:
     calls on raw descriptors, state files are written whole and renamed, SQLite commits
     before returning. ``main`` stays the in-process entry (tests call it)."""
     argv = sys.argv[1:]
-    if argv != ["version"] and _is_hook(argv):
+    if argv not in (["version"], ["--version"]) and _is_hook(argv):
         from ovhooks.hookrun import main as run_hook_main
 
         _leave(run_hook_main(argv[0], argv[1:]))
@@ -51,7 +51,7 @@ def _leave(code: int) -> NoReturn:
 
 def main() -> None:
     argv = sys.argv[1:]
-    if argv == ["version"]:
+    if argv in (["version"], ["--version"]):
         # hosts and scripts ask for it several times a session: no Typer for one line
         from ovhooks import __version__
 

@@ -40,6 +40,22 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+
+def _version(value: bool) -> None:
+    if value:
+        hook.version()
+        raise typer.Exit
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Long-term memory for coding agents, backed by an OpenViking server or a local store."""
+
+
 HOOKS = "Hook commands (run by the host)"
 SETUP = "Set-up"
 MEMORY = "Memory (for people and agents)"

@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from ovhooks.hosts.registry import HOSTS
+
 HELP = (
     "Hook for the host's {event} event: reads the payload on stdin, prints one JSON "
     "reply on stdout, always exits 0."
@@ -19,7 +21,12 @@ HELP = (
 def hook(
     ctx: typer.Context,
     host: Annotated[
-        str | None, typer.Option("--host", help="Payload dialect: codex, claude, pi or opencode.")
+        str | None,
+        typer.Option(
+            "--host",
+            help=f"Payload dialect: {', '.join(HOSTS[:-1])} or {HOSTS[-1]} "
+            "(found from the payload and the environment when left out).",
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Read-only: print the plan on stderr.")

@@ -7,8 +7,9 @@ from __future__ import annotations
 def mcp() -> None:
     """Serve memory tools (search, read, list, remember, forget) over MCP on stdio.
 
-    Hosts start this; `ovhooks install` registers it with Codex and Claude Code, and
-    `ovhooks doctor` checks it answers. Same store, identity and project as the hooks.
+    Hosts start this; `ovhooks install HOST` registers it with every host that takes MCP
+    servers (user scope), and `ovhooks doctor` checks it answers. Same store, identity and
+    project as the hooks.
     """
     import sys
 

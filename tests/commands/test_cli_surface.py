@@ -142,5 +142,17 @@ def _record() -> None:  # pragma: no cover (run by hand to re-record)
     sys.stdout.write(f"recorded {len(list(FIXTURES.iterdir()))} files in {FIXTURES}\n")
 
 
+def test_help_names_every_host_and_the_version_option() -> None:
+    """The hooks' --host help is built from the registry (it once named four of eight), and
+    ``--version`` answers as ``version`` does."""
+    from ovhooks import __version__
+    from ovhooks.hosts.registry import HOSTS
+
+    text = " ".join(help_text("stop").split())
+    assert all(host in text for host in HOSTS), text
+    result = run_cli("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == __version__
+
+
 if __name__ == "__main__":  # pragma: no cover
     _record()

@@ -30,9 +30,9 @@ ScopeOption = Annotated[
     str,
     typer.Option(
         "--scope",
-        help="user: the host's user config (~/.codex/hooks.json, ~/.claude/settings.json, "
-        "~/.gemini/settings.json); project: the current git project's .codex/hooks.json, "
-        ".claude/settings.json or .gemini/settings.json.",
+        help="user: the host's configuration in your home (~/.codex/hooks.json, "
+        "~/.claude/settings.json, ~/.gemini/settings.json, ...); project: the same file in the "
+        "current git project (.codex/hooks.json, ...). --dry-run names the exact files.",
     ),
 ]
 DryRunOption = Annotated[
