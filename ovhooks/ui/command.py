@@ -25,7 +25,8 @@ def ui(
         str,
         typer.Option(
             help="Address to listen on. Default 127.0.0.1 (and ::1): only this machine. "
-            "Anything else exposes your memory to the network (the token still guards it)."
+            "Another address of this machine exposes your memory to that network (the token "
+            "still guards it); never every interface (0.0.0.0)."
         ),
     ] = "127.0.0.1",
     as_json: JsonFlag = False,
@@ -41,6 +42,14 @@ def ui(
 
     if not 0 <= port <= 65535:
         raise usage_error(f"--port {port} is not a port", "give 1-65535, or 0 for any free one")
+    if _every_interface(bind):
+        # The Host check answers only to the address bound (a rebinding guard), and a browser
+        # names the machine's own address, never 0.0.0.0: every request would be refused.
+        raise usage_error(
+            f"--bind {bind} would listen on every interface",
+            "give the one address to serve on (this machine's address on the network, or "
+            "127.0.0.1, the default: only this machine)",
+        )
     if not _an_address(bind):
         raise usage_error(
             f"--bind {bind!r} is not an address to listen on",
@@ -78,6 +87,15 @@ def ui(
         webbrowser.open(url)
     server.serve(servers)
     return 0
+
+
+def _every_interface(bind: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(bind).is_unspecified
+    except ValueError:
+        return False
 
 
 def _an_address(bind: str) -> bool:
