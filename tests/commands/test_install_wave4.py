@@ -159,6 +159,20 @@ def test_droid_hooks_stay_keyed_by_event_at_the_top_level(home: Path, tmp_path: 
     assert "hooks" not in doc and set(doc) == {e for e, *_ in hostconfig.HOOK_TABLE["droid"]}
 
 
+def test_a_droid_file_with_a_hooks_wrapper_is_refused_with_what_to_do(
+    home: Path, tmp_path: Path
+) -> None:
+    """Droid reads its events at the top level; a user who wrapped them in "hooks" (as other
+    hosts want) got "hooks.hooks is not a list"."""
+    path = home / ".factory" / "hooks.json"
+    _write(path, {"hooks": {"SessionStart": []}})
+    before = path.read_bytes()
+    code, doc = run_json("install", "droid", "--exe", _exe(tmp_path))
+    assert code != 0 and "top level" in doc["error"]["message"], doc
+    assert "remove it" in doc["error"]["fix"]
+    assert path.read_bytes() == before
+
+
 def test_a_server_entry_of_the_users_own_is_left_alone(home: Path, tmp_path: Path) -> None:
     _write(home / ".factory" / "mcp.json", {"mcpServers": {"ovhooks": USER_SERVER}})
     before = (home / ".factory" / "mcp.json").read_bytes()

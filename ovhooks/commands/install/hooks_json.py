@@ -53,6 +53,12 @@ def _hooks_table(doc: dict[str, Any], path: str) -> dict[str, Any]:
         )
     for event in _events(hooks):
         groups = hooks[event]
+        if event == "hooks" and isinstance(groups, dict):  # a top-level file, wrapped
+            raise CommandError(
+                f'{path}: the events are inside a "hooks" object, and this host reads them '
+                "at the top level of the file",
+                fix='move the events out of the "hooks" object and remove it, then run again',
+            )
         if not isinstance(groups, list):
             raise CommandError(
                 f"{path}: hooks.{event} is not a list", fix="fix the file by hand, then run again"
