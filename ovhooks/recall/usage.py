@@ -2,7 +2,8 @@
 
 UserPromptSubmit notes which memories it supplied for this turn in ``usage/<session>.json``;
 Stop takes the note and shows one line in its ``systemMessage``, like the anchor's OV-Usage:
-``ovhooks: 3 memories supplied · prefs 2, project 1``. Nothing is written when the view is off.
+``ovhooks: 3 memories supplied · prefs 2, project 1: tabs-never-spaces, deploy-day, +1 more``.
+Nothing is written when the view is off.
 """
 
 from __future__ import annotations
@@ -59,4 +60,22 @@ def take_summary(state_dir: str, session_key: str) -> str | None:
         counts[kind] = counts.get(kind, 0) + 1
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     noun = "memory" if len(uris) == 1 else "memories"
-    return f"ovhooks: {len(uris)} {noun} supplied · {kinds}"
+    names = [_name(uri) for uri in uris[:NAMED]]
+    if len(uris) > NAMED:
+        names.append(f"+{len(uris) - NAMED} more")
+    return f"ovhooks: {len(uris)} {noun} supplied · {kinds}: {', '.join(names)}"
+
+
+# How many memories the line names (the rest are counted).
+NAMED = 3
+
+
+def _name(uri: str) -> str:
+    """A memory's file name as people know it: no folder, no ``.md``, no closing hash."""
+    from ovhooks.recall.text import one_line
+
+    name = uri.rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
+    stem, _, digest = name.rpartition("-")
+    if stem and len(digest) == 6 and all(c in "0123456789abcdef" for c in digest):
+        name = stem
+    return one_line(name)[:60] or uri

@@ -24,10 +24,24 @@ def test_summary_counts_sources_by_kind(tmp_path: Path) -> None:
     ]
     note_supplied(str(tmp_path), "cx-1", uris, 1.0)
     line = take_summary(str(tmp_path), "cx-1")
-    assert line == "ovhooks: 4 memories supplied · prefs 2, project 1, docs 1"
+    # counted by kind, and named (README: "names the memories supplied"), three at most
+    assert (
+        line
+        == "ovhooks: 4 memories supplied · prefs 2, project 1, docs 1: tabs, ci, editor, +1 more"
+    )
     assert take_summary(str(tmp_path), "cx-1") is None  # said once per turn
     note_supplied(str(tmp_path), "cx-1", [], 2.0)
     assert take_summary(str(tmp_path), "cx-1") is None
+
+
+def test_a_name_is_shown_without_its_folder_hash_or_controls(tmp_path: Path) -> None:
+    uris = ["viking://user/u/memories/preferences/default/in-this-repository-i-always-07ef76.md"]
+    note_supplied(str(tmp_path), "cx-2", [*uris, "viking://user/u/memories/x/a\x1b[2Jb.md"], 1.0)
+    line = take_summary(str(tmp_path), "cx-2")
+    assert (
+        line
+        == "ovhooks: 2 memories supplied · prefs 1, other 1: in-this-repository-i-always, a[2Jb"
+    )
 
 
 @pytest.mark.parametrize("view", ["summary", "off", None])
@@ -52,6 +66,6 @@ def test_stop_reports_the_turns_sources(tmp_path: Path, view: str | None) -> Non
     stop, _ = run_inline("stop", codex_payload("Stop", "s1", r.path, work), env)
     message = str(stop.get("systemMessage") or "")
     if view == "summary":
-        assert message == "ovhooks: 1 memory supplied · prefs 1"
+        assert message == "ovhooks: 1 memory supplied · prefs 1: indentation"
     else:
         assert "supplied" not in message
