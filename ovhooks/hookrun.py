@@ -131,7 +131,7 @@ def run_hook(
         if not payload:
             ctx.log.info("hook_empty_payload", command=command, stdin_bytes=len(stdin))
         event = Event(host, event_name, payload)
-        disarm = _arm_deadline(event_name, settings, started, environ)
+        disarm = _arm_deadline(event_name, settings, started)
         try:
             reply = _handler(command)(event, ctx)
         finally:
@@ -168,9 +168,7 @@ def run_hook(
     return redact_known_secrets(out), redact_known_secrets(stderr)
 
 
-def _arm_deadline(
-    event_name: str, settings: object, started: float, environ: Mapping[str, str]
-) -> Callable[[], None]:
+def _arm_deadline(event_name: str, settings: object, started: float) -> Callable[[], None]:
     field = _DEADLINE_EVENTS.get(event_name)
     if field is not None:
         seconds = float(getattr(settings, field)) + _DEADLINE_SLACK_S
@@ -178,11 +176,8 @@ def _arm_deadline(
         seconds = HOST_TIMEOUT_DEADLINES_S.get(event_name, 0.0)
         # A longer budget for debugging with OVHOOKS_DETACH=0 against hosts given longer
         # timeouts (or none, by hand): the inline worker then gets that long.
-        try:
-            override = float(environ.get("OVHOOKS_HOOK_DEADLINE_S") or 0)
-        except ValueError:
-            override = 0.0
-        if 0 < override < float("inf"):  # NaN compares false
+        override = float(getattr(settings, "hook_deadline_s", 0.0) or 0.0)
+        if 0 < override < float("inf"):
             seconds = override
     if not seconds or not hasattr(os, "fork"):  # SIGALRM: POSIX only
         return lambda: None

@@ -65,6 +65,9 @@ _FIELDS: dict[str, tuple[tuple[str, ...], Callable[[object], object], object]] =
     "worker_lock_wait_s": (("OVHOOKS_WORKER_LOCK_WAIT_S",), _parse_nonneg_float, 120.0),
     # how long a write the client gave up on may still land on the server (never resent before)
     "inflight_window_s": (("OVHOOKS_INFLIGHT_WINDOW_S",), _parse_nonneg_float, 30.0),
+    # the budget of hooks other than recall and session start; 0: a second under the host's
+    # own timeout (hookrun.HOST_TIMEOUT_DEADLINES_S)
+    "hook_deadline_s": (("OVHOOKS_HOOK_DEADLINE_S",), _parse_nonneg_float, 0.0),
     # recall
     "recall": (("OVHOOKS_RECALL",), _parse_bool, True),
     "recall_deadline_s": (("OVHOOKS_RECALL_DEADLINE_S",), _parse_nonneg_float, 1.5),
@@ -133,6 +136,7 @@ class Settings:
     log_level: str
     worker_lock_wait_s: float
     inflight_window_s: float
+    hook_deadline_s: float
     recall: bool
     recall_deadline_s: float
     recall_score_threshold: float

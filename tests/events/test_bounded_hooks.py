@@ -189,13 +189,16 @@ def test_the_inline_deadline_can_be_raised_for_debugging(
 ) -> None:
     """OVHOOKS_HOOK_DEADLINE_S gives an inline (OVHOOKS_DETACH=0) hook a longer budget."""
     from ovhooks.hookrun import _arm_deadline
+    from ovhooks.settings.config import load_settings
 
-    disarm = _arm_deadline("SessionEnd", object(), 0.0, {"OVHOOKS_HOOK_DEADLINE_S": "nan"})
+    nan = load_settings({"OVHOOKS_HOOK_DEADLINE_S": "nan", "HOME": str(tmp_path)})
+    disarm = _arm_deadline("SessionEnd", nan, 0.0)
     disarm()
     import signal
 
     started = __import__("time").monotonic()
-    disarm = _arm_deadline("SessionEnd", object(), started, {"OVHOOKS_HOOK_DEADLINE_S": "60"})
+    sixty = load_settings({"OVHOOKS_HOOK_DEADLINE_S": "60", "HOME": str(tmp_path)})
+    disarm = _arm_deadline("SessionEnd", sixty, started)
     try:
         remaining, _interval = signal.getitimer(signal.ITIMER_REAL)
     finally:

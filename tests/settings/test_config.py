@@ -157,3 +157,13 @@ def test_the_project_keys_the_readme_names_are_the_ones_read(tmp_path: Path) -> 
     assert load_settings(_env(tmp_path)).actor_peer == "gadget"
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert "`actor_peer` in the config file, `actor_peer_id` in OpenViking's `ovcli.conf`" in readme
+
+
+def test_the_hook_budget_is_a_setting_with_a_warning_when_unreadable(tmp_path: Path) -> None:
+    """OVHOOKS_HOOK_DEADLINE_S was read by the hook runner alone: status did not list it and
+    a value like 'abc' was dropped without a word."""
+    assert load_settings(_env(tmp_path, OVHOOKS_HOOK_DEADLINE_S="12")).hook_deadline_s == 12.0
+    s = load_settings(_env(tmp_path, OVHOOKS_HOOK_DEADLINE_S="abc"))
+    assert s.hook_deadline_s == 0.0
+    assert any("OVHOOKS_HOOK_DEADLINE_S" in w for w in s.warnings), s.warnings
+    assert "hook_deadline_s" in s.as_dict()
