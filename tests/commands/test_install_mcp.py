@@ -69,6 +69,10 @@ def test_codex_round_trip_is_byte_identical(homes: dict[str, Path], name: str) -
     assert {"OPENVIKING_URL", "OPENVIKING_API_KEY", "OVHOOKS_STATE_DIR"} <= set(entry["env_vars"])
     # the hang marker's folder, shared with the hooks of the same Codex process
     assert {"XDG_RUNTIME_DIR", "TMPDIR"} <= set(entry["env_vars"])
+    # the memory tools may start the embedding service: with the user's model, not another
+    assert {"OVHOOKS_SEMANTIC", "OVHOOKS_EMBED_URL", "OVHOOKS_EMBED_MODEL"} <= set(
+        entry["env_vars"]
+    )
     assert (homes["state"] / "mcp" / "codex.registered").is_file()
     code, again = run_json("install", "codex", "--exe", EXE)
     assert again["mcp"][0]["action"] == "unchanged"
@@ -260,3 +264,14 @@ def test_claude_tables_of_the_wrong_type_are_left_alone(
             assert all(now[k] == v for k, v in seeded.items()), (name, now)
     assert run_cli("uninstall", "claude").exit_code == 0
     assert _snapshot(config) == before
+
+
+def test_the_variable_holding_the_endpoint_key_is_forwarded_by_its_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ovhooks.commands.install.mcp_config import forwarded_environment
+
+    monkeypatch.setenv("OVHOOKS_EMBED_KEY_ENV", "MY_EMBED_KEY")
+    assert "MY_EMBED_KEY" in forwarded_environment()
+    monkeypatch.setenv("OVHOOKS_EMBED_KEY_ENV", "not a name; rm -rf")
+    assert not any(" " in name for name in forwarded_environment())

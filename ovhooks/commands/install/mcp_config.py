@@ -35,10 +35,13 @@ WRITE_TOOLS = ("remember", "forget")
 # where the launcher keeps its hang marker (XDG_RUNTIME_DIR, TMPDIR): without them the
 # server's launcher looks in /tmp while the same Codex process's hooks look in the runtime
 # folder, and a hang one of them met would not spare the other (hosts/launch.py).
+# The embedding settings too: a memory tool may be the first to start the embedding service,
+# which then serves the hooks with the model it was started with.
 FORWARDED_SETTINGS = (
     "url", "api_key", "account", "user", "actor_peer", "auth_mode", "backend",
     "connect_timeout_s", "request_timeout_s", "ca_bundle", "state_dir", "data_dir",
     "log_level", "scrub", "scrub_emails", "scrub_phones",
+    "semantic", "embed_url", "embed_model", "embed_key_env", "embed_api",
 )  # fmt: skip
 FORWARDED_EXTRA = (
     "OVHOOKS_CONFIG", "OPENVIKING_CLI_CONFIG_FILE", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
@@ -55,10 +58,14 @@ class ForeignEntryError(ValueError):
 
 
 def forwarded_environment() -> list[str]:
+    """The variables Codex passes to the server: the settings', the platform's, and the one
+    that holds the embedding endpoint's key when ``OVHOOKS_EMBED_KEY_ENV`` names it now."""
     from ovhooks.settings import config
 
     names = [name for key in FORWARDED_SETTINGS for name in config._FIELDS[key][0]]
-    return names + list(FORWARDED_EXTRA)
+    key_env = os.environ.get("OVHOOKS_EMBED_KEY_ENV", "").strip()
+    key = [key_env] if key_env.isidentifier() and key_env.isascii() else []
+    return names + list(FORWARDED_EXTRA) + key
 
 
 def server_argv(exe: str) -> list[str]:
