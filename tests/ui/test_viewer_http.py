@@ -35,6 +35,19 @@ def remember(text: str, cwd: Path) -> str:
     return str(json.loads(done.stdout)["uri"])
 
 
+def hook(*argv: str, payload: dict[str, str], cwd: Path) -> str:
+    """A hook command run as the host runs it; its stdout."""
+    return subprocess.run(
+        [sys.executable, "-m", "ovhooks", *argv],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=cwd,
+        check=True,
+    ).stdout
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "proj"
@@ -168,15 +181,7 @@ def test_why_agrees_with_the_hook(viewer: Viewer, project: Path) -> None:
     viewer.sign_in()
     prompt = "tabs or spaces for this new file?"
     payload = {"session_id": "why-1", "cwd": str(project), "prompt": prompt}
-    reply = subprocess.run(
-        [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        cwd=project,
-        check=True,
-    ).stdout
+    reply = hook("user-prompt-submit", "--host", "codex", payload=payload, cwd=project)
     context = json.loads(reply)["hookSpecificOutput"]["additionalContext"]
     why = viewer.get(f"/api/why?prompt={prompt.replace(' ', '+').replace('?', '%3F')}").json()
     assert why["block"] == context
@@ -194,15 +199,7 @@ def test_the_hook_logs_its_decision_and_the_log_page_shows_it(
         ("which port does the staging database listen on?", "write a haiku about autumn")
     ):
         payload = {"session_id": f"log-{n}", "cwd": str(project), "prompt": prompt}
-        subprocess.run(
-            [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "claude"],
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            env=hook_env(),
-            cwd=project,
-            check=True,
-        )
+        hook("user-prompt-submit", "--host", "claude", payload=payload, cwd=project)
     entries = viewer.get("/api/log?since=0").json()["entries"]
     assert [e["prompt"] for e in entries] == [
         "which port does the staging database listen on?",
@@ -227,15 +224,7 @@ def test_no_secret_from_a_captured_turn_reaches_a_page(viewer: Viewer, project: 
         "cwd": str(project),
         "prompt": f"use key {secret} for staging",
     }
-    subprocess.run(
-        [sys.executable, "-m", "ovhooks", "user-prompt-submit", "--host", "codex"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        cwd=project,
-        check=True,
-    )
+    hook("user-prompt-submit", "--host", "codex", payload=payload, cwd=project)
     for path in ("/log", "/api/log?since=0", "/sessions"):
         page = viewer.get(path)
         assert page.status == 200, (path, page.text[-300:])
@@ -246,15 +235,7 @@ def test_a_running_session_without_a_commit_is_listed(viewer: Viewer, project: P
     """A session that has not committed yet (the usual case while it runs) has no extraction
     outcome: the sessions page and its own page still render, and name it."""
     payload = {"session_id": "running-1", "cwd": str(project), "source": "startup"}
-    subprocess.run(
-        [sys.executable, "-m", "ovhooks", "session-start", "--host", "codex"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        cwd=project,
-        check=True,
-    )
+    hook("session-start", "--host", "codex", payload=payload, cwd=project)
     viewer.sign_in()
     listing = viewer.get("/sessions")
     assert listing.status == 200, listing.text[-500:]
@@ -292,15 +273,7 @@ def test_the_next_session_start_preview_is_the_hooks_own_block(
     viewer.sign_in()
     preview = viewer.get("/api/preview").json()["context"]
     payload = {"session_id": "start-1", "cwd": str(project), "source": "startup"}
-    reply = subprocess.run(
-        [sys.executable, "-m", "ovhooks", "session-start", "--host", "codex", "--dry-run"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        cwd=project,
-        check=True,
-    ).stdout
+    reply = hook("session-start", "--host", "codex", "--dry-run", payload=payload, cwd=project)
     assert preview == json.loads(reply)["hookSpecificOutput"]["additionalContext"]
     assert all(fact in preview for fact in FACTS)
 
