@@ -92,11 +92,12 @@ def endpoint_api(url: str, setting: str = "auto") -> str:
 def endpoint_url(url: str, api: str) -> str:
     """The URL to post to: a base URL (``http://host:11434``, ``https://host/v1``) gets its
     API's path; a full one is kept."""
-    base = url.strip().rstrip("/")
+    url = url.strip()
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    base, tail = url[:cut].rstrip("/"), url[cut:]  # the path goes before a query
     path = _path_of(base)
-    if api == "ollama":
-        return base if path.endswith(_OLLAMA_PATH) else base + _OLLAMA_PATH
-    return base if path.endswith("/embeddings") else base + "/embeddings"
+    suffix = _OLLAMA_PATH if api == "ollama" else "/embeddings"
+    return base + tail if path.endswith(suffix) else base + suffix + tail
 
 
 def _path_of(url: str) -> str:
@@ -139,19 +140,26 @@ def parse_vectors(api: str, body: bytes | bytearray, count: int) -> np.ndarray:
         rows = doc.get("embeddings")
     elif isinstance(doc, dict) and isinstance(doc.get("data"), list):
         items = [i for i in doc["data"] if isinstance(i, dict)]
-        items.sort(key=lambda item: int(item.get("index", 0)))
-        rows = [item.get("embedding") for item in items]
+        order = [i.get("index", n) for n, i in enumerate(items)]
+        if any(type(i) is not int for i in order):  # not bool, float, str or None
+            raise RemoteError("an index in the answer is not a whole number")
+        ranked = sorted(zip(order, items, strict=True), key=_first)
+        rows = [item.get("embedding") for _, item in ranked]
     if not isinstance(rows, list) or len(rows) != count:
         raise RemoteError(f"expected {count} vectors in the answer")
     try:
         vectors = np.asarray(rows, dtype=np.float32)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int past any float
         raise RemoteError("the vectors are not lists of numbers of one length") from None
     if vectors.ndim != 2 or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
         raise RemoteError("the vectors are not lists of numbers of one length")
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return np.asarray(vectors / norms, dtype=np.float32)
+
+
+def _first(pair: tuple[int, object]) -> int:
+    return pair[0]
 
 
 class RemoteEncoder:

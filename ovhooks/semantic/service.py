@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ovhooks.semantic.index import StoreIndex
     from ovhooks.semantic.model import Embedder
 
-_READ_TIMEOUT_S = 2.0
+_READ_TIMEOUT_S = 1.0
 _MAX_REQUEST = 1 << 20
 _STATUS_EVERY_S = 5.0
 _PENDING_EVERY_S = 3.0
@@ -97,8 +97,11 @@ class Service:
 
     # --- requests ---------------------------------------------------------------------------
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        if request.get("v") != PROTOCOL or request.get("model") != MODEL_KEY:
-            self.stop = True
+        version, model = request.get("v"), request.get("model")
+        if not isinstance(version, int) or not isinstance(model, str):
+            return {"ok": False, "error": "bad_request"}  # not a client of any version
+        if version != PROTOCOL or model != MODEL_KEY:
+            self.stop = True  # another ovhooks version asks: it starts a service of its own
             return {"ok": False, "error": "version", "model": MODEL_KEY, "v": PROTOCOL}
         op = request.get("op")
         if op == "ping":
@@ -143,14 +146,22 @@ class Service:
         return {**reply, "embed_model": encoder.key}
 
     def handle(self, conn: socket.socket) -> None:
-        conn.settimeout(_READ_TIMEOUT_S)
+        # One deadline for the whole request, not one per read: a client sending a byte now
+        # and then (or nothing) held every other client up for as long as it liked. A hook
+        # sends its request whole as soon as it connects.
+        deadline = time.monotonic() + _READ_TIMEOUT_S
         data = b""
         try:
             while not data.endswith(b"\n") and len(data) < _MAX_REQUEST:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                conn.settimeout(left)
                 chunk = conn.recv(65536)
                 if not chunk:
                     break
                 data += chunk
+            conn.settimeout(_READ_TIMEOUT_S)
             try:
                 request = json.loads(data)
             except (ValueError, RecursionError):
@@ -224,6 +235,11 @@ class Service:
                     done = embed_pending(index.con, encoder.encode_docs, model=encoder.key)
                 except RemoteError as exc:
                     self.models.fail(str(exc))
+                    return False
+                except Exception as exc:  # never the end of the service: logged, retried
+                    if encoder is self.models.bundled:
+                        raise
+                    self.models.fail(f"{type(exc).__name__} while embedding rows")
                     return False
                 if encoder.key == index.model:
                     index.stale = index.stale or done > 0
@@ -350,7 +366,11 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
     orphan = ""
     try:
         while not service.stop:
-            busy = service.index_some()
+            try:
+                busy = service.index_some()
+            except Exception as exc:  # a store or model fault: the service keeps answering
+                service.log.error("semantic_index_failed", error=type(exc).__name__)
+                busy = False
             server.settimeout(0.0 if busy else 0.5)
             try:
                 conn, _addr = server.accept()

@@ -117,9 +117,10 @@ class Models:
             return
         try:
             vectors = remote.encode(list(PROBES), BATCH_TIMEOUT_S)
-        except RemoteError as exc:
+        except Exception as exc:  # any answer this code did not foresee is a failed endpoint
             if self.remote is remote:
-                self.fail(str(exc))
+                text = str(exc) if isinstance(exc, RemoteError) else type(exc).__name__
+                self.fail(text)
             return
         finally:
             self.checking = False

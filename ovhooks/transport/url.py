@@ -24,10 +24,14 @@ def split_hostport(hostport: str, default_port: int) -> tuple[str, int]:
 
 def split_url(url: str) -> tuple[str, str, int, str]:
     """``http://h:p/path?q`` -> (scheme, host, port, path-with-query)."""
+    shown = _without_secrets(url)  # a query or user information may carry a credential
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+        # sent as it is, a line break would end the request line and start a header of its own
+        raise BackendError("config", f"the server URL {shown!r} holds a space or a line break")
     scheme, sep, rest = url.partition("://")
     scheme = scheme.lower()
     if not sep or scheme not in ("http", "https"):
-        raise BackendError("config", f"unsupported server URL {url!r} (need http:// or https://)")
+        raise BackendError("config", f"unsupported server URL {shown!r} (need http:// or https://)")
     hostport, slash, path = rest.partition("/")
     hostport, _, _fragment = hostport.partition("#")
     hostport, question, query = hostport.partition("?")
@@ -39,8 +43,18 @@ def split_url(url: str) -> tuple[str, str, int, str]:
     try:
         host, port = split_hostport(hostport, 443 if scheme == "https" else 80)
     except ValueError:
-        raise BackendError("config", f"bad host or port in server URL {url!r}") from None
+        raise BackendError("config", f"bad host or port in server URL {shown!r}") from None
     return scheme, host.lower(), port, path.partition("#")[0]
+
+
+def _without_secrets(url: str) -> str:
+    """``url`` for a message: no user information, query or fragment."""
+    scheme, sep, rest = url.partition("://")
+    hostport, slash, path = rest.partition("/") if sep else (url, "", "")
+    hostport = hostport.rsplit("@", 1)[-1]
+    for mark in ("?", "#"):
+        hostport, path = hostport.split(mark, 1)[0], path.split(mark, 1)[0]
+    return f"{scheme}{sep}{hostport}{slash}{path}" if sep else hostport + slash + path
 
 
 def host_header(scheme: str, host: str, port: int) -> str:

@@ -45,6 +45,18 @@ def test_the_api_comes_from_the_path_unless_set(
     assert (spec.api, spec.key) == (api, f"ext:{api}:m1")
 
 
+@pytest.mark.parametrize(
+    ("url", "posted"),
+    [
+        ("http://h/v1?api_key=K", "http://h/v1/embeddings?api_key=K"),
+        ("http://h/v1#part", "http://h/v1/embeddings#part"),
+        ("http://h/v1/embeddings?x=1", "http://h/v1/embeddings?x=1"),
+    ],
+)
+def test_the_api_path_goes_before_a_query(url: str, posted: str) -> None:
+    assert endpoint_url(url, "openai") == posted
+
+
 def test_what_is_shown_has_no_credentials() -> None:
     assert shown_url("https://me:pw@host:1/v1/embeddings?key=s") == "https://host:1/v1/embeddings"
     assert shown_url("host/api/embed") == "host/api/embed"
@@ -94,6 +106,12 @@ def test_answers_become_unit_rows_in_the_order_sent() -> None:
         b'{"embeddings": [[NaN, 1], [1, 2]]}',
         b'{"data": "none"}',
         b"[]",
+        # a fault campaign's answers that crashed the service or left it stuck in "checking"
+        b'{"data": [{"index": "x0", "embedding": [1, 2]}, {"index": 1, "embedding": [1, 2]}]}',
+        b'{"data": [{"index": null, "embedding": [1, 2]}, {"index": 1, "embedding": [1, 2]}]}',
+        b'{"data": [{"index": 1e400, "embedding": [1, 2]}, {"index": 1, "embedding": [1, 2]}]}',
+        b'{"data": [{"index": true, "embedding": [1, 2]}, {"index": 1, "embedding": [1, 2]}]}',
+        b'{"embeddings": [[1' + b"9" * 400 + b", 1], [1, 2]]}",
     ],
 )
 def test_any_other_answer_is_refused(body: bytes) -> None:

@@ -210,3 +210,50 @@ def test_the_sessions_leak_check_finds_a_service_under_its_root_and_ends_it(
         assert services_under(str(tmp_path)) == []
     finally:
         stop_service(proc)
+
+
+def test_a_malformed_request_is_refused_and_the_service_stays(tmp_path: Path) -> None:
+    """Only a client that names another version or model stops the service (an upgraded
+    ovhooks starts its own); a request naming neither is refused, and the service serves on
+    (it stopped, and hooks waited a minute before starting another)."""
+    state = str(tmp_path / "state")
+    proc = start_service(state)
+    try:
+        wait_until(lambda: ping(state), 30, "the service's socket")
+        for body in ({"v": PROTOCOL}, {}, {"v": str(PROTOCOL), "model": MODEL_KEY}):
+            assert _raw(state, body) == {"ok": False, "error": "bad_request"}, body
+        assert proc.poll() is None and ping(state)
+    finally:
+        stop_service(proc)
+
+
+def test_a_client_that_trickles_does_not_hold_up_the_next(tmp_path: Path) -> None:
+    """One deadline for a whole request: a client sending a byte every half second held
+    every other client up for as long as it kept sending."""
+    import threading
+    import time
+
+    state = str(tmp_path / "state")
+    proc = start_service(state)
+    try:
+        wait_until(lambda: ping(state), 30, "the service's socket")
+        slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        slow.connect(socket_path(state))
+        stop = threading.Event()
+
+        def trickle() -> None:
+            with slow:
+                while not stop.wait(0.5):
+                    try:
+                        slow.sendall(b" ")
+                    except OSError:
+                        return
+
+        threading.Thread(target=trickle, daemon=True).start()
+        time.sleep(0.2)
+        started = time.monotonic()
+        assert ping(state)
+        stop.set()
+        assert time.monotonic() - started < 3.0
+    finally:
+        stop_service(proc)

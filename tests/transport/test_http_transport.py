@@ -371,3 +371,23 @@ def test_a_scripted_server_leaves_no_thread_behind() -> None:
     assert client(Request("GET", server.url + "/x", {}, None, 5.0)).status == 200
     server.close()  # the client still holds its kept-alive connection
     assert not server.running()
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("http://127.0.0.1:notaport/v1?api_key=QSECRET123", "bad host or port"),
+        ("ftp://127.0.0.1/v1?token=QSECRET123", "unsupported server URL"),
+        ("http://127.0.0.1:1/v1 HTTP/1.0\r\nX-Injected: 1", "a space or a line break"),
+        ("http://127.0.0.1:1/v1\n", "a space or a line break"),
+    ],
+)
+def test_a_bad_url_is_refused_without_its_query(url: str, says: str) -> None:
+    """Its query may carry a credential (an endpoint's api_key); a line break would end the
+    request line and start a header of its own (the request was sent that way)."""
+    from ovhooks.transport.url import split_url
+
+    with pytest.raises(BackendError) as refused:
+        split_url(url)
+    assert refused.value.kind == "config" and says in refused.value.message
+    assert "QSECRET123" not in refused.value.message
