@@ -33,7 +33,7 @@ def test_debug_logs_each_hook_and_none_of_its_text(tmp_path: Path) -> None:
 
     from tests.support.hooks import hook_env, run_process
 
-    payloads = {
+    payloads: dict[str, dict[str, object]] = {
         "user-prompt-submit": {"session_id": "dbg", "prompt": "where do we deploy secret-ish?"},
         "pre-tool-use": {"session_id": "dbg", "tool_name": "Bash", "tool_input": {"command": "ls"}},
         "post-tool-use": {"session_id": "dbg", "tool_name": "Bash", "tool_input": {}},

@@ -220,7 +220,12 @@ def test_a_malformed_request_is_refused_and_the_service_stays(tmp_path: Path) ->
     proc = start_service(state)
     try:
         wait_until(lambda: ping(state), 30, "the service's socket")
-        for body in ({"v": PROTOCOL}, {}, {"v": str(PROTOCOL), "model": MODEL_KEY}):
+        bodies: list[dict[str, object]] = [
+            {"v": PROTOCOL},
+            {},
+            {"v": str(PROTOCOL), "model": MODEL_KEY},
+        ]
+        for body in bodies:
             assert _raw(state, body) == {"ok": False, "error": "bad_request"}, body
         assert proc.poll() is None and ping(state)
     finally:
