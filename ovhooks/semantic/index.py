@@ -36,15 +36,21 @@ def embed_pending(
         if not rows:
             continue
         vectors = encode([str(text) for _id, text, _o, _p, _s in rows])  # type: ignore[operator]
+        blobs = np.asarray(vectors, dtype=np.float16)
         con.execute("BEGIN IMMEDIATE")
         try:
+            kept = con.execute(
+                f"SELECT length(vec) FROM {TABLE} WHERE model = ? LIMIT 1", (model,)
+            ).fetchone()
+            if kept is not None and kept[0] != 2 * blobs.shape[1]:
+                # The endpoint's model changed behind the same name (another dimension): the
+                # old vectors compare with nothing it makes; every row is embedded again.
+                con.execute(f"DELETE FROM {TABLE} WHERE model = ?", (model,))
             con.executemany(
                 f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     (model, kind, int(rid), owner, peer, float(stamp), vec.tobytes())
-                    for (rid, _t, owner, peer, stamp), vec in zip(
-                        rows, np.asarray(vectors, dtype=np.float16), strict=True
-                    )
+                    for (rid, _t, owner, peer, stamp), vec in zip(rows, blobs, strict=True)
                 ],
             )
             con.execute("COMMIT")
@@ -130,10 +136,12 @@ class StoreIndex:
         cursor = self.con.execute(
             f"SELECT kind, row_id, owner, peer, vec FROM {TABLE} WHERE model = ?", (self.model,)
         )
-        filled = 0
-        for i, (kind, rid, owner, peer, blob) in enumerate(cursor):
+        filled = i = 0
+        for kind, rid, owner, peer, blob in cursor:
             if i >= count:
                 break  # rows added since the count: the next reload takes them
+            if len(blob) != 2 * dim:
+                continue  # another model under the same name (embed_pending replaces them)
             kinds[i] = kind
             ids[i] = rid
             owners[i] = names.setdefault(owner, len(names))
@@ -145,7 +153,8 @@ class StoreIndex:
                 top = float(np.abs(vec).max()) or 1.0
                 scales[i] = top / 127.0
                 matrix[i] = np.round(vec * (127.0 / top)).astype(np.int8)
-            filled = i + 1
+            i += 1
+            filled = i
         self.kinds, self.ids = kinds[:filled], ids[:filled]
         self.owners, self.peers = owners[:filled], peers[:filled]
         self.names, self.matrix = names, matrix[:filled]

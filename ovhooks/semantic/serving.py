@@ -115,6 +115,10 @@ class Models:
         if remote is None:
             self.checking = False
             return
+        # The check learns the model's dimension afresh: a model that changed behind the
+        # same name (Ollama's tag moved) answers in another one from now on, and its stored
+        # vectors are replaced as rows are embedded again (index.embed_pending).
+        remote.dim = 0
         try:
             vectors = remote.encode(list(PROBES), BATCH_TIMEOUT_S)
         except Exception as exc:  # any answer this code did not foresee is a failed endpoint

@@ -67,3 +67,41 @@ def test_a_store_with_few_memories_reads_the_spread_on_every_row() -> None:
     enough = np.array(["m"] * SPREAD_MIN_MEMORIES + ["h"] * 5)
     assert spread_basis(few).all()
     assert spread_basis(enough).tolist() == [True] * SPREAD_MIN_MEMORIES + [False] * 5
+
+
+def test_a_model_that_changed_its_dimension_is_embedded_again(tmp_path: Path) -> None:
+    """An endpoint's model replaced behind the same name answers in another dimension: its
+    old vectors are dropped as the first new batch lands, and a reload skips rows of a
+    dimension it is not reading (one such row left every search empty for good)."""
+    from ovhooks.backend.local import LocalBackend
+    from ovhooks.semantic.index import embed_pending
+
+    store = LocalBackend(str(tmp_path), user="default")
+    for n in range(3):
+        store.write(f"{store.memories_root}/preferences/default/m{n}.md", f"fact number {n}")
+    store.close()
+    db = next(tmp_path.glob("*.db"))
+    con = sqlite3.connect(db, isolation_level=None)
+    ensure_table(con)
+    model = "ext:openai:m"
+
+    def encoder(dim: int) -> object:
+        return lambda texts: np.ones((len(texts), dim), dtype=np.float32) / np.sqrt(dim)
+
+    def lengths() -> list[int]:
+        sql = f"SELECT length(vec) FROM {TABLE} WHERE model = ?"
+        return [int(n) for (n,) in con.execute(sql, (model,))]
+
+    assert embed_pending(con, encoder(8), limit=2, model=model) == 2
+    assert lengths() == [16, 16]
+    assert embed_pending(con, encoder(4), limit=1, model=model) == 1
+    assert lengths() == [8]  # the old rows went: they are pending again
+    con.execute(
+        f"INSERT INTO {TABLE} SELECT model, kind, row_id + 100, owner, peer, stamp,"
+        f" zeroblob(16) FROM {TABLE}"
+    )
+    con.close()
+    index = StoreIndex(str(db))
+    index.model = model
+    index.reload()
+    assert index.rows == 1 and index.matrix.shape == (1, 4)
