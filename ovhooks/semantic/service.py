@@ -78,6 +78,7 @@ class Service:
         self.pending_total = 0
         self.force_count = False
         self.started = time.time()
+        self.remote_batch: _RemoteBatch | None = None
 
     # --- model ------------------------------------------------------------------------------
     def load(self) -> None:
@@ -222,36 +223,57 @@ class Service:
 
     def embed_batch(self, kept: list[Embedder]) -> bool:
         """One batch for the first store and model with rows waiting (the bundled model
-        first: a new row is found by it at once while the user's model catches up)."""
+        first: a new row is found by it at once while the user's model catches up). The
+        user's model embeds on a thread of its own, one batch at a time: its endpoint may
+        take seconds a batch, and on this loop every prompt waited for it (0 of 25 answered
+        in time while a 1.5 s endpoint backfilled)."""
         from ovhooks.semantic.index import embed_pending
-        from ovhooks.semantic.remote import RemoteError
 
+        if self.remote_batch is not None and not self.remote_batch.is_alive():
+            self._settle_remote_batch(self.remote_batch)
+            self.remote_batch = None
         counts = self.stores.counts
         for path, index in self.stores.open.items():
             for encoder in kept:
                 if counts.get((path, encoder.key), 0) <= 0:
                     continue
-                try:
-                    done = embed_pending(index.con, encoder.encode_docs, model=encoder.key)
-                except RemoteError as exc:
-                    self.models.fail(str(exc))
-                    return False
-                except Exception as exc:  # never the end of the service: logged, retried
-                    if encoder is self.models.bundled:
-                        raise
-                    self.models.fail(f"{type(exc).__name__} while embedding rows")
-                    return False
-                if encoder.key == index.model:
-                    index.stale = index.stale or done > 0
-                left = max(0, counts[(path, encoder.key)] - done) if done else 0
-                self.pending_total = max(0, self.pending_total - counts[(path, encoder.key)] + left)
-                self.stores.pending[path] = max(
-                    0, self.stores.pending.get(path, 0) - counts[(path, encoder.key)] + left
-                )
-                counts[(path, encoder.key)] = left
+                if encoder is not self.models.bundled:
+                    if self.remote_batch is None:
+                        self.remote_batch = _RemoteBatch(path, encoder)
+                        self.remote_batch.start()
+                    continue
+                done = embed_pending(index.con, encoder.encode_docs, model=encoder.key)
+                self._count_done(path, encoder.key, done)
                 if done:
                     return True
         return False
+
+    def _settle_remote_batch(self, batch: _RemoteBatch) -> None:
+        from ovhooks.semantic.remote import RemoteError
+
+        if batch.error is not None:
+            error = batch.error
+            text = str(error) if isinstance(error, RemoteError) else type(error).__name__
+            self.models.fail(text)
+            return
+        index = self.stores.open.get(batch.path)
+        if index is not None and batch.encoder.key == index.model:
+            index.stale = index.stale or batch.done > 0
+        # Counted again from the store, not by subtraction: the count may have been read
+        # while the batch was being written, and a count gone to 0 too soon switched the
+        # store to a model that had not embedded every row.
+        self.pending_at, self.force_count = 0.0, True
+
+    def _count_done(self, path: str, key: str, done: int) -> None:
+        counts = self.stores.counts
+        index = self.stores.open.get(path)
+        if index is not None and key == index.model:
+            index.stale = index.stale or done > 0
+        waiting = counts.get((path, key), 0)
+        left = max(0, waiting - done) if done else 0
+        self.pending_total = max(0, self.pending_total - waiting + left)
+        self.stores.pending[path] = max(0, self.stores.pending.get(path, 0) - waiting + left)
+        counts[(path, key)] = left
 
     def status(self) -> dict[str, Any]:
         from ovhooks.semantic.answers import rss_mib, store_summary
@@ -346,6 +368,30 @@ def _bind(path: str) -> socket.socket:
     return server
 
 
+class _RemoteBatch(threading.Thread):
+    """One batch of a store's pending rows embedded by the user's model, on its own
+    connection (the loop's stays free for prompts); the loop reads ``done`` or ``error``."""
+
+    def __init__(self, path: str, encoder: Embedder) -> None:
+        super().__init__(daemon=True)
+        self.path, self.encoder = path, encoder
+        self.done = 0
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        from ovhooks.semantic.index import embed_pending
+        from ovhooks.semantic.vectors import connect
+
+        try:
+            con = connect(self.path)
+            try:
+                self.done = embed_pending(con, self.encoder.encode_docs, model=self.encoder.key)
+            finally:
+                con.close()
+        except BaseException as exc:  # read by the loop: logged once there, retried later
+            self.error = exc
+
+
 def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
     os.umask(0o077)
     folder = service_dir(state_dir)
@@ -371,7 +417,8 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
             except Exception as exc:  # a store or model fault: the service keeps answering
                 service.log.error("semantic_index_failed", error=type(exc).__name__)
                 busy = False
-            server.settimeout(0.0 if busy else 0.5)
+            # While the user's model embeds a batch on its thread, look back soon for its end.
+            server.settimeout(0.0 if busy else 0.05 if service.remote_batch else 0.5)
             try:
                 conn, _addr = server.accept()
             except (BlockingIOError, TimeoutError):

@@ -113,6 +113,34 @@ def test_the_bundled_model_serves_until_the_users_model_has_embedded_the_store(
         stub.stop()
 
 
+def test_prompts_are_answered_while_a_slow_endpoint_backfills(rig: Rig) -> None:
+    """The user's model embeds on a thread of its own: with an endpoint taking 1.5 s a
+    batch, no prompt waited for a batch (0 of 25 were answered within a hook's 80 ms while
+    it ran on the service's one loop); the bundled model answers them meanwhile."""
+    import time
+
+    from ovhooks.semantic import MODEL_KEY as BUNDLED
+
+    rig.fill()
+    stub = EmbedStub("ollama", delay_s=1.5).start()
+    try:
+        rig.start(stub.url, "slow-model")
+        wait_until(lambda: (rig.search("office cat") or {}).get("ok"), 120, "the bundled model")
+        wait_until(lambda: rig.vectors().get("ext:ollama:slow-model"), 60, "a first slow batch")
+        times, served = [], []
+        for _ in range(10):
+            started = time.monotonic()
+            answer = rig.search("who feeds the office cat Biscuit?")
+            times.append(time.monotonic() - started)
+            served.append(answer and answer.get("embed_model"))
+            time.sleep(0.1)
+        assert sorted(times)[len(times) // 2] < 0.3 and max(times) < 1.0, times
+        assert set(served) == {BUNDLED}, served
+        assert rig.vectors().get("ext:ollama:slow-model", 0) < FILLERS + 1, "backfill over"
+    finally:
+        stub.stop()
+
+
 def test_an_endpoint_that_does_not_answer_leaves_the_bundled_model_serving_logged_once(
     rig: Rig,
 ) -> None:
