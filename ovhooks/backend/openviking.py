@@ -315,12 +315,8 @@ class OpenVikingBackend:
 
     def _ls(self, uri: str, recursive: bool, limit: int) -> list[JSON]:
         # output=agent with abs_limit makes the server include each file's abstract
-        query: dict[str, object] = {
-            "uri": uri,
-            "node_limit": limit,
-            "output": "agent",
-            "abs_limit": 512,
-        }
+        query: dict[str, object] = {"uri": uri, "node_limit": limit, "output": "agent"}
+        query["abs_limit"] = 512
         if recursive:
             query["recursive"] = True
         result = self._call("GET", "/api/v1/fs/ls", query=query, what="ls")

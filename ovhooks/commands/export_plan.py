@@ -7,6 +7,7 @@ Pure: worked out from the local store's listing and the progress document, no I/
 from __future__ import annotations
 
 import hashlib
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -137,3 +138,23 @@ def new_progress(url: str, user: str) -> dict[str, Any]:
 def session_progress(progress: dict[str, Any], session_id: str) -> dict[str, Any]:
     sessions: dict[str, dict[str, Any]] = progress["sessions"]
     return sessions.setdefault(session_id, {"seq": -1, "archives": 0, "sent": 0})
+
+
+# The hash ``remember`` ends a file name with (``memory_ops.memory_uri``): ``…-615d42.md``.
+_NAME_DIGEST = re.compile(r"-[0-9a-f]{6}(?=\.md$)")
+_MARKER = re.compile(r"\[REDACTED[^\]]*\]")
+
+
+def clean_uri(uri: str, settings: object) -> str:
+    """``uri`` as it may leave the machine: unchanged unless it holds a secret, whose place
+    in the path is then named ``redacted``.
+
+    The name's closing hash is set aside first: joined to the words before it, it made a
+    placeholder the scrubber keeps in the text (``sk-proj-abcdefghijklmnopqrst``) look like a
+    key, so the memory arrived at another URI than the one it has here."""
+    from ovhooks.capture.scrub import clean_outbound
+
+    digest = _NAME_DIGEST.search(uri)
+    head, tail = (uri[: digest.start()], uri[digest.start() :]) if digest else (uri, "")
+    cleaned = clean_outbound(head, settings)
+    return uri if cleaned == head else _MARKER.sub("redacted", cleaned) + tail

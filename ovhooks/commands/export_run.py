@@ -5,13 +5,13 @@ Also the server connection it sends on; ``export`` describes the rules it keeps.
 
 from __future__ import annotations
 
-import re
 import time
 
 from ovhooks.commands.errors import CommandError, ExitCode
 from ovhooks.commands.export_plan import (
     PROGRESS_VERSION,
     Step,
+    clean_uri,
     memory_steps,
     new_progress,
     server_uri,
@@ -386,23 +386,3 @@ class Export:
             "memories": list(self.written),
             "failed": list(self.failed),
         }
-
-
-# The hash ``remember`` ends a file name with (``memory_ops.memory_uri``): ``…-615d42.md``.
-_NAME_DIGEST = re.compile(r"-[0-9a-f]{6}(?=\.md$)")
-_MARKER = re.compile(r"\[REDACTED[^\]]*\]")
-
-
-def clean_uri(uri: str, settings: object) -> str:
-    """``uri`` as it may leave the machine: unchanged unless it holds a secret, whose place
-    in the path is then named ``redacted``.
-
-    The name's closing hash is set aside first: joined to the words before it, it made a
-    placeholder the scrubber keeps in the text (``sk-proj-abcdefghijklmnopqrst``) look like a
-    key, so the memory arrived at another URI than the one it has here."""
-    from ovhooks.capture.scrub import clean_outbound
-
-    digest = _NAME_DIGEST.search(uri)
-    head, tail = (uri[: digest.start()], uri[digest.start() :]) if digest else (uri, "")
-    cleaned = clean_outbound(head, settings)
-    return uri if cleaned == head else _MARKER.sub("redacted", cleaned) + tail

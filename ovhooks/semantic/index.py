@@ -15,11 +15,16 @@ vectors on disk.
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 import numpy as np
 
 from ovhooks.semantic import DIM, MODEL_KEY
 from ovhooks.semantic.vectors import PENDING, TABLE, connect, ensure_table
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ovhooks.semantic.model import Embedder
 
 FLOAT_ROWS = 50_000
 _CHUNK = 8192
@@ -241,3 +246,24 @@ class StoreIndex:
         sims = self.similarities(probes)
         basis = sims[:, spread_basis(self.kinds)]
         return np.asarray(sims.mean(axis=0), dtype=np.float32), SPREAD_SCALE * float(basis.std())
+
+
+class RemoteBatch(threading.Thread):
+    """One batch of a store's pending rows embedded by the user's model, on its own
+    connection (the loop's stays free for prompts); the loop reads ``done`` or ``error``."""
+
+    def __init__(self, path: str, encoder: Embedder) -> None:
+        super().__init__(daemon=True)
+        self.path, self.encoder = path, encoder
+        self.done = 0
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            con = connect(self.path)
+            try:
+                self.done = embed_pending(con, self.encoder.encode_docs, model=self.encoder.key)
+            finally:
+                con.close()
+        except BaseException as exc:  # read by the loop: logged once there, retried later
+            self.error = exc

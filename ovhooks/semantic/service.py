@@ -37,23 +37,20 @@ from ovhooks.semantic import (  # noqa: E402
     socket_path,
     status_path,
 )
+from ovhooks.semantic.home import Home, bind, identity  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from ovhooks.semantic.answers import DocVectors
-    from ovhooks.semantic.index import StoreIndex
+    from ovhooks.semantic.index import RemoteBatch, StoreIndex
     from ovhooks.semantic.model import Embedder
 
 _READ_TIMEOUT_S = 1.0
 _MAX_REQUEST = 1 << 20
 _STATUS_EVERY_S = 5.0
 _PENDING_EVERY_S = 3.0
-# How often the service checks that its folder, lock and socket are still its own: a
-# service whose home was deleted (a temporary HOME of a CI job, a sandbox, another tool's
-# test) serves nobody, and without this check it held ~156 MiB until its idle time ran out.
-HOME_EVERY_S = 2.0
 
 
 class Service:
@@ -78,7 +75,7 @@ class Service:
         self.pending_total = 0
         self.force_count = False
         self.started = time.time()
-        self.remote_batch: _RemoteBatch | None = None
+        self.remote_batch: RemoteBatch | None = None
 
     # --- model ------------------------------------------------------------------------------
     def load(self) -> None:
@@ -239,7 +236,9 @@ class Service:
                     continue
                 if encoder is not self.models.bundled:
                     if self.remote_batch is None:
-                        self.remote_batch = _RemoteBatch(path, encoder)
+                        from ovhooks.semantic.index import RemoteBatch
+
+                        self.remote_batch = RemoteBatch(path, encoder)
                         self.remote_batch.start()
                     continue
                 done = embed_pending(index.con, encoder.encode_docs, model=encoder.key)
@@ -248,7 +247,7 @@ class Service:
                     return True
         return False
 
-    def _settle_remote_batch(self, batch: _RemoteBatch) -> None:
+    def _settle_remote_batch(self, batch: RemoteBatch) -> None:
         from ovhooks.semantic.remote import RemoteError
 
         if batch.error is not None:
@@ -322,76 +321,6 @@ class Service:
         return quiet >= self.idle_s and (self.pending_total <= 0 or not self.models.kept())
 
 
-def _identity(path: str) -> tuple[int, int] | None:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return (found.st_dev, found.st_ino)
-
-
-class Home:
-    """The folder, lock file and socket the service started with, by inode: when any of
-    them is gone or replaced (the folder deleted and made again), the service is an orphan
-    and leaves (a new start in the new folder takes a new lock, so the old one must go)."""
-
-    def __init__(self, folder: str, lock: str, sock: str) -> None:
-        self.paths = (folder, lock, sock)
-        self.marks = tuple(_identity(p) for p in self.paths)
-        self.checked = time.monotonic()
-
-    def lost(self) -> str:
-        """The first path that is no longer the service's own, or ``""``."""
-        self.checked = time.monotonic()
-        for path, mark in zip(self.paths, self.marks, strict=True):
-            if _identity(path) != mark:
-                return path
-        return ""
-
-    def due(self) -> bool:
-        return time.monotonic() - self.checked >= HOME_EVERY_S
-
-
-def _bind(path: str) -> socket.socket:
-    folder = os.path.dirname(path)
-    ensure_dir(folder)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)  # a socket left by a service that died (we hold the lock)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old = os.umask(0o177)
-    try:
-        server.bind(path)
-    finally:
-        os.umask(old)
-    os.chmod(path, 0o600)
-    server.listen(16)
-    return server
-
-
-class _RemoteBatch(threading.Thread):
-    """One batch of a store's pending rows embedded by the user's model, on its own
-    connection (the loop's stays free for prompts); the loop reads ``done`` or ``error``."""
-
-    def __init__(self, path: str, encoder: Embedder) -> None:
-        super().__init__(daemon=True)
-        self.path, self.encoder = path, encoder
-        self.done = 0
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        from ovhooks.semantic.index import embed_pending
-        from ovhooks.semantic.vectors import connect
-
-        try:
-            con = connect(self.path)
-            try:
-                self.done = embed_pending(con, self.encoder.encode_docs, model=self.encoder.key)
-            finally:
-                con.close()
-        except BaseException as exc:  # read by the loop: logged once there, retried later
-            self.error = exc
-
-
 def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
     os.umask(0o077)
     folder = service_dir(state_dir)
@@ -402,7 +331,7 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
     except OSError:
         return 0  # another service of this model version runs for this user
     path = socket_path(state_dir)
-    server = _bind(path)
+    server = bind(path)
     home = Home(folder, lock_path(state_dir), path)
     service = Service(state_dir, idle_s)
     for db in dbs:
@@ -435,7 +364,7 @@ def serve(state_dir: str, idle_s: float, dbs: list[str]) -> int:
             service.write_status()
     finally:
         with contextlib.suppress(OSError):
-            if _identity(path) == home.marks[2]:
+            if identity(path) == home.marks[2]:
                 os.unlink(path)
         server.close()
         if not orphan:  # an orphan writes nothing: that would make its deleted home again
