@@ -38,6 +38,10 @@ def semantic(
     from ovhooks.semantic import client
     from ovhooks.semantic.report import semantic_status
 
+    if not 0 <= wait < float("inf"):  # NaN compares false
+        from ovhooks.commands.errors import usage_error
+
+        raise usage_error(f"--wait {wait} is not a number of seconds", "give 0 or more, e.g. 60")
     settings = settings_from()
     db = os.path.join(settings.data_dir, "memory.db") if settings.backend == "local" else ""
     if stop:

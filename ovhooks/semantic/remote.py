@@ -220,5 +220,11 @@ class RemoteEncoder:
             said = said if said.startswith(exc.kind) else f"{exc.kind}: {said}"
             raise RemoteError(said[:300]) from None
         if not 200 <= response.status < 300:
+            key_env = self.spec.key_env
+            if response.status in (401, 403) and key_env and not self.environ.get(key_env):
+                raise RemoteError(
+                    f"HTTP {response.status}: {key_env}, which OVHOOKS_EMBED_KEY_ENV names as "
+                    "the key's variable, is not set where the service started"
+                )
             raise RemoteError(f"HTTP {response.status}")
         return parse_vectors(self.spec.api, response.body, len(texts))

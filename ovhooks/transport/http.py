@@ -272,8 +272,8 @@ class HttpClient:
         raise BackendError(
             "http",
             f"{what}: the server redirects (HTTP {resp.status}) to {where}{shown}; ovhooks "
-            "follows only 307/308 on the same origin: set OPENVIKING_URL to the address the "
-            "server answers at",
+            "follows only 307/308 on the same origin: give it the address the server answers "
+            "at (OPENVIKING_URL, or OVHOOKS_EMBED_URL for an embedding endpoint)",
             resp.status,
             "REDIRECT",
         )

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ovhooks.backend.local import LocalBackend
 from ovhooks.commands.doctor.semantic import check_semantic
 from ovhooks.commands.semantic import describe
@@ -137,3 +139,11 @@ def test_not_running_counts_the_rows_each_model_still_needs(tmp_path: Path) -> N
     doc = semantic_status(_own_model(tmp_path, "http://127.0.0.1:9/api/embed"))
     assert (doc["state"], doc["pending"]) == ("stopped", 6)  # the bundled model's and mine
     assert doc["embed"]["state"] == "not running"
+
+
+@pytest.mark.parametrize("wait", ["nan", "-1", "inf"])
+def test_a_wait_that_is_no_number_of_seconds_is_refused(wait: str) -> None:
+    from tests.support.cli import run_cli
+
+    result = run_cli("semantic", "--start", "--wait", wait)
+    assert result.exit_code == 2 and "--wait" in result.stderr, (result.stdout, result.stderr)

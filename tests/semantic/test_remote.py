@@ -148,3 +148,35 @@ def test_an_endpoint_nobody_listens_on_is_a_remote_error() -> None:
     encoder = RemoteEncoder(EmbedSpec(f"http://127.0.0.1:{free_port()}/api/embed", "m"), {})
     with pytest.raises(RemoteError, match="unreachable"):
         encoder.encode(["x"])
+
+
+def test_a_refusal_names_the_key_variable_that_is_not_set() -> None:
+    """An endpoint that wants a key, and the variable OVHOOKS_EMBED_KEY_ENV names is not set
+    where the service runs: 'HTTP 401' alone left the user guessing."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Refuses(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(401)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refuses)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        encoder = RemoteEncoder(EmbedSpec(url, "m", key_env="MY_EMBED_KEY"), {})
+        with pytest.raises(RemoteError) as refused:
+            encoder.encode(["a text"])
+        assert "MY_EMBED_KEY" in str(refused.value) and "not set" in str(refused.value)
+        keyed = RemoteEncoder(EmbedSpec(url, "m", key_env="MY_EMBED_KEY"), {"MY_EMBED_KEY": "k"})
+        with pytest.raises(RemoteError) as wrong_key:
+            keyed.encode(["a text"])
+        assert str(wrong_key.value) == "HTTP 401"
+    finally:
+        server.shutdown()
