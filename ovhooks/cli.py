@@ -41,20 +41,7 @@ app = typer.Typer(
 )
 
 
-def _version(value: bool) -> None:
-    if value:
-        hook.version()
-        raise typer.Exit
-
-
-@app.callback()
-def _options(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """Long-term memory for coding agents, backed by an OpenViking server or a local store."""
-
+app.callback()(hook.app_options)
 
 HOOKS = "Hook commands (run by the host)"
 SETUP = "Set-up"

@@ -80,7 +80,9 @@ def _compile() -> dict[str, re.Pattern[str]]:
     if not _compiled:
         names = "|".join(re.escape(t) for t in sorted(BLOCK_TAGS, key=len, reverse=True))
         # An opening tag: <name>, <name attr="…">, <name/>. The name must end at a tag boundary.
-        _compiled["open"] = re.compile(rf"<\s*({names})(?=[\s>/])[^<>]*>", re.IGNORECASE)
+        # ...or cut off at the very end of the text ("…<private"): as much an opener, to a
+        # model and to the stripper's own promise that none is left.
+        _compiled["open"] = re.compile(rf"<\s*({names})(?:(?=[\s>/])[^<>]*>|\s*\Z)", re.IGNORECASE)
         _compiled["blank_line"] = re.compile(r"\n[ \t]*\n")
         _compiled["blank_run"] = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
         _line_res.extend(

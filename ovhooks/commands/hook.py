@@ -44,3 +44,20 @@ def version() -> None:
     from ovhooks import __version__
 
     typer.echo(__version__)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        version()
+        raise typer.Exit
+
+
+def app_options(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """The options of ``ovhooks`` itself (``--version``, as the ``version`` command)."""
