@@ -1,11 +1,13 @@
 """The exactly-once campaign rig: real worker processes, real faults, one session per scenario.
 
-A ``Scenario`` owns a state dir, a transcript (Codex rollout or Claude transcript) whose every
-prompt and reply carries a unique token (``u-3``, ``a-3``), and a backend (the fake OpenViking
-server or the local store). It runs the real worker (``python -m ovhooks _worker JOBFILE``),
-optionally under ``tests/support/faults`` (SIGKILL before the N-th operation of a kind), runs
-one of the four recoveries, and compares the tokens the backend received with the transcript:
-nothing lost, nothing twice, nothing out of order.
+A ``Scenario`` owns a state dir, a transcript in its host's own format (Codex rollout, Claude
+transcript, or the session file or store of Pi, OpenCode, Gemini CLI, Copilot CLI, Qwen Code or
+Factory Droid: ``host_transcripts.writer``) whose every prompt and reply carries a unique token
+(``u-3``, ``a-3``), and a backend (the fake OpenViking server or the local store). It runs the
+real worker (``python -m ovhooks _worker JOBFILE``), optionally under ``tests/support/faults``
+(SIGKILL before the N-th operation of a kind), runs one of the four recoveries, and compares
+the tokens the backend received with the transcript: nothing lost, nothing twice, nothing out
+of order.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from ovhooks.hosts.registry import spec as host_spec
 from ovhooks.ids import prefixed_session_id
 from tests.support.claude_transcripts import ClaudeTranscript
 from tests.support.fake_openviking import FakeOpenViking
+from tests.support.host_transcripts import Conversation, writer
+from tests.support.matrix_hosts import new_session_id
 from tests.support.rollouts import CodexRollout
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,16 +74,19 @@ class Scenario:
         self.state_dir = state_dir or root / "state"
         self.work = root / "work"
         self.work.mkdir(parents=True, exist_ok=True)
-        self.sid = str(uuid.uuid4())
+        self.sid = new_session_id(host) if host not in ("codex", "claude") else str(uuid.uuid4())
         self.key = prefixed_session_id(host_spec(host).session_prefix, self.sid)
         self.turns = 0
         self.pending_reply = ""  # Claude: a reply the host has not written to the file yet
-        self.transcript: CodexRollout | ClaudeTranscript
+        self.transcript: CodexRollout | ClaudeTranscript | Conversation
         if host == "codex":
             self.transcript = CodexRollout(root / "rollout.jsonl", self.sid)
             self.path = root / "rollout.jsonl"
-        else:
+        elif host == "claude":
             self.transcript = ClaudeTranscript(root / "claude", self.sid, self.work)
+            self.path = self.transcript.path
+        else:
+            self.transcript = writer(host, root, self.sid, str(self.work))
             self.path = self.transcript.path
         self.env = {
             k: v for k, v in os.environ.items() if not k.startswith(("OVHOOKS_", "OPENVIKING_"))
@@ -103,6 +110,8 @@ class Scenario:
             # (the wait for it: tests/events/test_claude_lifecycle.py)
             OVHOOKS_REPLY_WAIT_S="0",
         )
+        if host == "opencode":  # where the plugin's payloads (no transcript_path) point ovhooks
+            self.env["OPENCODE_DB"] = str(self.path)
         if backend == "local":
             self.env["OVHOOKS_BACKEND"] = "local"
         else:  # the fake server, or a real one at ``url``
@@ -123,7 +132,7 @@ class Scenario:
                 self.transcript.assistant(reply)
             else:
                 self.transcript.prompt(prompt)
-                if late_reply and _ == n - 1:
+                if late_reply and _ == n - 1 and self.host == "claude":
                     self.pending_reply = reply
                 else:
                     self.transcript.reply(reply)
@@ -234,6 +243,8 @@ class Scenario:
         }
         if self.host == "claude" and self.pending_reply:
             payload["last_assistant_message"] = self.pending_reply
+        if self.host == "opencode":  # its plugin names no file: the store is $OPENCODE_DB
+            del payload["transcript_path"]
         return self.hook("stop", payload)
 
     def cli(self, *args: str) -> int:
@@ -253,16 +264,16 @@ class Scenario:
             self.cli("flush")
         elif how == "session_start":
             other = "0193bbbb-0000-7000-8000-00000000e002"
-            self.hook(
-                "session-start",
-                {
-                    "session_id": other,
-                    "hook_event_name": "SessionStart",
-                    "source": "resume",
-                    "cwd": str(self.work),
-                    "transcript_path": str(self.root / "other.jsonl"),
-                },
-            )
+            payload = {
+                "session_id": "ses_0193bbbb00007000800000" if self.host == "opencode" else other,
+                "hook_event_name": "SessionStart",
+                "source": "resume",
+                "cwd": str(self.work),
+                "transcript_path": str(self.root / "other.jsonl"),
+            }
+            if self.host == "opencode":  # the store is $OPENCODE_DB
+                del payload["transcript_path"]
+            self.hook("session-start", payload)
         elif how == "sweep":
             self.cli("sweep", "--ttl", "0")
         else:  # pragma: no cover

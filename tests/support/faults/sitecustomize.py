@@ -143,6 +143,17 @@ def _patch() -> None:
         return original_connect(*args, **kwargs)  # type: ignore[call-overload,no-any-return]
 
     sqlite3.connect = connect  # type: ignore[assignment]
+    # The local store calls the C module's own ``connect`` (``import _sqlite3 as sqlite3``,
+    # backend/local/schema.py): patched there too, or its writes are never counted.
+    import _sqlite3
+
+    original_c_connect = _sqlite3.connect
+
+    def c_connect(*args: object, **kwargs: object) -> sqlite3.Connection:
+        kwargs.setdefault("factory", CountingConnection)
+        return original_c_connect(*args, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+    _sqlite3.connect = c_connect  # type: ignore[assignment]
     if _cfg["kind"] == "applied":
         _patch_appends()
 
