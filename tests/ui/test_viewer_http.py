@@ -24,22 +24,14 @@ FACTS = (
 
 
 def remember(text: str, cwd: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "ovhooks", "remember", text, "--json"],
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        cwd=cwd,
-        check=True,
-    )
-    return str(json.loads(done.stdout)["uri"])
+    return str(json.loads(ovhooks("remember", text, "--json", cwd=cwd))["uri"])
 
 
-def hook(*argv: str, payload: dict[str, str], cwd: Path) -> str:
-    """A hook command run as the host runs it; its stdout."""
+def ovhooks(*argv: str, cwd: Path, payload: dict[str, str] | None = None) -> str:
+    """``ovhooks ARGV`` in a process of its own (a hook gets ``payload`` on stdin); stdout."""
     return subprocess.run(
         [sys.executable, "-m", "ovhooks", *argv],
-        input=json.dumps(payload),
+        input=json.dumps(payload) if payload is not None else None,
         capture_output=True,
         text=True,
         env=hook_env(),
@@ -137,14 +129,7 @@ def test_edit_is_read_back_and_scrubbed(viewer: Viewer, project: Path) -> None:
     new = f"Staging database moved to port 6544; token {secret}"
     answer = viewer.post("/api/memory/edit", {"uri": uri, "content": new})
     assert answer.status == 200 and answer.json()["scrubbed"] is True
-    read = subprocess.run(
-        [sys.executable, "-m", "ovhooks", "read", uri],
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        cwd=project,
-        check=True,
-    ).stdout
+    read = ovhooks("read", uri, cwd=project)
     assert "port 6544" in read and secret not in read
     assert secret not in viewer.get(f"/memory?uri={uri}").text
 
@@ -181,7 +166,7 @@ def test_why_agrees_with_the_hook(viewer: Viewer, project: Path) -> None:
     viewer.sign_in()
     prompt = "tabs or spaces for this new file?"
     payload = {"session_id": "why-1", "cwd": str(project), "prompt": prompt}
-    reply = hook("user-prompt-submit", "--host", "codex", payload=payload, cwd=project)
+    reply = ovhooks("user-prompt-submit", "--host", "codex", payload=payload, cwd=project)
     context = json.loads(reply)["hookSpecificOutput"]["additionalContext"]
     why = viewer.get(f"/api/why?prompt={prompt.replace(' ', '+').replace('?', '%3F')}").json()
     assert why["block"] == context
@@ -199,7 +184,7 @@ def test_the_hook_logs_its_decision_and_the_log_page_shows_it(
         ("which port does the staging database listen on?", "write a haiku about autumn")
     ):
         payload = {"session_id": f"log-{n}", "cwd": str(project), "prompt": prompt}
-        hook("user-prompt-submit", "--host", "claude", payload=payload, cwd=project)
+        ovhooks("user-prompt-submit", "--host", "claude", payload=payload, cwd=project)
     entries = viewer.get("/api/log?since=0").json()["entries"]
     assert [e["prompt"] for e in entries] == [
         "which port does the staging database listen on?",
@@ -224,7 +209,7 @@ def test_no_secret_from_a_captured_turn_reaches_a_page(viewer: Viewer, project: 
         "cwd": str(project),
         "prompt": f"use key {secret} for staging",
     }
-    hook("user-prompt-submit", "--host", "codex", payload=payload, cwd=project)
+    ovhooks("user-prompt-submit", "--host", "codex", payload=payload, cwd=project)
     for path in ("/log", "/api/log?since=0", "/sessions"):
         page = viewer.get(path)
         assert page.status == 200, (path, page.text[-300:])
@@ -235,7 +220,7 @@ def test_a_running_session_without_a_commit_is_listed(viewer: Viewer, project: P
     """A session that has not committed yet (the usual case while it runs) has no extraction
     outcome: the sessions page and its own page still render, and name it."""
     payload = {"session_id": "running-1", "cwd": str(project), "source": "startup"}
-    hook("session-start", "--host", "codex", payload=payload, cwd=project)
+    ovhooks("session-start", "--host", "codex", payload=payload, cwd=project)
     viewer.sign_in()
     listing = viewer.get("/sessions")
     assert listing.status == 200, listing.text[-500:]
@@ -273,7 +258,7 @@ def test_the_next_session_start_preview_is_the_hooks_own_block(
     viewer.sign_in()
     preview = viewer.get("/api/preview").json()["context"]
     payload = {"session_id": "start-1", "cwd": str(project), "source": "startup"}
-    reply = hook("session-start", "--host", "codex", "--dry-run", payload=payload, cwd=project)
+    reply = ovhooks("session-start", "--host", "codex", "--dry-run", payload=payload, cwd=project)
     assert preview == json.loads(reply)["hookSpecificOutput"]["additionalContext"]
     assert all(fact in preview for fact in FACTS)
 
