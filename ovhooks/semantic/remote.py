@@ -22,6 +22,7 @@ import threading
 
 from ovhooks.transport.errors import BackendError
 from ovhooks.transport.http import HttpClient, Request
+from ovhooks.transport.url import shown_url
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,17 +105,6 @@ def _path_of(url: str) -> str:
     rest = url.split("://", 1)[-1]
     slash = rest.find("/")
     return "" if slash < 0 else rest[slash:].split("?", 1)[0]
-
-
-def shown_url(url: str) -> str:
-    """``url`` without user information and query (either may carry a credential)."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        scheme, rest = "", url
-    host, slash, path = rest.partition("/")
-    host = host.rsplit("@", 1)[-1]
-    path = path.split("?", 1)[0]
-    return f"{scheme}{sep}{host}{slash}{path}"
 
 
 def request_body(api: str, model: str, texts: list[str]) -> bytes:

@@ -24,7 +24,7 @@ def split_hostport(hostport: str, default_port: int) -> tuple[str, int]:
 
 def split_url(url: str) -> tuple[str, str, int, str]:
     """``http://h:p/path?q`` -> (scheme, host, port, path-with-query)."""
-    shown = _without_secrets(url)  # a query or user information may carry a credential
+    shown = shown_url(url)
     if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
         # sent as it is, a line break would end the request line and start a header of its own
         raise BackendError("config", f"the server URL {shown!r} holds a space or a line break")
@@ -47,8 +47,9 @@ def split_url(url: str) -> tuple[str, str, int, str]:
     return scheme, host.lower(), port, path.partition("#")[0]
 
 
-def _without_secrets(url: str) -> str:
-    """``url`` for a message: no user information, query or fragment."""
+def shown_url(url: str) -> str:
+    """``url`` as messages and status show it: no user information, query or fragment
+    (each may carry a credential)."""
     scheme, sep, rest = url.partition("://")
     hostport, slash, path = rest.partition("/") if sep else (url, "", "")
     hostport = hostport.rsplit("@", 1)[-1]
