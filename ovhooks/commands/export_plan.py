@@ -140,8 +140,6 @@ def session_progress(progress: dict[str, Any], session_id: str) -> dict[str, Any
     return sessions.setdefault(session_id, {"seq": -1, "archives": 0, "sent": 0})
 
 
-# The hash ``remember`` ends a file name with (``memory_ops.memory_uri``): ``…-615d42.md``.
-_NAME_DIGEST = re.compile(r"-[0-9a-f]{6}(?=\.md$)")
 _MARKER = re.compile(r"\[REDACTED[^\]]*\]")
 
 
@@ -153,8 +151,9 @@ def clean_uri(uri: str, settings: object) -> str:
     placeholder the scrubber keeps in the text (``sk-proj-abcdefghijklmnopqrst``) look like a
     key, so the memory arrived at another URI than the one it has here."""
     from ovhooks.capture.scrub import clean_outbound
+    from ovhooks.rules.memory_uri import name_digest_start
 
-    digest = _NAME_DIGEST.search(uri)
-    head, tail = (uri[: digest.start()], uri[digest.start() :]) if digest else (uri, "")
+    cut = name_digest_start(uri)
+    head, tail = (uri[:cut], uri[cut:]) if cut >= 0 else (uri, "")
     cleaned = clean_outbound(head, settings)
     return uri if cleaned == head else _MARKER.sub("redacted", cleaned) + tail

@@ -14,6 +14,7 @@ import re
 import time
 
 from ovhooks.commands.errors import usage_error, utf8_text
+from ovhooks.rules.memory_uri import NAME_DIGEST_CHARS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def memory_uri(user: str, text: str, *, kind: str, name: str | None, now: float)
     """
     base = f"viking://user/{user}/memories"
     # A few words: the URI is shown with every recalled line, and each character costs tokens.
-    digest = hashlib.sha256(text.encode()).hexdigest()[:6]
+    digest = hashlib.sha256(text.encode()).hexdigest()[:NAME_DIGEST_CHARS]
     stem = slug(name) if name else f"{slug(text, words=5)[:28].strip('-')}-{digest}"
     if kind == "events":
         day = time.strftime("%Y/%m/%d", time.gmtime(now))

@@ -73,9 +73,8 @@ NAMED = 3
 def _name(uri: str) -> str:
     """A memory's file name as people know it: no folder, no ``.md``, no closing hash."""
     from ovhooks.recall.text import one_line
+    from ovhooks.rules.memory_uri import name_digest_start
 
-    name = uri.rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
-    stem, _, digest = name.rpartition("-")
-    if stem and len(digest) == 6 and all(c in "0123456789abcdef" for c in digest):
-        name = stem
+    cut = name_digest_start(uri)
+    name = (uri[:cut] if cut >= 0 else uri).rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
     return one_line(name)[:60] or uri

@@ -34,6 +34,20 @@ SLASH_LOOKALIKES = frozenset("\u2044\u2215\u29f8\u2571")
 MEANINGFUL = frozenset("./\\%")
 # A user no URI names (a segment cannot hold a NUL): "whose is it?" asked of no one.
 NOBODY = "\x00"
+# ``remember`` ends a file name it makes with this many hex digits of the text's hash
+# (``…-615d42.md``), so that the same text lands on the same file.
+NAME_DIGEST_CHARS = 6
+_HEX = frozenset("0123456789abcdef")
+
+
+def name_digest_start(uri: str) -> int:
+    """Where the closing ``-<hash>`` of a file name ``remember`` made starts in ``uri``,
+    or -1 when the name has none."""
+    stem = uri.removesuffix(".md")
+    cut = len(stem) - NAME_DIGEST_CHARS - 1
+    if stem == uri or cut <= 0 or stem[cut] != "-":
+        return -1
+    return cut if set(stem[cut + 1 :]) <= _HEX else -1
 
 
 class UriError(ValueError):

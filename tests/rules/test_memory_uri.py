@@ -70,3 +70,23 @@ def test_the_user_is_asked_only_when_the_answer_decides() -> None:
         f"viking://user/{USER}/memories/x.md"
     )
     assert len(asked) == 2
+
+
+@pytest.mark.parametrize(
+    ("uri", "start"),
+    [
+        ("viking://user/u/memories/preferences/u/tabs-never-07ef76.md", 49),
+        ("viking://user/u/memories/preferences/u/tabs.md", -1),  # named by hand: no hash
+        ("viking://user/u/memories/preferences/u/tabs-never-07EF76.md", -1),  # not remember's
+        ("viking://user/u/memories/preferences/u/tabs-never-07ef76", -1),  # not a file name
+        ("viking://user/u/memories/x/-07ef76.md", 27),
+        ("-07ef76.md", -1),  # nothing before the hash
+        ("viking://user/u/memories/a-b/c07ef76.md", -1),
+    ],
+)
+def test_remembers_closing_hash_is_found_where_it_is(uri: str, start: int) -> None:
+    from ovhooks.rules.memory_uri import NAME_DIGEST_CHARS, name_digest_start
+
+    assert name_digest_start(uri) == start
+    if start >= 0:
+        assert uri[start:] == uri[start : start + 1 + NAME_DIGEST_CHARS] + ".md"
