@@ -18,9 +18,9 @@ from ovhooks.semantic.remote import (
     endpoint_url,
     parse_vectors,
     request_body,
-    shown_url,
     spec_from,
 )
+from ovhooks.transport.url import shown_url
 from tests.support.embed_stub import EmbedStub
 from tests.support.fake_backend import make_settings
 
