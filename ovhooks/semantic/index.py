@@ -141,25 +141,24 @@ class StoreIndex:
         cursor = self.con.execute(
             f"SELECT kind, row_id, owner, peer, vec FROM {TABLE} WHERE model = ?", (self.model,)
         )
-        filled = i = 0
+        filled = 0
         for kind, rid, owner, peer, blob in cursor:
-            if i >= count:
+            if filled >= count:
                 break  # rows added since the count: the next reload takes them
             if len(blob) != 2 * dim:
                 continue  # another model under the same name (embed_pending replaces them)
-            kinds[i] = kind
-            ids[i] = rid
-            owners[i] = names.setdefault(owner, len(names))
-            peers[i] = names.setdefault(peer, len(names))
+            kinds[filled] = kind
+            ids[filled] = rid
+            owners[filled] = names.setdefault(owner, len(names))
+            peers[filled] = names.setdefault(peer, len(names))
             vec = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
             if scales is None:
-                matrix[i] = vec
+                matrix[filled] = vec
             else:
                 top = float(np.abs(vec).max()) or 1.0
-                scales[i] = top / 127.0
-                matrix[i] = np.round(vec * (127.0 / top)).astype(np.int8)
-            i += 1
-            filled = i
+                scales[filled] = top / 127.0
+                matrix[filled] = np.round(vec * (127.0 / top)).astype(np.int8)
+            filled += 1
         self.kinds, self.ids = kinds[:filled], ids[:filled]
         self.owners, self.peers = owners[:filled], peers[:filled]
         self.names, self.matrix = names, matrix[:filled]

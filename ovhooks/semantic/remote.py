@@ -45,6 +45,12 @@ class RemoteError(Exception):
     """The endpoint did not give one vector per text (unreachable, slow, refused, malformed)."""
 
 
+def failure_text(exc: BaseException) -> str:
+    """What a failed call to the endpoint logs: our own words for a ``RemoteError``, the
+    type alone for anything else (its text may quote the answer)."""
+    return str(exc) if isinstance(exc, RemoteError) else type(exc).__name__
+
+
 class EmbedSpec:
     """What the settings say about the user's own model (``None`` from ``spec_from`` when
     no URL is set)."""

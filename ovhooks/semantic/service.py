@@ -248,12 +248,10 @@ class Service:
         return False
 
     def _settle_remote_batch(self, batch: RemoteBatch) -> None:
-        from ovhooks.semantic.remote import RemoteError
+        from ovhooks.semantic.remote import failure_text
 
         if batch.error is not None:
-            error = batch.error
-            text = str(error) if isinstance(error, RemoteError) else type(error).__name__
-            self.models.fail(text)
+            self.models.fail(failure_text(batch.error))
             return
         index = self.stores.open.get(batch.path)
         if index is not None and batch.encoder.key == index.model:

@@ -26,7 +26,7 @@ import numpy as np
 from ovhooks.lexical.text import script_of
 from ovhooks.semantic import service_dir
 from ovhooks.semantic.model import PROBES
-from ovhooks.semantic.remote import BATCH_TIMEOUT_S, RemoteEncoder, RemoteError
+from ovhooks.semantic.remote import BATCH_TIMEOUT_S, RemoteEncoder, failure_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -123,8 +123,7 @@ class Models:
             vectors = remote.encode(list(PROBES), BATCH_TIMEOUT_S)
         except Exception as exc:  # any answer this code did not foresee is a failed endpoint
             if self.remote is remote:
-                text = str(exc) if isinstance(exc, RemoteError) else type(exc).__name__
-                self.fail(text)
+                self.fail(failure_text(exc))
             return
         finally:
             self.checking = False
