@@ -31,6 +31,22 @@ def _stops(s: Scenario, n: int) -> int:
     return notices
 
 
+def _writes_held(
+    root: Path, fake_ov: FakeOpenViking, *, window_s: float, timeout_s: float
+) -> Scenario:
+    """A Codex session on the fake server, whose failure mode (the caller sets it) holds up
+    writes only: the reads that settle a batch in flight are answered at once."""
+    fake_ov.writes_only = True
+    return Scenario(
+        root,
+        host="codex",
+        backend="openviking",
+        fake=fake_ov,
+        window_s=window_s,
+        timeout_s=timeout_s,
+    )
+
+
 @CAMPAIGN_TIMEOUT
 @pytest.mark.parametrize("host", ["codex", "claude"])
 def test_a_refusal_is_told_once_and_loses_nothing(
@@ -75,15 +91,7 @@ def test_a_hanging_write_is_never_sent_twice(
 ) -> None:
     """The client gives up; the server applies the batch later (or never). Issue 13 window 3."""
     hang_s, timeout_s, window_s = (30.0, 5.0, 40.0) if FULL else (3.0, 1.0, 5.0)
-    s = Scenario(
-        tmp_path,
-        host="codex",
-        backend="openviking",
-        fake=fake_ov,
-        window_s=window_s,
-        timeout_s=timeout_s,
-    )
-    fake_ov.writes_only = True
+    s = _writes_held(tmp_path, fake_ov, window_s=window_s, timeout_s=timeout_s)
     fake_ov.mode = "slow" if applied == "late" else "hang"
     fake_ov.delay_s = hang_s
     fake_ov.hang_s = hang_s
@@ -230,16 +238,8 @@ def test_a_background_worker_waits_out_a_lost_answer_and_resends_itself(
     import threading
 
     hang_s, timeout_s, window_s = (32.0, 15.0, 30.0) if FULL else (2.5, 1.0, 3.0)
-    s = Scenario(
-        tmp_path,
-        host="codex",
-        backend="openviking",
-        fake=fake_ov,
-        window_s=window_s,
-        timeout_s=timeout_s,
-    )
+    s = _writes_held(tmp_path, fake_ov, window_s=window_s, timeout_s=timeout_s)
     s.env.update(OVHOOKS_DETACH="1", OVHOOKS_WORKER_LOCK_WAIT_S=str(window_s + 30))
-    fake_ov.writes_only = True
     fake_ov.mode = mode
     fake_ov.hang_s = hang_s
     s.add_turns(2)
@@ -269,16 +269,8 @@ def test_a_batch_sent_after_a_wait_is_stamped_when_it_is_sent(
     next worker took the server's window as over and sent it again, and the server stored
     it twice (a fault campaign's Qwen sessions; the same on every host)."""
     window_s, timeout_s, delay_s = 3.0, 1.0, 2.5
-    s = Scenario(
-        tmp_path,
-        host="codex",
-        backend="openviking",
-        fake=fake_ov,
-        window_s=window_s,
-        timeout_s=timeout_s,
-    )
+    s = _writes_held(tmp_path, fake_ov, window_s=window_s, timeout_s=timeout_s)
     s.env.update(OVHOOKS_DETACH="1", OVHOOKS_WORKER_LOCK_WAIT_S="30")
-    fake_ov.writes_only = True
     fake_ov.mode, fake_ov.delay_s = "slow", delay_s
     started = time.monotonic()
 
