@@ -150,6 +150,8 @@ def parse_vectors(api: str, body: bytes | bytearray, count: int) -> np.ndarray:
     if vectors.ndim != 2 or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
         raise RemoteError("the vectors are not lists of numbers of one length")
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    if not norms.any():  # a model answering zeros for every text would match nothing, ever
+        raise RemoteError("every vector in the answer is zero")
     norms[norms == 0] = 1.0
     return np.asarray(vectors / norms, dtype=np.float32)
 

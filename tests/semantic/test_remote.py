@@ -112,6 +112,7 @@ def test_answers_become_unit_rows_in_the_order_sent() -> None:
         b'{"data": [{"index": 1e400, "embedding": [1, 2]}, {"index": 1, "embedding": [1, 2]}]}',
         b'{"data": [{"index": true, "embedding": [1, 2]}, {"index": 1, "embedding": [1, 2]}]}',
         b'{"embeddings": [[1' + b"9" * 400 + b", 1], [1, 2]]}",
+        b'{"embeddings": [[0, 0], [0, 0]]}',  # a broken model: zeros for every text
     ],
 )
 def test_any_other_answer_is_refused(body: bytes) -> None:
