@@ -51,6 +51,7 @@ SETS = {
     "batch4": "recall_eval_batch4",
     "batch5": "recall_eval_batch5",
     "firstuse": "recall_eval_firstuse",
+    "firstuse2": "recall_eval_firstuse2",
 }
 REMEMBER_WORKERS = 4
 _URI = re.compile(r"\(?(viking://\S+?)\)?$")
