@@ -53,6 +53,13 @@ HOST_TIMEOUT_DEADLINES_S = {
 }
 
 HOOK_COMMANDS = frozenset(EVENT_NAMES)
+# A host writes its event (a few kilobytes, a pasted prompt at most a few megabytes) and
+# closes the pipe. Past this size the event is not read on (memory stays bounded: a hook fed
+# /dev/zero grew 0.7 GB a second); a pipe left open ends the read this long after the last
+# byte once what came is a whole event, and at the latest after ``STDIN_WAIT_S``.
+MAX_STDIN_BYTES = 16 << 20
+STDIN_WAIT_S = 1.0
+_STDIN_QUIET_S = 0.05
 
 
 class _DeadlineExceeded(BaseException):
@@ -114,7 +121,13 @@ def run_hook(
         from ovhooks.hosts.base import Event
         from ovhooks.settings.config import load_settings
 
-        settings = load_settings(environ)
+        # The defaults' deadline holds while the settings are read (a config file the size
+        # of a log once took a hook 13 s), then the user's own.
+        disarm = _arm_deadline(event_name, None, started)
+        try:
+            settings = load_settings(environ)
+        finally:
+            disarm()
         plan = None
         if dry_run:
             from ovhooks.dryrun.plan import Plan
@@ -169,14 +182,23 @@ def run_hook(
 
 
 def _arm_deadline(event_name: str, settings: object, started: float) -> Callable[[], None]:
+    """Raise ``_DeadlineExceeded`` when the event's budget is spent; ``settings`` ``None``:
+    the budget of the default settings."""
+    if settings is None:
+        from ovhooks.settings.config import default_of as setting
+    else:
+
+        def setting(name: str) -> object:
+            return getattr(settings, name)
+
     field = _DEADLINE_EVENTS.get(event_name)
     if field is not None:
-        seconds = float(getattr(settings, field)) + _DEADLINE_SLACK_S
+        seconds = _seconds(setting(field)) + _DEADLINE_SLACK_S
     else:
         seconds = HOST_TIMEOUT_DEADLINES_S.get(event_name, 0.0)
         # A longer budget for debugging with OVHOOKS_DETACH=0 against hosts given longer
         # timeouts (or none, by hand): the inline worker then gets that long.
-        override = float(getattr(settings, "hook_deadline_s", 0.0) or 0.0)
+        override = _seconds(setting("hook_deadline_s"))
         if 0 < override < float("inf"):
             seconds = override
     if not seconds or not hasattr(os, "fork"):  # SIGALRM: POSIX only
@@ -201,6 +223,10 @@ def _arm_deadline(event_name: str, settings: object, started: float) -> Callable
         signal.setitimer(signal.ITIMER_REAL, 0)
 
     return disarm
+
+
+def _seconds(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
 
 
 def _log_crash(
@@ -229,10 +255,7 @@ def main(command: str, argv: Sequence[str]) -> int:
     """Entry for ``ovhooks <hook-command>``: the only place that reads stdin and the clock."""
     started = time.monotonic()
     now = time.time()
-    try:
-        stdin = sys.stdin.buffer.read() if sys.stdin is not None else b""
-    except (OSError, ValueError):
-        stdin = b""
+    stdin = read_stdin(started)
     out, err = run_hook(command, argv, stdin, os.environ, now=now, started=started)
     if err:
         try:
@@ -245,3 +268,46 @@ def main(command: str, argv: Sequence[str]) -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+def read_stdin(started: float) -> bytes:
+    """The event on stdin, bounded in size (``MAX_STDIN_BYTES``: nothing is kept past it)
+    and in time (``STDIN_WAIT_S`` from ``started``, less once a whole event has come)."""
+    if sys.stdin is None:
+        return b""
+    try:
+        fd = sys.stdin.fileno()
+        import select
+    except (OSError, ValueError, ImportError):  # pragma: no cover (no descriptor, no select)
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while True:
+            left = STDIN_WAIT_S - (time.monotonic() - started)
+            wait = min(left, _STDIN_QUIET_S) if chunks else left
+            if left <= 0 or not select.select([fd], [], [], wait)[0]:
+                if left <= 0 or _whole_event(chunks):
+                    break
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_STDIN_BYTES:
+                return b""
+            chunks.append(chunk)
+    except (OSError, ValueError):
+        pass
+    return b"".join(chunks)
+
+
+def _whole_event(chunks: list[bytes]) -> bool:
+    """Whether what came so far is one whole JSON value (a pipe the host left open)."""
+    import json
+
+    try:
+        json.loads(b"".join(chunks))
+    except (ValueError, RecursionError):
+        return False
+    return True

@@ -304,6 +304,11 @@ def _derive(values: dict[str, object], sources: dict[str, str], environ: Mapping
     return "no OpenViking server is configured (set OPENVIKING_URL to use one)"
 
 
+def default_of(name: str) -> object:
+    """A setting's default value (what is in force before any file or variable is read)."""
+    return _FIELDS[name][2]
+
+
 def load_settings(
     environ: Mapping[str, str], flags: Mapping[str, object] | None = None
 ) -> Settings:

@@ -10,6 +10,19 @@ from __future__ import annotations
 
 import json
 
+# A settings file is a few hundred bytes; one far larger is a mistake (a log named as the
+# config) and reading it whole cost a hook seconds and gigabytes before its deadline began.
+MAX_SETTINGS_FILE_BYTES = 1 << 20
+
+
+def _read_bounded(path: str) -> bytes:
+    """The file's bytes; ``ValueError`` past ``MAX_SETTINGS_FILE_BYTES``."""
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_SETTINGS_FILE_BYTES + 1)
+    if len(data) > MAX_SETTINGS_FILE_BYTES:
+        raise ValueError(f"larger than {MAX_SETTINGS_FILE_BYTES >> 20} MiB")
+    return data
+
 
 def config_toml(path: str, *, known: tuple[str, ...], warnings: list[str]) -> dict[str, object]:
     """The settings in ovhooks' config file at ``path`` (flat, or under an ``[ovhooks]``
@@ -18,8 +31,7 @@ def config_toml(path: str, *, known: tuple[str, ...], warnings: list[str]) -> di
     from ovhooks.settings.toml_plain import loads
 
     try:
-        with open(path, "rb") as fh:
-            data = loads(fh.read())
+        data = loads(_read_bounded(path))
     except (OSError, ValueError) as exc:
         warnings.append(f"config file {path} ignored: {exc}")
         return {}
@@ -46,8 +58,7 @@ def ovcli_conf(path: str, *, warnings: list[str]) -> dict[str, object]:
     each, the first of its keys holding a non-empty string. A file that does not parse is a
     warning."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        data = json.loads(_read_bounded(path).decode("utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
         warnings.append(f"ovcli.conf {path} ignored: {exc}")
         return {}

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +207,74 @@ def test_the_inline_deadline_can_be_raised_for_debugging(
     finally:
         disarm()
     assert 50 < remaining <= 60
+
+
+def _open_pipe_hook(command: str, data: bytes, env: dict[str, str]) -> tuple[bytes, float, int]:
+    """A hook whose host writes ``data`` and never closes stdin: (stdout, seconds, rc)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ovhooks", command, "--host", "codex"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=str(REPO),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(data)
+        proc.stdin.flush()
+        out = proc.stdout.read()
+        seconds = time.monotonic() - start
+        return out, seconds, proc.wait(timeout=10)
+    finally:
+        proc.kill()
+        proc.stdin.close()
+        proc.wait()
+
+
+def test_a_pipe_left_open_is_answered_once_the_event_is_whole(tmp_path: Path) -> None:
+    # A host that never closes stdin: the hook used to wait for it until it was killed.
+    env = hook_env()
+    event = {"session_id": SID, "cwd": str(tmp_path), "prompt": "hello there"}
+    floor = min(hook_floor(env))
+    out, seconds, rc = _open_pipe_hook("user-prompt-submit", json.dumps(event).encode(), env)
+    assert rc == 0 and json.loads(out) == {}
+    assert seconds < floor + hookrun.STDIN_WAIT_S  # the quiet gap, not the whole wait
+    # half an event and then nothing: the wait ends, and the hook answers as for no event
+    out, seconds, rc = _open_pipe_hook("user-prompt-submit", b'{"session_id": "s', env)
+    assert rc == 0 and json.loads(out) == {}
+    assert seconds < floor + hookrun.STDIN_WAIT_S + 2.0
+
+
+def test_endless_stdin_is_cut_off_in_bounded_memory(tmp_path: Path) -> None:
+    # /dev/zero as the event: the hook grew 0.7 GB a second and never answered.
+    env = hook_env()
+    script = (
+        "import resource, subprocess, sys\n"
+        "zero = open('/dev/zero', 'rb')\n"
+        "p = subprocess.run([sys.executable, '-m', 'ovhooks', 'stop', '--host', 'codex'],"
+        " stdin=zero, capture_output=True, timeout=20)\n"
+        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "print(p.returncode, p.stdout.decode().strip(), peak)\n"
+    )
+    run = [sys.executable, "-c", script]
+    proc = subprocess.run(run, check=False, capture_output=True, env=env, cwd=str(REPO), timeout=60)
+    rc, reply, peak_kib = proc.stdout.decode().split()
+    assert rc == "0" and json.loads(reply) == {}
+    assert int(peak_kib) < 200 * 1024  # the 16 MiB cap and the interpreter, not gigabytes
+
+
+def test_a_config_file_the_size_of_a_log_is_ignored_quickly(tmp_path: Path) -> None:
+    # A 1 GB config took every hook 13-19 s and 2.1 GB before its deadline began.
+    big = tmp_path / "config.toml"
+    with open(big, "wb") as fh:
+        fh.truncate(1 << 30)
+    env = hook_env(OVHOOKS_CONFIG=str(big))
+    floor = min(hook_floor(env))
+    proc, seconds = run_process("user-prompt-submit", {"session_id": SID, "prompt": "hi"}, env)
+    assert _reply(proc, "codex", "UserPromptSubmit") == {}
+    assert seconds < floor + 1.0
+    from ovhooks.settings.config import load_settings
+
+    settings = load_settings({**env, "HOME": str(tmp_path)})
+    assert any("larger than 1 MiB" in w for w in settings.warnings)
