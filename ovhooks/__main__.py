@@ -75,9 +75,13 @@ def main() -> None:
             from ovhooks.semantic.service import main as embedd_main
 
             sys.exit(embedd_main(argv[1:]))
-    from ovhooks.cli import run
+    try:
+        from ovhooks.cli import run
 
-    run()
+        run()
+    except KeyboardInterrupt:  # Ctrl-C while the commands load (run() catches it after)
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
 
 
 if __name__ == "__main__":

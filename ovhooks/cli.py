@@ -82,4 +82,5 @@ def run() -> None:
     try:
         app()
     except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
         sys.exit(130)

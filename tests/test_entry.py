@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.hooks import REPO, hook_env
 
 SITECUSTOMIZE = """
@@ -83,3 +85,24 @@ def test_a_command_exits_the_normal_way(tmp_path: Path) -> None:
     assert done.stdout.strip()
     assert (marks / "atexit").read_text() == "ran"
     assert (marks / "teardown").read_text() == "ran"
+
+
+def test_ctrl_c_while_a_command_loads_is_one_line_and_exit_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A fault campaign's SIGINT 0.1-0.3 s into `doctor`, `status`, `search`, `flush` landed
+    # in the imports, before the app's own handler, and printed a traceback every time.
+    import types
+
+    from ovhooks import __main__ as entry_module
+
+    class Interrupting(types.ModuleType):
+        def __getattr__(self, name: str) -> object:
+            raise KeyboardInterrupt
+
+    monkeypatch.setitem(sys.modules, "ovhooks.cli", Interrupting("ovhooks.cli"))
+    monkeypatch.setattr(sys, "argv", ["ovhooks", "status"])
+    with pytest.raises(SystemExit) as leave:
+        entry_module.main()
+    assert leave.value.code == 130
+    assert capsys.readouterr().err == "interrupted\n"
