@@ -52,6 +52,7 @@ SETS = {
     "batch5": "recall_eval_batch5",
     "firstuse": "recall_eval_firstuse",
     "firstuse2": "recall_eval_firstuse2",
+    "firstuse3": "recall_eval_firstuse3",
 }
 REMEMBER_WORKERS = 4
 _URI = re.compile(r"\(?(viking://\S+?)\)?$")

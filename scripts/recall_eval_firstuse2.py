@@ -3,9 +3,12 @@
 Same scenario, file shapes and checks as the first-use set (``recall_eval_firstuse``): small
 separate stores, loaded through ``ovhooks remember``, questions in the user's other words in a
 later session. Written on 2026-11-30 by a helper who had read neither the recall code nor any
-other set's prompts, after the recall rules had last changed; no rule, number or word list was
-chosen after it was run. Both splits therefore measure; the split (a hash of the prompt id, a
-salt of its own) only keeps the file shape of the other sets.
+other set's prompts. Its first run (before any change) is its unseen figure; its unrelated
+prompts that got a memory were then read, and the question-about-the-world rule
+(``answer_type.asks_general``) was written after that, so for that rule it is seen data (its
+measure is the other sets' held-out splits and the third first-use set, written after it).
+Nothing else was tuned on it. The split (a hash of the prompt id, a salt of its own) only
+keeps the file shape of the other sets.
 
     .venv/bin/python scripts/recall_eval_firstuse2.py     # prints what is wrong, or "sound"
 """

@@ -1,6 +1,6 @@
 """Batches 4 and 5 of the labelled recall set (tests/fixtures/recall_eval_batch4, _batch5) and
-the two first-use sets (tests/fixtures/recall_eval_firstuse, _firstuse2, issue 39) are sound:
-no hooks.
+the first-use sets (tests/fixtures/recall_eval_firstuse, _firstuse2, _firstuse3, issue 39)
+are sound: no hooks.
 
 Each uses batch 3's shapes, checks and split rule with a salt of its own
 (scripts/recall_eval_batch4.py, _batch5.py, _firstuse.py); these tests keep them honest the
@@ -38,12 +38,20 @@ BATCHES = {
         "recall_eval_batch5",
         "recall_eval_firstuse",
     ),
+    "firstuse3": (
+        "recall_eval_data",
+        "recall_eval_batch3",
+        "recall_eval_batch4",
+        "recall_eval_batch5",
+        "recall_eval_firstuse",
+        "recall_eval_firstuse2",
+    ),
 }
 ISSUE_23_BATCHES = ("batch4", "batch5")
-# The second first-use set was written by a helper who saw none of the other sets' memories;
+# The second and third first-use sets were written by helpers who saw no other set's memories;
 # its evidence strings recur by chance where a fact is common ('5433', 'Keiko', 'Sail'), so
 # only its projects and statements are held apart from the earlier sets.
-EVIDENCE_MAY_RECUR = ("firstuse2",)
+EVIDENCE_MAY_RECUR = ("firstuse2", "firstuse3")
 
 
 class Batch:
