@@ -48,7 +48,9 @@ HOOK_TABLE: dict[str, tuple[tuple[str, str, str | None, int], ...]] = {
 
 
 def _home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or os.path.expanduser("~")
+    from ovhooks.settings.layout import home_dir
+
+    return home_dir(environ)
 
 
 def config_dir(host: str, environ: Mapping[str, str]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from ovhooks.settings.layout import user_dir
+from ovhooks.settings.layout import home_dir, user_dir
 from ovhooks.settings.values import (
     _choice,
     _parse_bool,
@@ -316,7 +316,7 @@ def load_settings(
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
     warnings: list[str] = []
-    home = environ.get("HOME") or os.path.expanduser("~")
+    home = home_dir(environ)
     config_path, config = _config_file(environ, warnings)
     ovcli_path, ovcli = _ovcli(environ, home, warnings)
     files = ((f"config:{config_path}", config), (f"ovcli:{ovcli_path}", ovcli))

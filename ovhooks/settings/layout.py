@@ -124,13 +124,28 @@ if TYPE_CHECKING:
         handed: NotRequired[int]
 
 
+def home_dir(environ: Mapping[str, str]) -> str:
+    """The user's home: ``HOME`` when it is an absolute path, else the account's own. An
+    empty ``HOME`` put the store under ``/.local``, a relative one inside the project the
+    hook ran in."""
+    home = environ.get("HOME", "")
+    if os.path.isabs(home):
+        return home
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError):  # no account database (Windows): the platform's rule
+        return os.path.expanduser("~")
+
+
 def user_dir(kind: str, environ: Mapping[str, str]) -> str:
     """The platform user directory ``kind`` (``state``, ``data``, ``config``) for ovhooks.
 
     On Linux this follows the XDG base-directory spec directly, as platformdirs does, because
     importing platformdirs costs ~13 ms on every hook; other platforms ask platformdirs.
     """
-    home = environ.get("HOME") or os.path.expanduser("~")
+    home = home_dir(environ)
     if sys.platform.startswith("linux"):
         xdg_var, fallback = {
             "state": ("XDG_STATE_HOME", ".local/state"),

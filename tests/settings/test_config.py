@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import platformdirs
@@ -167,3 +168,20 @@ def test_the_hook_budget_is_a_setting_with_a_warning_when_unreadable(tmp_path: P
     assert s.hook_deadline_s == 0.0
     assert any("OVHOOKS_HOOK_DEADLINE_S" in w for w in s.warnings), s.warnings
     assert "hook_deadline_s" in s.as_dict()
+
+
+@pytest.mark.parametrize("home", ["", "relhome", "~", "./x"])
+def test_a_home_that_is_no_absolute_path_is_the_accounts_own(
+    home: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fault campaign: HOME="" put the store at /.local/share/ovhooks, a relative HOME in
+    # the project the hook ran in. The account's home is what a login would give.
+    import pwd
+
+    from ovhooks.settings.layout import home_dir
+
+    account = pwd.getpwuid(os.getuid()).pw_dir
+    assert home_dir({"HOME": home}) == account
+    assert home_dir({}) == account
+    assert user_dir("state", {"HOME": home}) == os.path.join(account, ".local/state/ovhooks")
+    assert home_dir({"HOME": "/somewhere/else"}) == "/somewhere/else"

@@ -40,8 +40,10 @@ def _ingest_in_config(environ: Mapping[str, str]) -> str:
     """The server config file when it turns the transcript importer on, else ``""``."""
     import json
 
+    from ovhooks.settings.layout import home_dir
+
     path = environ.get("OPENVIKING_CONFIG_FILE") or os.path.join(
-        environ.get("HOME") or os.path.expanduser("~"), ".openviking", "ov.conf"
+        home_dir(environ), ".openviking", "ov.conf"
     )
     try:
         with open(path, encoding="utf-8") as fh:

@@ -166,10 +166,12 @@ def drop_codex_server(text: str) -> tuple[str, bool]:
 
 
 def claude_json_path(environ: Mapping[str, str]) -> str:
+    from ovhooks.settings.layout import home_dir
+
     custom = environ.get("CLAUDE_CONFIG_DIR", "").strip()
     if custom:
         return os.path.join(os.path.abspath(os.path.expanduser(custom)), ".claude.json")
-    return os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".claude.json")
+    return os.path.join(home_dir(environ), ".claude.json")
 
 
 def claude_entry(exe: str) -> dict[str, Any]:

@@ -45,10 +45,12 @@ _SOURCES = {"new": "startup"}
 
 def copilot_home(environ: Mapping[str, str]) -> str:
     """``$COPILOT_HOME`` when set, else ``~/.copilot``."""
+    from ovhooks.settings.layout import home_dir
+
     custom = environ.get("COPILOT_HOME", "").strip()
     if custom:
         return os.path.abspath(os.path.expanduser(custom))
-    return os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".copilot")
+    return os.path.join(home_dir(environ), ".copilot")
 
 
 def transcript_path(environ: Mapping[str, str], session_id: str) -> str:

@@ -60,10 +60,12 @@ TOOL_NAMES = {
 
 def gemini_dir(environ: Mapping[str, str]) -> str:
     """``$GEMINI_CLI_HOME/.gemini`` when set, else ``~/.gemini``."""
+    from ovhooks.settings.layout import home_dir
+
     home = environ.get("GEMINI_CLI_HOME", "").strip()
     if home:
         return os.path.join(os.path.abspath(os.path.expanduser(home)), ".gemini")
-    return os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".gemini")
+    return os.path.join(home_dir(environ), ".gemini")
 
 
 def _first_string(value: object) -> str:

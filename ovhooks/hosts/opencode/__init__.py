@@ -22,11 +22,13 @@ if TYPE_CHECKING:
 
 def default_db_path(environ: Mapping[str, str]) -> str:
     """``$OPENCODE_DB``, else ``$XDG_DATA_HOME/opencode/opencode.db`` (``~/.local/share``)."""
+    from ovhooks.settings.layout import home_dir
+
     explicit = environ.get("OPENCODE_DB", "").strip()
     if explicit:
         return explicit
     data = environ.get("XDG_DATA_HOME", "").strip() or os.path.join(
-        environ.get("HOME") or os.path.expanduser("~"), ".local", "share"
+        home_dir(environ), ".local", "share"
     )
     return os.path.join(data, "opencode", "opencode.db")
 
