@@ -44,8 +44,15 @@ def scan_tokens(
         lo = zone_start
         while lo > done_to and text[lo - 1] in _TOKEN_CHARS:
             lo -= 1
+        # and stop where the whole-text scan is between tokens again after the zone: a zone
+        # with no candidate in it then costs its own length, not the rest of the text
+        # (searching on to the next candidate made a text of many small zones quadratic:
+        # 200 KB of repeated "x-api-key: " took an MCP search 42 s)
+        end = min(hi, len(text))
+        while end < len(text) and text[end] in _TOKEN_CHARS:
+            end += 1
         found = []
-        for m in c.candidate.finditer(text, max(lo, done_to)):
+        for m in c.candidate.finditer(text, max(lo, done_to), end):
             if m.start() >= hi:
                 break
             found.append(m)

@@ -138,9 +138,10 @@ def search(
     query = query.strip()
     if not query:
         raise usage_error("the search query is empty", "say what to look for, in plain words")
-    from ovhooks.capture.scrub import clean_outbound
+    from ovhooks.capture.scrub import clean_outbound_head
+    from ovhooks.rules.limits import QUERY_MAX_CHARS
 
-    query = clean_outbound(query, settings)
+    query = clean_outbound_head(query, QUERY_MAX_CHARS, settings)[:QUERY_MAX_CHARS]
     if limit < 1:
         raise usage_error(f"limit {limit} is below 1", "ask for at least one result")
     if uri:

@@ -30,6 +30,11 @@ LIST_SHOWN = 100
 # Characters of a search query an answer repeats (scrubbed): enough to recognise it.
 QUERY_HEAD_CHARS = 80
 
+# How much of a search query the CLI and MCP search for: its start, scrubbed. Recall reads a
+# prompt's first 2,000 characters; more finds nothing more, and the whole was scrubbed first
+# (a 200 KB query held the MCP server for 42 s).
+QUERY_MAX_CHARS = 8_000
+
 
 def memory_size_problem(text: str) -> str:
     """Why ``text`` is too large to be a memory, or "" when it is not."""

@@ -62,3 +62,13 @@ def test_scrub_costs_few_baselines_per_64k_turn() -> None:
     best = min(rounds, key=lambda r: sum(r.values()))
     detail = ", ".join(f"{k} {v:.1f}" for k, v in best.items())
     raise AssertionError(f"scrub costs {sum(best.values()):.1f} baselines > {BOUND}: {detail}")
+
+
+def test_many_keys_on_one_line_cost_in_proportion_to_the_text() -> None:
+    # A campaign's MCP query: a key name repeated on one line. Each key looked back for its
+    # line's start and each redacted span searched on to the next token: 4 times the text
+    # cost about 16 times the time (200 KB took 42 s). Linear is 4; the bound leaves room.
+    for key in ("x-api-key: ", "Authorization: "):
+        short, long = key * 2_000, key * 8_000
+        growth = _best(scrub, long, 3) / _best(scrub, short, 3)
+        assert growth < 8.0, (key, round(growth, 1))
