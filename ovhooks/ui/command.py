@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ovhooks.commands.output import JsonFlag, boundary
+
+if TYPE_CHECKING:
+    import ipaddress
 
 DEFAULT_PORT = 37373
 
@@ -78,8 +81,8 @@ def ui(
         sys.stdout.write(json.dumps({"ok": True, "command": "ui", "url": url}) + "\n")
     else:
         sys.stdout.write(f"ovhooks ui: {url}\n(Ctrl-C to stop)\n")
-        if bind not in ("127.0.0.1", "::1", "localhost"):
-            sys.stderr.write(f"warning: listening on {bind}: reachable from the network\n")
+    if not _loopback(bind):  # on stderr, so --json's one line stays whole
+        sys.stderr.write(f"warning: listening on {bind}: reachable from the network\n")
     sys.stdout.flush()
     if not no_open:
         import webbrowser
@@ -90,22 +93,32 @@ def ui(
 
 
 def _every_interface(bind: str) -> bool:
+    """0.0.0.0, ::, and the IPv4-mapped spelling of any address (::ffff:0.0.0.0)."""
+    address = _ip(bind)
+    return address is not None and _unmapped(address).is_unspecified
+
+
+def _loopback(bind: str) -> bool:
+    address = _ip(bind)
+    return bind == "localhost" or (address is not None and _unmapped(address).is_loopback)
+
+
+def _ip(bind: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     import ipaddress
 
     try:
-        return ipaddress.ip_address(bind).is_unspecified
+        return ipaddress.ip_address(bind)
     except ValueError:
-        return False
+        return None
+
+
+def _unmapped(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    mapped = getattr(address, "ipv4_mapped", None)
+    return mapped if mapped is not None else address
 
 
 def _an_address(bind: str) -> bool:
     """An IP address or ``localhost``: no name lookup, and never "" (every interface)."""
-    import ipaddress
-
-    if bind == "localhost":
-        return True
-    try:
-        ipaddress.ip_address(bind)
-    except ValueError:
-        return False
-    return True
+    return bind == "localhost" or _ip(bind) is not None

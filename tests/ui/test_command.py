@@ -14,7 +14,7 @@ def test_a_bind_that_is_no_address_is_refused(bind: str) -> None:
     assert "--bind" in doc["error"]["message"] and "127.0.0.1" in doc["error"]["fix"]
 
 
-@pytest.mark.parametrize("bind", ["0.0.0.0", "::"])
+@pytest.mark.parametrize("bind", ["0.0.0.0", "::", "::ffff:0.0.0.0"])  # the last: a campaign
 def test_every_interface_is_refused_with_what_to_give(bind: str) -> None:
     """The Host check serves the bound address only, and no browser names 0.0.0.0: such a
     viewer refused every request from the network while warning that it was reachable."""
