@@ -49,9 +49,11 @@ def judge_rated(
     unrated = [c for c in candidates if c.evidence is None or "rival_only" not in c.evidence]
     weighed = [fusion.Evidence.from_dict(c.uri, c.evidence or {}) for c in rated]
     fusion.fuse([e for e in weighed if not e.rival_only], threshold)
-    from ovhooks.semantic.answer_type import asks_who
+    from ovhooks.semantic.answer_type import asks_general, asks_who
 
-    if prompt and asks_who(prompt):
+    if prompt and asks_general(prompt):
+        fusion.decline_general(weighed)
+    elif prompt and asks_who(prompt):
         fusion.answer_who(weighed)
     best: dict[str, tuple[Candidate, fusion.Evidence]] = {}
     dropped: list[dict[str, object]] = []

@@ -123,6 +123,8 @@ _FUSION_SAID = {
     "semantic_cap": "related by meaning, but two matches by meaning were already kept",
     "history_needs_words": "something said in a past session: shown only on words it shares "
     "with the prompt, never on resemblance alone",
+    "general_question": "the prompt asks about the world (explain, define, compare) and "
+    "points at nothing of yours, so no memory is shown for it",
 }
 
 

@@ -1,4 +1,12 @@
-"""Who is asked for, and which memories name a person (pure; patterns compile on first use).
+"""What a prompt asks: who, or about the world; which memories name a person (pure; patterns
+compile on first use).
+
+A question about the world ("explain what a reverse proxy is", "what's the difference between
+useMemo and useCallback?", "什么是信任策略？") needs no memory, though it often names the very
+technology a memory is about ("we run Laravel 10 through Sail"), and words and meaning both
+read that as a match. It is told by how it asks (explain, define, compare, what is a …) and
+by pointing at nothing of the user's: no we, our, I, my, this, here, no path, file or
+identifier (``asks_general``).
 
 A question that asks *who* ("who signs off on …", "whose call is it …", "找谁", "谁说了算")
 wants a person, and a memory that names one in charge of something ("Priya owns billing",
@@ -25,6 +33,20 @@ _PATTERNS = {
         r"|\bwhich (?:person|colleague|teammate|team member|engineer|one of us)\b"
     ),
     "who_zh": r"谁|哪位|哪个同事|哪个人|找哪个",
+    # How a question about the world begins (its first sentence), and the comparisons it makes.
+    "world_en": (
+        r"^\s*(?:(?:can|could|would) you |please |pls )?"
+        r"(?:explain|define|summari[sz]e|compare|recommend|tell me about|"
+        r"what(?:'s| is| are) (?:a|an)\b|what(?:'s| is| are) the (?:difference|point|purpose)\b)"
+        r"|\bdifference between\b|\bvs\.?\s|\bversus\b"
+    ),
+    "world_zh": r"什么是|有什么区别|有啥区别|区别是什么|的区别|原理|科普|推荐|解释一下",
+    # Anything of the user's, the team's or the work at hand.
+    "mine_en": (
+        r"\b(?i:we|we're|we've|our|ours|us|here|my|mine|i|i'm|i've|i'd|me|let's|you|your|"
+        r"this|these)\b|[`/\\]|\.\w{1,4}\b|\b[a-z]+[A-Z]\w*|\b\w+_\w+"
+    ),
+    "mine_zh": r"我们|咱们|我的|我这|这个|这段|这次|项目|仓库|这里|这边|帮我|给我|[`/\\]",
     # A person named as the one to go to: a pronoun for them, or a name with a role verb.
     "person_en": (
         r"\b(?i:he|she|him|her|hers|his)\b"
@@ -43,9 +65,12 @@ _PATTERNS = {
 }
 
 
+_ANY_CASE = ("who_en", "world_en")
+
+
 def _pattern(name: str) -> re.Pattern[str]:
     if name not in _compiled:
-        _compiled[name] = re.compile(_PATTERNS[name], re.I if name == "who_en" else 0)
+        _compiled[name] = re.compile(_PATTERNS[name], re.I if name in _ANY_CASE else 0)
     return _compiled[name]
 
 
@@ -53,6 +78,23 @@ def asks_who(prompt: str) -> bool:
     """Whether ``prompt`` asks who (someone to go to, own, decide or approve)."""
     text = prompt[:2000]
     return bool(_pattern("who_zh").search(text) or _pattern("who_en").search(text))
+
+
+def asks_general(prompt: str) -> bool:
+    """Whether ``prompt`` asks about the world (to explain, define or compare something)
+    and points at nothing of the user's: no memory is what it needs."""
+    text = prompt[:2000].strip()
+    if _CJK.search(text):
+        return bool(_pattern("world_zh").search(text)) and not _pattern("mine_zh").search(text)
+    first = _SENTENCE_END.split(text, maxsplit=1)[0]
+    asked = _pattern("world_en").search(first)
+    # "can you explain", "tell me about": the asking's own you and me point at nothing
+    rest = text[asked.end() :] if asked and asked.start() == 0 else text
+    return asked is not None and not _pattern("mine_en").search(rest)
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 
 
 def names_person(text: str) -> bool:

@@ -32,6 +32,10 @@ A question that asks *who* also takes the memory naming a person that stands out
 other person memories (from ``AGREE``, by ``WHO_GAP``; ``semantic.answer_type``), when
 nothing else answers it that way.
 
+A question about the world (``answer_type.asks_general``: explain, define, compare, with
+nothing of the user's in it) needs no memory, whatever names it shares with one: every
+admission is withdrawn (``decline_general``).
+
 Semantic-only admissions are kept within ``MARGIN`` of the best one and at most
 ``MAX_SEMANTIC_ONLY`` of them, so a prompt about one thing does not pull in its neighbours.
 Every candidate keeps its evidence and the reason it was dropped (``Evidence``), which
@@ -255,3 +259,12 @@ def answer_who(items: Sequence[Evidence]) -> Evidence | None:
         return None
     best.decision, best.reason = SEMANTIC, "answers_who"
     return best
+
+
+def decline_general(items: Sequence[Evidence]) -> int:
+    """After ``fuse``, for a question about the world (``answer_type.asks_general``): drop
+    every admitted candidate, as ``general_question``; how many were dropped."""
+    withdrawn = [i for i in items if i.admitted]
+    for item in withdrawn:
+        item.decision, item.reason = DROPPED, "general_question"
+    return len(withdrawn)

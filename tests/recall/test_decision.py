@@ -73,6 +73,18 @@ def test_one_entry_per_uri_the_best_and_none_under_the_bar() -> None:
     assert kept == [owner] and owner.score == BAR and [d["uri"] for d in dropped] == [fact.uri]
 
 
+def test_a_question_about_the_world_gets_no_memory_however_well_it_matches() -> None:
+    # "we run Laravel 10 through Sail": needed for a task in the project, not to explain
+    # Laravel's service container to the user
+    def laravel() -> Candidate:
+        return rated("laravel", 0.7, fusion.STRONG + 1.0, text="PHP 8.2 with Laravel 10.")
+
+    kept, _ = judge_rated([laravel()], "Upgrade the app to Laravel 11, keep PHP as is", BAR)
+    assert [c.uri for c in kept] == [laravel().uri]
+    kept, dropped = judge_rated([laravel()], "Explain Laravel's service container.", BAR)
+    assert kept == [] and [d["reason"] for d in dropped] == ["general_question"]
+
+
 def test_a_rival_only_row_competes_for_who_and_is_never_listed() -> None:
     # under every bar but the who-rule's, and a rival person memory too close behind
     answer = rated("answer", 0.1, fusion.DISTINCT - 0.5, person=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ovhooks.semantic import fusion
-from ovhooks.semantic.answer_type import asks_who, names_person
-from ovhooks.semantic.fusion import Evidence, answer_who, fuse
+from ovhooks.semantic.answer_type import asks_general, asks_who, names_person
+from ovhooks.semantic.fusion import Evidence, answer_who, decline_general, fuse
 
 T = 0.55
 
@@ -112,3 +112,67 @@ def test_a_person_memory_admitted_on_its_words_answers_however_weak_its_meaning(
     worded = _person("worded", fusion.AGREE + 0.2, lexical=0.6)
     assert answer_who(fuse([worded], T)) is None
     assert (worded.decision, worded.reason) == (fusion.LEXICAL, "")
+
+
+# --- questions about the world ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Explain what squashing migrations does.",
+        "explain the difference between a mutex and a semaphore",
+        "Can you explain how a CDN caches images? Keep it short.",
+        "What's a good way to model slowly changing dimensions?",
+        "what is a reverse proxy",
+        "What's the difference between TCP and UDP?",
+        "Define idempotency with an example.",
+        "Recommend a soldering kit for a beginner.",
+        "tell me about the history of Unicode",
+        "Postgres vs MySQL for a small side project?",
+        "什么是信任策略？",
+        "Vue 的 ref 和 reactive 有什么区别？",
+        "给小白科普一下 DNS 的原理",
+    ],
+)
+def test_a_question_about_the_world_asks_nothing_of_the_users(prompt: str) -> None:
+    assert asks_general(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # about the user, the team or the work at hand
+        "Explain how our deploy works.",
+        "explain what this function does",
+        "What's the difference between the staging and prod configs here?",
+        "Can you explain why my build fails?",
+        "explain what parse_invoice returns",
+        "Explain what the retryPolicy option does in config.yaml",
+        "what's a good name for the new module? we keep them short",
+        "Recommend a lint config for this repo.",
+        # asked another way: a project question, or a task
+        "How should I indent the new config loader module?",
+        "how does the site get deployed?",
+        "Where do staging deploys go?",
+        "Add a test for the date parser.",
+        "Describe the release steps.",
+        "我们的部署流程和别的项目有什么区别？",
+        "解释一下这个报错",
+        "预发环境的地址是什么？",
+        "",
+    ],
+)
+def test_a_question_about_the_users_work_is_no_general_question(prompt: str) -> None:
+    assert not asks_general(prompt)
+
+
+def test_a_general_question_withdraws_every_admission_and_says_why() -> None:
+    named = Evidence("named", 0.9, 2.0, "whole")
+    meant = Evidence("meant", 0.1, fusion.STRONG + 1.0, "whole")
+    weak = Evidence("weak", 0.1, 1.0, "whole")
+    fuse([named, meant, weak], T)
+    assert named.admitted and meant.admitted and not weak.admitted
+    assert decline_general([named, meant, weak]) == 2
+    assert not any(e.admitted for e in (named, meant, weak))
+    assert named.reason == meant.reason == "general_question" and weak.reason == "weak"
