@@ -114,6 +114,11 @@ class Verdict:
         return self.status == 200
 
 
+# Headers a request may carry once: the checks read one value, and the spec refuses a second
+# Host (RFC 9112 3.2).
+SINGLE_HEADERS = ("host", "origin", "cookie")
+
+
 def judge(
     method: str,
     headers: Mapping[str, str],

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -327,3 +328,27 @@ def test_a_uri_that_hides_what_it_names_is_shown_with_its_code_points(project: P
     assert shown in pages[1], pages[1][:2000]
     assert f'id="uri">{base}/zw&lt;U+200B&gt;&lt;U+200D&gt;name.md</p>' in pages[2]
     assert f'<div class="uri">{base}/&lt;U+202E&gt;gnp.md</div>' in pages[0]
+
+
+def test_a_second_host_header_is_refused_whichever_comes_last(viewer: Viewer) -> None:
+    # A campaign: "Host: evil.example" then the bound Host was answered 200 (the checks read
+    # the last); the spec refuses a request with two Host headers.
+    viewer.sign_in()
+    ours = f"Host: 127.0.0.1:{viewer.port}\r\n"
+    for hosts in (f"Host: evil.example\r\n{ours}", f"{ours}Host: evil.example\r\n", ours * 2):
+        raw = f"GET /static/app.css HTTP/1.1\r\n{hosts}Cookie: {viewer.cookie}\r\n\r\n"
+        got = _exchange(viewer, raw.encode())
+        assert got.startswith(b"HTTP/1.1 400 "), got[:200]
+    assert viewer.get("/static/app.css").status == 200
+
+
+def test_an_idle_connection_is_closed(viewer: Viewer) -> None:
+    # Each idle connection held a thread for as long as its client liked (2,000 held 51 MB).
+    from ovhooks.ui.server import Handler
+
+    assert 0 < Handler.timeout <= 60
+    with socket.create_connection(("127.0.0.1", viewer.port), timeout=Handler.timeout + 10) as s:
+        s.sendall(b"GET / HTTP/1.1\r\n")  # half a request, then nothing
+        started = time.monotonic()
+        assert s.recv(1024) == b""  # closed by the server, without an answer
+        assert time.monotonic() - started < Handler.timeout + 5
