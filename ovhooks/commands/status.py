@@ -36,7 +36,7 @@ def session_rows(state_dir: str, now: float, limit: int) -> list[dict[str, Any]]
 
     backlog = outbox_backlog(state_dir)
     rows = []
-    for doc in StateStore(state_dir).all():
+    for doc in StateStore(state_dir, reader=True).all():
         seen = [doc.get(k) for k in ("last_activity_at", "registered_at", "created_at")]
         last_seen = max((float(v) for v in seen if isinstance(v, int | float)), default=0.0)
         activity = doc.get("last_activity_at")

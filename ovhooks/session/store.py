@@ -72,11 +72,15 @@ class StateStore:
         *,
         log: Log | None = None,
         lock_timeout_s: float = 10.0,
+        reader: bool = False,
     ) -> None:
         self.state_dir = state_dir
         self.sessions_dir = layout.sessions_dir(state_dir)
         self.log = log
         self.lock_timeout_s = lock_timeout_s
+        # A reader (the viewer) moves nothing aside: a page view is no write, and the hooks,
+        # which own the documents, set a corrupt one aside when they next meet it.
+        self.reader = reader
 
     def path(self, key: str) -> str:
         return layout.state_path(self.state_dir, key)
@@ -101,6 +105,8 @@ class StateStore:
         return found
 
     def _quarantine(self, path: str, exc: Exception) -> None:
+        if self.reader:
+            return
         if self.log:
             self.log.error("state_corrupt", path=path, error=str(exc))
         try:

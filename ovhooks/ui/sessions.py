@@ -31,7 +31,7 @@ FIXES = {
 def summaries(state_dir: str) -> list[dict[str, Any]]:
     from ovhooks.session.store import StateStore
 
-    docs = StateStore(state_dir).all()
+    docs = StateStore(state_dir, reader=True).all()
     rows = [_summary(doc) for doc in docs]
     rows.sort(key=lambda r: -(r["last_activity_at"] or 0.0))
     return rows
@@ -105,7 +105,7 @@ def detail(
 
     if not key or "/" in key or key.startswith("."):
         return None
-    doc = StateStore(settings.state_dir).load(key)
+    doc = StateStore(settings.state_dir, reader=True).load(key)
     if doc is None:
         return None
     summary = _summary(doc)

@@ -54,6 +54,19 @@ def test_corrupt_state_is_quarantined(tmp_path: Path) -> None:
     assert doc is not None and loaded is not None and loaded["key"] == "cx-a"
 
 
+def test_a_reader_moves_nothing_aside(tmp_path: Path) -> None:
+    # A campaign: the viewer's GET /session?key=K renamed a document not K's; a page view
+    # (and `status`) read, the hooks that own the documents set a corrupt one aside.
+    (tmp_path / "sessions").mkdir()
+    (tmp_path / "sessions" / "cx-a.json").write_text('{"key": "cx-b"}')
+    (tmp_path / "sessions" / "cx-c.json").write_text("{not json")
+    reader = StateStore(str(tmp_path), reader=True)
+    assert reader.load("cx-a") is None and reader.all() == []
+    assert sorted(p.name for p in (tmp_path / "sessions").iterdir()) == ["cx-a.json", "cx-c.json"]
+    assert StateStore(str(tmp_path)).load("cx-a") is None
+    assert list((tmp_path / "sessions").glob("cx-a.json.corrupt-*"))
+
+
 def test_dry_run_store_changes_nothing_on_disk(tmp_path: Path) -> None:
     plan = Plan()
     store = PlannedStateStore(str(tmp_path), plan)
