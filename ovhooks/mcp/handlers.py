@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 READ_MAX_CHARS = 20_000  # a memory is a few sentences; an archive or resource can be long
 ABSTRACT_CHARS = 240
+ERROR_MAX_CHARS = 1_000  # an error names what was wrong; the request it quotes is cut
 
 
 def one_line(text: str, limit: int) -> str:
@@ -115,17 +116,32 @@ class MemoryTools:
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """One ``tools/call``: a ``CallToolResult``, whatever happens."""
-        from ovhooks.redact import redact_known_secrets
 
         checked, problems = check_arguments(name, arguments)
         if problems:
             text = f"{name}: invalid arguments: " + "; ".join(problems) + "."
-            return text_result(redact_known_secrets(text), is_error=True)
+            return text_result(self._said(text, error=True), is_error=True)
         try:
             text = getattr(self, f"_{name}")(**checked)
         except Exception as exc:
-            return text_result(redact_known_secrets(self._failure(name, exc)), is_error=True)
-        return text_result(redact_known_secrets(text))
+            return text_result(self._said(self._failure(name, exc), error=True), is_error=True)
+        return text_result(self._said(text))
+
+    def _said(self, text: str, *, error: bool = False) -> str:
+        """What goes back to the model. Memory text it reads as its own context: no tag of
+        its wrapper closed, no control or invisible character (``neutralize_tags``, as
+        recall's blocks). An error quotes the request: at most ``ERROR_MAX_CHARS`` of it,
+        scrubbed like anything stored (a token as an argument's name came back whole)."""
+        from ovhooks.recall.text import neutralize_tags
+        from ovhooks.redact import redact_known_secrets
+
+        if error:
+            from ovhooks.capture.scrub import clean_outbound
+
+            if len(text) > ERROR_MAX_CHARS:
+                text = text[: ERROR_MAX_CHARS - 1] + "…"
+            text = clean_outbound(text, self.settings)
+        return neutralize_tags(redact_known_secrets(text))
 
     # --- the tools ----------------------------------------------------------------------
     def _search(self, query: str, limit: int) -> str:

@@ -141,9 +141,11 @@ def check_arguments(tool: str, arguments: dict[str, Any]) -> tuple[dict[str, Any
     ]
     unknown = sorted(set(arguments) - set(properties))
     if unknown:
-        problems.append(
-            f"unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(properties)}"
-        )
+        from ovhooks.redact import quoted
+
+        named = ", ".join(quoted(name) for name in unknown[:5])  # each cut at 60 characters
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        problems.append(f"unknown argument(s) {named}{more}; accepted: {', '.join(properties)}")
     checked: dict[str, Any] = {}
     for key, spec in properties.items():
         if key not in arguments or arguments[key] is None:

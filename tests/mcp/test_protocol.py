@@ -154,7 +154,7 @@ def test_read_only_tools_say_so_and_forget_says_it_destroys() -> None:
         ("search", {"query": "x", "limit": "5"}, "'limit' must be an integer"),
         ("search", {"query": "x", "limit": True}, "'limit' must be an integer"),
         ("search", {"query": "x", "limit": 2.5}, "'limit' must be an integer"),
-        ("search", {"query": "x", "top_k": 2}, "unknown argument(s) top_k"),
+        ("search", {"query": "x", "top_k": 2}, "unknown argument(s) 'top_k'"),
         ("remember", {"text": "x", "kind": "secrets"}, "'kind' must be one of preferences, events"),
         ("read", {"uri": ["viking://x"]}, "'uri' must be a string"),
         ("forget", {}, "'uri' is required"),

@@ -92,7 +92,7 @@ def test_remember_scrubs_secrets_before_storing(client: McpClient) -> None:
     [
         ("search", {}, "'query' is required"),
         ("search", {"query": "x", "limit": 500}, "'limit' must be between 1 and 20"),
-        ("search", {"query": "x", "uri": "viking://"}, "unknown argument(s) uri"),
+        ("search", {"query": "x", "uri": "viking://"}, "unknown argument(s) 'uri'"),
         ("read", {"uri": 42}, "'uri' must be a string"),
         ("read", {"uri": "/etc/passwd"}, "must be a viking:// URI"),
         ("read", {"uri": "viking://user/default/memories/nothing-here.md"}, "not found"),
