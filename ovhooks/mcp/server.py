@@ -89,10 +89,18 @@ def serve(stdin: IO[bytes], stdout: IO[bytes], dispatcher: Dispatcher) -> None:
         )
         if reply is None:
             continue
-        data = json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str)
         # the one way out: no answer or error, whatever it quotes, carries our key
-        data = redact_json_text(data)
-        stdout.write(data.encode("utf-8", "replace") + b"\n")
+        data = redact_json_text(
+            json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str)
+        )
+        try:
+            raw = data.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a request id "\ud800"): escaped, so
+            # the client gets back the id it sent, not "?"
+            raw = redact_json_text(
+                json.dumps(reply, ensure_ascii=True, separators=(",", ":"), default=str)
+            ).encode("ascii")
+        stdout.write(raw + b"\n")
         stdout.flush()
 
 

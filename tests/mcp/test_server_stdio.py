@@ -159,3 +159,15 @@ def test_text_that_is_not_utf8_is_a_tool_error(client: McpClient) -> None:
         text, is_error = client.call(name, arguments)
         assert is_error and "not valid UTF-8" in text and "unexpected" not in text, text
     assert client.call("list", {})[1] is False
+
+
+def test_a_request_id_with_a_lone_surrogate_comes_back_as_sent(
+    backend_env: dict[str, str],
+) -> None:
+    # A campaign: ids "\ud800" and "a\udfffb" were answered as "?" and "a?b", so the client
+    # could not match the reply to its request.
+    with McpClient(backend_env) as c:
+        for ident in ("\ud800", "a\udfffb"):
+            c.raw(json.dumps({"jsonrpc": "2.0", "id": ident, "method": "ping"}).encode() + b"\n")
+            assert c.receive() == {"jsonrpc": "2.0", "id": ident, "result": {}}
+        assert c.close() == 0
