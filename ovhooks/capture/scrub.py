@@ -53,6 +53,8 @@ from ovhooks.capture.scrub_tokens import scan_tokens, token_zones
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
+
     from ovhooks.capture.scrub_context import Windows
     from ovhooks.capture.scrub_values import LazyRe
 
@@ -182,6 +184,7 @@ def scrub(text: str, *, emails: bool = False, phones: bool = False) -> tuple[str
     if not text:
         return text, counts
     text = _private_sub(text, counts)
+    text = _wide_secrets(text, counts, emails, phones)
     # A replaced span can change how its neighbours read (the rest of a token a card number
     # was glued to); repeat until stable. Text without secrets costs one pass, and each
     # further pass only turns secret text into inert markers, so this ends quickly.
@@ -197,6 +200,38 @@ def scrub(text: str, *, emails: bool = False, phones: bool = False) -> tuple[str
             _holds_pem_edge(before[start:end]) for start, end, _m_start, _m_end in state.edits
         ]
     return text, counts
+
+
+# Full-width forms of ASCII (U+FF01-FF5E) read as the same characters to a model and to a
+# service that normalizes (NFKC), so a key typed in them is still the key: a campaign's
+# full-width "sk-proj-..." was stored and shown as is. Chinese text uses the same block for
+# its punctuation (，：（）), so only a run that holds a full-width letter or digit is read
+# folded to ASCII, and only a run in which a secret is found is replaced, by its scrub.
+_WIDE_LETTER = "[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]"
+_FOLD = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+_wide: list[re.Pattern[str]] = []
+
+
+def _wide_secrets(text: str, counts: dict[str, int], emails: bool, phones: bool) -> str:
+    if text.isascii():  # most text, in C: nothing compiled
+        return text
+    if not _wide:
+        import re
+
+        _wide.extend((re.compile(_WIDE_LETTER), re.compile("[!-~\uff01-\uff5e]{12,}")))
+    letter, run = _wide
+    if letter.search(text) is None:
+        return text
+
+    def fold(m: re.Match[str]) -> str:
+        if letter.search(m.group()) is None:
+            return m.group()
+        cleaned, found = scrub(m.group().translate(_FOLD), emails=emails, phones=phones)
+        for kind, n in found.items():
+            counts[kind] = counts.get(kind, 0) + n
+        return cleaned if found else m.group()
+
+    return run.sub(fold, text)
 
 
 def _holds_pem_edge(replaced: str) -> bool:

@@ -246,3 +246,22 @@ def test_a_short_prompt_compiles_only_what_it_needs() -> None:
     compiled = ast.literal_eval(out)  # the pattern strings, printed by repr
     assert len(compiled) <= 4, compiled  # the candidates, the card stretches, \w and [0-9]
     assert not any("private" in p or "@" in p or "key" in p or "\\d{10}" in p for p in compiled)
+
+
+def test_a_key_typed_in_full_width_forms_is_still_a_key() -> None:
+    # A campaign: a full-width "sk-proj-..." (NFKC folds it to the ASCII key) was stored and
+    # shown as is; the same key in ASCII was redacted.
+    key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4"
+    wide = "".join(chr(ord(ch) + 0xFEE0) for ch in key)
+    assert scrub(f"my key is {wide} ok") == (
+        "my key is [REDACTED:openai_key] ok",
+        {"openai_key": 1},
+    )
+    half = key[:10] + wide[10:]  # half typed each way
+    assert scrub(half)[1] == {"openai_key": 1}
+    # Chinese punctuation and full-width words are the same block: left as they are
+    for text in (
+        "我们用，：（中文标点）ＡＢＣ１２３ 没问题",
+        "ｈｅｌｌｏ ｗｏｒｌｄ ｔｈｉｓ ｉｓ ｆｉｎｅ",
+    ):
+        assert scrub(text) == (text, {})
