@@ -239,3 +239,30 @@ def test_local_backend_is_named(codex_home: Path) -> None:
     assert checks["server"]["details"]["url"] is None
     check_schema(checks["backend"]["details"], {"backend": str, "why": OPT_STR})
     assert code in (0, 6)
+
+
+def test_a_home_that_is_a_file_fails_checks_one_by_one(tmp_path: Path) -> None:
+    # A campaign: HOME naming a file stopped doctor at its first host file ("cannot read
+    # ~/.codex/config.toml: Not a directory", fix "check the file's permissions"), and the
+    # local store's failure told the user to start an OpenViking server.
+    home = tmp_path / "home-is-a-file"
+    home.write_text("")
+    env = {
+        "HOME": str(home),
+        "OVHOOKS_DATA_DIR": str(home / "data"),
+        "OVHOOKS_STATE_DIR": str(tmp_path / "state"),
+        "OVHOOKS_BACKEND": "local",
+        "OVHOOKS_SEMANTIC": "off",
+        "OPENVIKING_URL": None,
+        "CODEX_HOME": None,
+        "CLAUDE_CONFIG_DIR": None,
+    }
+    code, doc = run_json("doctor", env=env)
+    assert code == 6 and doc["ok"] is False
+    by_name = {c["name"]: c for c in doc["checks"]}
+    assert by_name["server"]["status"] == "fail"
+    assert "OpenViking" not in by_name["server"]["fix"]
+    assert "local memory store" in by_name["server"]["summary"]
+    assert by_name["mcp:codex"]["status"] == "fail"
+    assert "is HOME a folder?" in by_name["mcp:codex"]["fix"]
+    assert "semantic" in by_name  # the report went on to its last check

@@ -65,16 +65,31 @@ def _server_checks(
 def _host_checks(hosts: tuple[str, ...], environ: Mapping[str, str], cwd: str) -> list[Check]:
     from ovhooks.commands.doctor import codex, hooks, mcp
 
-    checks = [hooks.check_host(host, environ, cwd) for host in hosts]
+    checks = [_or_failed(f"hooks:{h}", hooks.check_host, h, environ, cwd) for h in hosts]
     none_at_all = hooks.no_host_at_all(checks)
     if none_at_all is not None:
         checks.append(none_at_all)
     from ovhooks.commands.install.mcp_config import MCP_HOSTS
 
-    checks.extend(mcp.check_mcp(host, environ) for host in hosts if host in MCP_HOSTS)
+    checks.extend(
+        _or_failed(f"mcp:{host}", mcp.check_mcp, host, environ)
+        for host in hosts
+        if host in MCP_HOSTS
+    )
     if any("codex_native_memories" in host_spec(host).doctor for host in hosts):
-        checks.append(codex.check_codex_native_memories(environ))
+        checks.append(_or_failed("codex-memories", codex.check_codex_native_memories, environ))
     return checks
+
+
+def _or_failed(name: str, run: Callable[..., Check], *args: Any) -> Check:
+    """The check, or a failed one saying why it could not be made: a host file that cannot
+    be read (HOME a file, a folder where a file belongs) stopped the whole report."""
+    from ovhooks.commands.errors import CommandError
+
+    try:
+        return run(*args)
+    except CommandError as exc:
+        return check(name, "fail", exc.message, exc.fix)
 
 
 def run_checks(

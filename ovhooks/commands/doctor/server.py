@@ -41,6 +41,13 @@ def _health_failed(settings: Settings, exc: BackendError) -> Check:
     # The command-wide mapping classifies the failure; doctor words it for the server check.
     slug = backend_failure(exc).slug
     url = settings.url
+    if settings.backend != "openviking":  # the local store has no server to start
+        summary = f"the local memory store failed: {exc.message}"
+        fix = (
+            f"make {settings.data_dir} a folder you can write (OVHOOKS_DATA_DIR names "
+            "another); a damaged memory.db can be moved aside, memory then starts empty"
+        )
+        return check("server", "fail", summary, fix, error=exc.kind)
     if exc.kind == "unreachable":
         summary = f"server down or wrong URL: {exc.message}"
         fix = "start the OpenViking server (`openviking-server`), or " + url_fix(settings)

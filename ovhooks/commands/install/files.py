@@ -40,9 +40,18 @@ def read_text(path: str) -> str | None:
             fix="save it as UTF-8 (or move it aside), then run the command again",
         ) from None
     except OSError as exc:
-        raise CommandError(
-            f"cannot read {path}: {exc}", fix="check the file's permissions"
-        ) from None
+        raise read_failure(path, exc) from None
+
+
+def read_failure(path: str, exc: OSError) -> CommandError:
+    """Why ``path`` could not be read, with the fix for that cause."""
+    if isinstance(exc, NotADirectoryError):
+        fix = "a file stands where a folder of its path belongs (is HOME a folder?)"
+    elif isinstance(exc, IsADirectoryError):
+        fix = "a folder stands where the file belongs: move it aside"
+    else:
+        fix = "check the file's permissions"
+    return CommandError(f"cannot read {path}: {exc.strerror or exc}", fix=fix)
 
 
 def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:

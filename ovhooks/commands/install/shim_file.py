@@ -74,9 +74,9 @@ def _read_bytes(path: str) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise CommandError(
-            f"cannot read {path}: {exc}", fix="check the file's permissions"
-        ) from None
+        from ovhooks.commands.install.files import read_failure
+
+        raise read_failure(path, exc) from None
 
 
 def _write_bytes(path: str, data: bytes, *, mode: int | None) -> None:
