@@ -122,14 +122,23 @@ def store_problems(data: dict[str, Any]) -> list[str]:
     return out
 
 
-def problems(data: dict[str, Any]) -> list[str]:
+def problems(data: dict[str, Any], salt: str = SPLIT_SALT) -> list[str]:
     """Everything wrong with the set (empty when it is sound): batch 3's checks of every
-    memory, session and prompt, this set's shape, and where each prompt is asked."""
-    found = batch3.problems(data, SPLIT_SALT, shape=shape_problems, decoys_required=False)
+    memory, session and prompt, this set's shape, and where each prompt is asked. The later
+    first-use sets run the same checks under a ``salt`` of their own."""
+    found = batch3.problems(data, salt, shape=shape_problems, decoys_required=False)
     return found + store_problems(data)
 
 
-if __name__ == "__main__":
-    found = problems(load())
+def fixture(name: str) -> str:
+    """The folder of the labelled set ``name`` (tests/fixtures/<name>)."""
+    return os.path.join(os.path.dirname(_HERE), "tests", "fixtures", name)
+
+
+def main(found: list[str]) -> int:
     print("\n".join([*found, "sound" if not found else f"{len(found)} problems"]))
-    sys.exit(1 if found else 0)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(problems(load())))

@@ -1,14 +1,12 @@
-"""A second first-use set, written fresh and never tuned on (tests/fixtures/recall_eval_firstuse2/).
+"""A second first-use set, written fresh (tests/fixtures/recall_eval_firstuse2/; its README).
 
-Same scenario, file shapes and checks as the first-use set (``recall_eval_firstuse``): small
-separate stores, loaded through ``ovhooks remember``, questions in the user's other words in a
-later session. Written on 2026-11-30 by a helper who had read neither the recall code nor any
-other set's prompts. Its first run (before any change) is its unseen figure; its unrelated
-prompts that got a memory were then read, and the question-about-the-world rule
+Same scenario, file shapes and checks as the first-use set (``recall_eval_firstuse``), under
+a salt of its own. Written on 2026-11-30 by a helper who had read neither the recall code nor
+any other set's prompts. Its first run (before any change) is its unseen figure; its
+unrelated prompts that got a memory were then read, and the question-about-the-world rule
 (``answer_type.asks_general``) was written after that, so for that rule it is seen data (its
 measure is the other sets' held-out splits and the third first-use set, written after it).
-Nothing else was tuned on it. The split (a hash of the prompt id, a salt of its own) only
-keeps the file shape of the other sets.
+Nothing else was tuned on it.
 
     .venv/bin/python scripts/recall_eval_firstuse2.py     # prints what is wrong, or "sound"
 """
@@ -18,7 +16,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
@@ -27,21 +24,13 @@ if _HERE not in sys.path:
 import recall_eval_batch3 as batch3  # noqa: E402
 import recall_eval_firstuse as firstuse  # noqa: E402
 
-DATA_DIR = os.path.join(os.path.dirname(_HERE), "tests", "fixtures", "recall_eval_firstuse2")
+DATA_DIR = firstuse.fixture("recall_eval_firstuse2")
 SPLIT_SALT = "ovhooks-recall-eval-firstuse2"
-CLASSES = batch3.CLASSES
+CLASSES = firstuse.CLASSES
 SEPARATE_STORES = True
 DEFAULT_LOAD = "remember"
 load = functools.partial(batch3.load, DATA_DIR)
-
-
-def problems(data: dict[str, Any]) -> list[str]:
-    """The first-use set's checks, under this set's split salt."""
-    found = batch3.problems(data, SPLIT_SALT, shape=firstuse.shape_problems, decoys_required=False)
-    return found + firstuse.store_problems(data)
-
+problems = functools.partial(firstuse.problems, salt=SPLIT_SALT)
 
 if __name__ == "__main__":
-    found = problems(load())
-    print("\n".join([*found, "sound" if not found else f"{len(found)} problems"]))
-    sys.exit(1 if found else 0)
+    sys.exit(firstuse.main(problems(load())))
