@@ -275,6 +275,12 @@ def read_stdin(started: float) -> bytes:
     and in time (``STDIN_WAIT_S`` from ``started``, less once a whole event has come)."""
     if sys.stdin is None:
         return b""
+    if os.name == "nt":  # pragma: no cover (select takes sockets only there): size alone
+        try:
+            data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+        except (OSError, ValueError):
+            return b""
+        return data if len(data) <= MAX_STDIN_BYTES else b""
     try:
         fd = sys.stdin.fileno()
         import select
@@ -284,9 +290,11 @@ def read_stdin(started: float) -> bytes:
     size = 0
     try:
         while True:
-            left = STDIN_WAIT_S - (time.monotonic() - started)
+            # past the wait, what is already in the pipe is still read (a loaded machine may
+            # start the read late), but nothing is waited for
+            left = max(0.0, STDIN_WAIT_S - (time.monotonic() - started))
             wait = min(left, _STDIN_QUIET_S) if chunks else left
-            if left <= 0 or not select.select([fd], [], [], wait)[0]:
+            if not select.select([fd], [], [], wait)[0]:
                 if left <= 0 or _whole_event(chunks):
                     break
                 continue

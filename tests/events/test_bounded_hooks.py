@@ -278,3 +278,18 @@ def test_a_config_file_the_size_of_a_log_is_ignored_quickly(tmp_path: Path) -> N
 
     settings = load_settings({**env, "HOME": str(tmp_path)})
     assert any("larger than 1 MiB" in w for w in settings.warnings)
+
+
+def test_a_late_start_still_reads_what_the_host_wrote(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A loaded machine may reach the read after the wait is over: what is already in the
+    # pipe is the event, and it is read without waiting for more.
+    read_end, write_end = os.pipe()
+    event = json.dumps({"session_id": SID, "prompt": "hello"}).encode()
+    os.write(write_end, event)  # the host wrote it and keeps the pipe open
+    with os.fdopen(read_end, "r") as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        started = time.monotonic() - hookrun.STDIN_WAIT_S - 5.0
+        begun = time.monotonic()
+        assert hookrun.read_stdin(started) == event
+        assert time.monotonic() - begun < 0.5
+    os.close(write_end)
