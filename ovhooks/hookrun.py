@@ -184,21 +184,14 @@ def run_hook(
 def _arm_deadline(event_name: str, settings: object, started: float) -> Callable[[], None]:
     """Raise ``_DeadlineExceeded`` when the event's budget is spent; ``settings`` ``None``:
     the budget of the default settings."""
-    if settings is None:
-        from ovhooks.settings.config import default_of as setting
-    else:
-
-        def setting(name: str) -> object:
-            return getattr(settings, name)
-
     field = _DEADLINE_EVENTS.get(event_name)
     if field is not None:
-        seconds = _seconds(setting(field)) + _DEADLINE_SLACK_S
+        seconds = _seconds(settings, field) + _DEADLINE_SLACK_S
     else:
         seconds = HOST_TIMEOUT_DEADLINES_S.get(event_name, 0.0)
         # A longer budget for debugging with OVHOOKS_DETACH=0 against hosts given longer
         # timeouts (or none, by hand): the inline worker then gets that long.
-        override = _seconds(setting("hook_deadline_s"))
+        override = _seconds(settings, "hook_deadline_s")
         if 0 < override < float("inf"):
             seconds = override
     if not seconds or not hasattr(os, "fork"):  # SIGALRM: POSIX only
@@ -225,7 +218,14 @@ def _arm_deadline(event_name: str, settings: object, started: float) -> Callable
     return disarm
 
 
-def _seconds(value: object) -> float:
+def _seconds(settings: object, name: str) -> float:
+    """The setting ``name`` in seconds, from ``settings`` or, when ``None``, its default."""
+    if settings is None:
+        from ovhooks.settings.config import default_of
+
+        value = default_of(name)
+    else:
+        value = getattr(settings, name)
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 

@@ -47,6 +47,8 @@ _PATTERNS = {
         r"this|these)\b|[`/\\]|\.\w{1,4}\b|\b[a-z]+[A-Z]\w*|\b\w+_\w+"
     ),
     "mine_zh": r"我们|咱们|我的|我这|这个|这段|这次|项目|仓库|这里|这边|帮我|给我|[`/\\]",
+    "cjk": r"[\u4e00-\u9fff]",
+    "sentence_end": r"(?<=[.?!])\s+",
     # A person named as the one to go to: a pronoun for them, or a name with a role verb.
     "person_en": (
         r"\b(?i:he|she|him|her|hers|his)\b"
@@ -84,17 +86,13 @@ def asks_general(prompt: str) -> bool:
     """Whether ``prompt`` asks about the world (to explain, define or compare something)
     and points at nothing of the user's: no memory is what it needs."""
     text = prompt[:2000].strip()
-    if _CJK.search(text):
+    if _pattern("cjk").search(text):
         return bool(_pattern("world_zh").search(text)) and not _pattern("mine_zh").search(text)
-    first = _SENTENCE_END.split(text, maxsplit=1)[0]
+    first = _pattern("sentence_end").split(text, maxsplit=1)[0]
     asked = _pattern("world_en").search(first)
     # "can you explain", "tell me about": the asking's own you and me point at nothing
     rest = text[asked.end() :] if asked and asked.start() == 0 else text
     return asked is not None and not _pattern("mine_en").search(rest)
-
-
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 
 
 def names_person(text: str) -> bool:
