@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ovhooks.fsutil import FileLock
 from ovhooks.session.store import StateStore
 from ovhooks.settings import layout
+from ovhooks.worker import lock as lock_module
 from ovhooks.worker.lock import SessionTurn, merge_jobs
 
 
@@ -17,23 +19,32 @@ def _job(**work: Any) -> Any:
     return layout.new_job("cx-a", host="codex", transcript_path="/t.jsonl", **work)
 
 
-def test_a_later_job_is_handed_to_the_waiting_worker(tmp_path: Path) -> None:
+def test_a_later_job_is_handed_to_the_waiting_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     state = str(tmp_path)
     running = FileLock(layout.worker_lock_path(state, "cx-a"))
     assert running.acquire()
     outcome: dict[str, Any] = {}
+    waiting_taken = threading.Event()
+
+    class SignallingLock(FileLock):
+        # tells the test when the waiter holds the waiting lock; probing that lock from the
+        # test instead races the waiter, which then (rightly) hands its job off and exits
+        def acquire(self, timeout_s: float | None = None) -> bool:
+            got = super().acquire(timeout_s)
+            if got and self.path == layout.waiting_lock_path(state, "cx-a"):
+                waiting_taken.set()
+            return got
+
+    monkeypatch.setattr(lock_module, "FileLock", SignallingLock)
 
     def waiter() -> None:
         outcome["result"] = SessionTurn(state, "cx-a").acquire(_job(capture=True), 10.0)
 
     thread = threading.Thread(target=waiter)
     thread.start()
-    deadline = time.monotonic() + 5
-    probe = FileLock(layout.waiting_lock_path(state, "cx-a"))
-    while probe.acquire(0):  # free: the waiter is not there yet
-        probe.release()
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    assert waiting_taken.wait(10), outcome
     later = SessionTurn(state, "cx-a").acquire(_job(commit="session end"), 10.0)
     latest = SessionTurn(state, "cx-a").acquire(_job(capture=True, last_assistant="bye"), 10.0)
     assert later[0] == "handed" and latest[0] == "handed"  # they exit at once, no pile-up
