@@ -327,22 +327,26 @@ def run_jobs(
 
 
 def run_each(worker: SessionWorker, jobs: Sequence[Job], log: Log) -> list[dict[str, Any]]:
-    """``worker.run`` for each job; a job that crashes is logged and the next one runs."""
-    results = []
+    """``worker.run`` for each job; a job that crashes is logged, its result says why (the
+    log may be where it cannot write: a read-only state folder), and the next one runs."""
+    results: list[dict[str, Any]] = []
     for job in jobs:
         try:
             results.append(worker.run(job))
         except BackendError as exc:  # pragma: no cover (drain catches these)
             log.error("worker_backend_error", session=job.get("key"), error=str(exc))
+            results.append({"key": job.get("key"), "error": str(exc)})
         except Exception as exc:
             import traceback
 
             from ovhooks.redact import describe_exception
 
+            cause = describe_exception(exc)
             log.error(
                 "worker_crashed",
                 session=job.get("key"),
-                error=describe_exception(exc),
+                error=cause,
                 trace=traceback.format_exc(limit=8),
             )
+            results.append({"key": job.get("key"), "error": f"the worker failed: {cause}"})
     return results

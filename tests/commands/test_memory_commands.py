@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ovhooks.commands.errors import ExitCode
 from ovhooks.commands.memory import memory_uri, search_results, slug
 from ovhooks.session.store import StateStore, new_state
 from tests.support.cli import (
@@ -241,6 +243,23 @@ def test_commit_latest_session(
     code, doc = run_json("commit", "nope-not-a-session", env=env)
     assert code == 4
     check_schema(doc, ERROR_ENVELOPE)
+
+
+def test_commit_names_why_the_worker_failed(
+    fake_ov: FakeOpenViking, env: dict[str, str], tmp_path: Path
+) -> None:
+    # The worker cannot take the session's lock (a file where the locks folder should be,
+    # as a read-only state folder does): the log may be unwritable too, so the command
+    # itself says why instead of "see the log".
+    key = _session_with_turns(tmp_path, fake_ov, idle_s=0)
+    locks = Path(os.environ["OVHOOKS_STATE_DIR"]) / "locks"
+    shutil.rmtree(locks, ignore_errors=True)
+    locks.write_text("not a folder")
+    code, doc = run_json("commit", key, env=env)
+    assert code == ExitCode.INCOMPLETE, doc
+    error = doc["results"][0]["error"]
+    assert error.startswith("the worker failed: ") and "locks" in error, error
+    assert fake_ov.sessions[key]["commit_count"] == 0
 
 
 def test_sweep_commits_only_idle_sessions(
