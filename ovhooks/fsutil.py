@@ -8,8 +8,10 @@ lock falls back to ``filelock``.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import time
 
 TYPE_CHECKING = False
@@ -124,11 +126,44 @@ def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
     write_atomic(path, text.encode("utf-8"), durable=durable)
 
 
+READ_LIMIT = 32 * 1024 * 1024  # far above any file ovhooks writes; bounds what one read holds
+
+
+def read_bounded(path: str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` (default ``READ_LIMIT``).
+
+    Anything else raises ``OSError`` at once: a FIFO would block the reader forever and a
+    link to ``/dev/zero`` would fill memory faster than any deadline can fire (one C call).
+    The open does not block (``O_NONBLOCK``), and the type is checked on the open file.
+    """
+    limit = READ_LIMIT if limit is None else limit
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", path)
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:  # grew past the limit while being read
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", path)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_json(path: str) -> object:
     """Parse a JSON file; raises ``OSError`` or ``ValueError`` (nesting too deep for the
-    parser too: a damaged or hostile file is no reason for a traceback)."""
-    with open(path, "rb") as fh:
-        data = fh.read()
+    parser too: a damaged or hostile file is no reason for a traceback). Only a regular file
+    of at most ``READ_LIMIT`` bytes is read (``read_bounded``)."""
+    data = read_bounded(path)
     try:
         return json.loads(data)
     except RecursionError:

@@ -216,3 +216,33 @@ def test_update_of_an_existing_document_changes_it_without_recreating(tmp_path: 
     loaded = store.load("cx-a")
     assert doc is not None and loaded is not None
     assert loaded["uncommitted"] == 4 and loaded["created_at"] == 1.0
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_or_device_among_the_documents_is_skipped_at_once(tmp_path: Path) -> None:
+    # A FIFO blocked every reader forever and a link to /dev/zero filled memory faster than
+    # any deadline fires (a hook reached 1.9 GB): neither is read at all now.
+    store = StateStore(str(tmp_path))
+    store.update("cx-a", lambda d: None, create=lambda: new_state("cx-a", "codex", "a", 1.0))
+    folder = tmp_path / "sessions"
+    os.mkfifo(folder / "cx-fifo.json")
+    (folder / "cx-zero.json").symlink_to("/dev/zero")
+    started = time.monotonic()
+    assert [d["key"] for d in StateStore(str(tmp_path), reader=True).all()] == ["cx-a"]
+    assert [d["key"] for d in store.all()] == ["cx-a"]
+    assert time.monotonic() - started < 5
+
+
+def test_a_document_past_the_read_limit_is_refused_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ovhooks import fsutil
+
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"text": "x" * 4000}))
+    assert fsutil.read_bounded(str(path), limit=5000) == path.read_bytes()
+    with pytest.raises(OSError, match="larger than 1000 bytes"):
+        fsutil.read_bounded(str(path), limit=1000)
+    monkeypatch.setattr(fsutil, "READ_LIMIT", 1000)
+    with pytest.raises(OSError):
+        fsutil.read_json(str(path))
