@@ -174,6 +174,10 @@ def mark_ready(environ: Mapping[str, str]) -> None:
     path = environ.get(READY_VARIABLE)
     if path:
         try:
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+            # O_NONBLOCK: a FIFO planted at the name fails at once (ENXIO) instead of
+            # blocking the server before its first answer; O_NOFOLLOW: a planted link is
+            # not followed to create a file elsewhere
+            flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+            os.close(os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600))
         except OSError:
             pass  # the launcher then stops a working server after MCP_READY_S

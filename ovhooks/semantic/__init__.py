@@ -37,11 +37,11 @@ def socket_path(state_dir: str) -> str:
     """Where the service listens: in the state dir, or (when that path is too long for a
     unix socket) in a private per-user folder under the temp dir, named by a digest of it."""
     path = os.path.join(service_dir(state_dir), f"{MODEL_KEY}.p{PROTOCOL}.sock")
-    if len(path.encode()) <= _MAX_SOCKET_PATH:
+    if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return path
     import zlib
 
-    tag = f"{zlib.crc32(os.path.abspath(state_dir).encode()):08x}"
+    tag = f"{zlib.crc32(os.fsencode(os.path.abspath(state_dir))):08x}"
     base = os.environ.get("TMPDIR") or "/tmp"
     return os.path.join(base, f"ovhooks-{os.getuid()}", f"{tag}-{MODEL_KEY}.p{PROTOCOL}.sock")
 

@@ -199,3 +199,25 @@ def test_opencodes_plugin_names_the_marker_as_the_launchers_do() -> None:
         'ovh_d=$XDG_RUNTIME_DIR\n[ -d "$ovh_d" ] || ovh_d=$TMPDIR\n[ -d "$ovh_d" ] || ovh_d=/tmp'
         in script
     )
+
+
+@pytest.mark.timeout(30)  # a regression hangs: fail it soon
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_or_link_at_the_ready_marker_neither_blocks_nor_writes_elsewhere(
+    tmp_path: Path,
+) -> None:
+    # The marker's name is predictable (in a shared /tmp); a FIFO planted there blocked the
+    # server before its first answer, a link made it create a file where the link pointed.
+    fifo = tmp_path / "ready-fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    launch.mark_ready({launch.READY_VARIABLE: str(fifo)})  # blocked forever without the fix
+    assert time.monotonic() - started < 5
+    elsewhere = tmp_path / "elsewhere"
+    link = tmp_path / "ready-link"
+    link.symlink_to(elsewhere)
+    launch.mark_ready({launch.READY_VARIABLE: str(link)})
+    assert not elsewhere.exists()
+    plain = tmp_path / "ready"
+    launch.mark_ready({launch.READY_VARIABLE: str(plain)})
+    assert plain.is_file()

@@ -8,7 +8,10 @@ import os
 import socket
 import stat
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from ovhooks.semantic import MODEL_KEY, PROTOCOL, service_dir, socket_path
 from tests.support.hooks import logged_errors
@@ -40,6 +43,20 @@ def test_the_socket_is_private_and_answers_while_the_model_loads(tmp_path: Path)
         second = start_service(state)
         assert second.wait(30) == 0
         assert proc.poll() is None
+    finally:
+        stop_service(proc)
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file names are UTF-8 only")
+def test_a_state_folder_named_in_bytes_that_are_not_utf8_is_served(tmp_path: Path) -> None:
+    # Paths are bytes on POSIX; its name reached status, doctor and every recall hook as
+    # a UnicodeEncodeError (a str path was encoded as UTF-8, not with os.fsencode).
+    state = os.fsdecode(os.fsencode(str(tmp_path)) + b"/state-\xff\xfe")
+    assert socket_path(state).startswith(state)
+    assert os.fsencode(socket_path(state + "/x" * 80)).endswith(b".sock")  # the long form too
+    proc = start_service(state)
+    try:
+        assert wait_until(lambda: ping(state), 30, "the service's socket")["model"] == MODEL_KEY
     finally:
         stop_service(proc)
 
