@@ -57,6 +57,7 @@ def context(ca_bundle: str) -> SSLContext:
         elif os.path.isdir(ca_bundle):
             ctx = ssl.create_default_context(capath=ca_bundle)
         else:
+            _regular_file(ca_bundle)
             ctx = ssl.create_default_context(cafile=ca_bundle)
     except (OSError, ssl.SSLError) as exc:
         raise BackendError(
@@ -66,6 +67,16 @@ def context(ca_bundle: str) -> SSLContext:
         ) from None
     _contexts[ca_bundle] = ctx
     return ctx
+
+
+def _regular_file(path: str) -> None:
+    """Raise unless ``path`` is a regular file: OpenSSL reads a FIFO until a writer closes
+    it, which blocked every command naming the bundle forever."""
+    import errno
+    import stat
+
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", path)
 
 
 def tls_error(

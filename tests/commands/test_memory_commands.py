@@ -245,6 +245,20 @@ def test_commit_latest_session(
     check_schema(doc, ERROR_ENVELOPE)
 
 
+def test_a_user_name_from_bytes_that_are_not_utf8_is_refused_clearly(
+    fake_ov: FakeOpenViking, env: dict[str, str]
+) -> None:
+    # Decoded with surrogates, it failed the body's UTF-8 encoding: "unexpected
+    # UnicodeEncodeError (a bug in ovhooks)", and the same in every worker run.
+    undecodable = os.fsdecode(b"\xff\xfeuser")
+    env = {**env, "OPENVIKING_API_KEY": "k-0123456789abcdef", "OPENVIKING_USER": undecodable}
+    code, doc = run_json("remember", "the parser is a Pratt parser", env=env)
+    assert code not in (0, ExitCode.INTERNAL), doc
+    assert doc["error"]["code"] == "server_config", doc
+    assert "not valid Unicode" in doc["error"]["message"], doc
+    assert [r for r in fake_ov.requests if r["method"] != "GET"] == []
+
+
 def test_commit_names_why_the_worker_failed(
     fake_ov: FakeOpenViking, env: dict[str, str], tmp_path: Path
 ) -> None:

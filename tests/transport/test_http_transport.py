@@ -48,6 +48,18 @@ def test_https_with_the_ca_bundle_setting(tmp_path: Path) -> None:
     assert "not trusted" in err.value.message and "OVHOOKS_CA_BUNDLE" in err.value.message
 
 
+@pytest.mark.timeout(30)  # a regression blocks in OpenSSL: fail it soon
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_ca_bundle_that_is_a_fifo_is_refused_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "ca.pem"
+    os.mkfifo(fifo)
+    ca = make_ca(tmp_path)
+    # blocked forever without the check
+    with fake_server(ca=ca) as server, pytest.raises(BackendError) as err:
+        get(HttpClient(ca_bundle=str(fifo), environ={}), server.url + "/health")
+    assert err.value.kind == "config" and "not a regular file" in err.value.message
+
+
 def test_https_honours_ssl_cert_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ca = make_ca(tmp_path)
     # OpenSSL reads SSL_CERT_FILE when the default store is loaded, i.e. per new context
