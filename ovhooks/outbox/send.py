@@ -157,7 +157,14 @@ def _settle(
         box.update_entry(seq, taken)
         return done
     final = bool(inflight.get("answered")) or backend.name == "local"
-    waited = box.clock() - float(inflight.get("at") or 0)
+    now = box.clock()
+    at = float(inflight.get("at") or 0)
+    if at > now:
+        # stamped by a clock since set back: how long ago it was sent is unknown, so the
+        # window starts now (the queue waited out the whole skew, a day after a day's jump)
+        box.patch(seq, inflight={**inflight, "at": now})
+        at = now
+    waited = now - at
     if done is None or (not final and waited < box.window_s):
         raise InflightError(
             f"a batch sent {waited:.0f} s ago may still be applied by the server; "

@@ -104,8 +104,17 @@ class ServerState:
         value = self.entry.get(name)
         return float(value) if isinstance(value, int | float) else 0.0
 
+    def _until(self, name: str, since: str, now: float) -> bool:
+        """Whether the window ``name`` ends after ``now``. A window opened later than ``now``
+        was opened by a clock since set back: it is over (else it would last the whole skew,
+        a day of no recall after a day's jump)."""
+        started = self.entry.get(since)
+        if isinstance(started, int | float) and started > now:
+            return False
+        return self._num(name) > now
+
     def breaker_open(self, now: float) -> bool:
-        return self._num("open_until") > now
+        return self._until("open_until", "since", now)
 
     def breaker_noted(self) -> bool:
         return bool(self.entry.get("noted"))
@@ -126,18 +135,18 @@ class ServerState:
                 self._changed = True
 
     def use_find(self, now: float) -> bool:
-        return self._num("find_until") > now
+        return self._until("find_until", "find_since", now)
 
     def remember_find(self, now: float, seconds: float) -> None:
-        self.entry["find_until"] = now + seconds
+        self.entry.update(find_until=now + seconds, find_since=now)
         self._changed = True
 
     def use_narrow(self, now: float) -> bool:
         """Whether this server refused the wider pool's quotas lately (``recall.retrieve``)."""
-        return self._num("narrow_until") > now
+        return self._until("narrow_until", "narrow_since", now)
 
     def remember_narrow(self, now: float, seconds: float) -> None:
-        self.entry["narrow_until"] = now + seconds
+        self.entry.update(narrow_until=now + seconds, narrow_since=now)
         self._changed = True
 
     def calibration(self) -> object:

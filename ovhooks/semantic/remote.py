@@ -119,7 +119,12 @@ def request_body(api: str, model: str, texts: list[str]) -> bytes:
         body["truncate"] = True
     else:
         body["encoding_format"] = "float"
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    try:
+        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        # a lone surrogate (a model name from bytes that are not UTF-8): escaped, it is still
+        # valid JSON, and the endpoint says what it makes of it (doctor failed as a bug)
+        return json.dumps(body).encode("ascii")
 
 
 def parse_vectors(api: str, body: bytes | bytearray, count: int) -> np.ndarray:

@@ -85,13 +85,18 @@ def idle_sessions(
     states: Sequence[State], *, exclude: str = "", now: float, idle_ttl_s: float
 ) -> list[str]:
     """Keys of sessions with uncommitted turns, or a transcript not read yet, and no activity
-    for ``idle_ttl_s``."""
+    for ``idle_ttl_s``.
+
+    Activity stamped more than ``idle_ttl_s`` *ahead* of now was stamped by a clock since set
+    back; it counts as idle too, or the session would wait out the whole skew (a day's turns
+    uncommitted after a day's jump). Committing a session that is in fact active loses
+    nothing: its later turns are committed later."""
     return sorted(
         str(s.get("key"))
         for s in states
         if str(s.get("key")) != exclude
         and (int(s.get("uncommitted") or 0) > 0 or _unread(s, now))
-        and now - _last_seen(s) > idle_ttl_s
+        and abs(now - _last_seen(s)) > idle_ttl_s
     )
 
 

@@ -188,6 +188,28 @@ def test_an_unmarked_newest_message_of_another_capture_means_not_applied(tmp_pat
     assert texts(server.archived + server.live) == ["m0", "m1", "m2", "m3"]
 
 
+def test_a_batch_stamped_by_a_clock_since_set_back_waits_one_window_not_the_skew(
+    tmp_path: Path,
+) -> None:
+    """Sent under a clock a day ahead, the batch's stamp is in the future once the clock is
+    corrected: the queue waited out the whole day. Now the window starts when that is seen."""
+    now = [1000.0 + 86_400]
+    box = session_box(tmp_path, clock=lambda: now[0], window=60.0)
+    box.enqueue("append", "cx-a", msgs(2))
+    server = RecordingBackend()
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    box.enqueue("append", "cx-a", msgs(2, start=2))
+    box.drain(RecordingBackend(fail_after=0, error=BackendError("timeout", "t")))  # type: ignore[arg-type]
+    server.commit("cx-a")
+    now[0] = 1000.0  # the clock corrected
+    assert isinstance(box.drain(server).error, InflightError)  # type: ignore[arg-type]
+    now[0] += 30
+    assert isinstance(box.drain(server).error, InflightError)  # type: ignore[arg-type]
+    now[0] += 31
+    assert box.drain(server).error is None  # type: ignore[arg-type]
+    assert texts(server.archived + server.live) == ["m0", "m1", "m2", "m3"]
+
+
 def test_a_capture_applied_message_by_message_resumes_after_the_last_one_that_landed(
     tmp_path: Path,
 ) -> None:

@@ -296,6 +296,30 @@ def test_breaker_duration_follows_settings(settings: Any) -> None:
     assert not recall_paused(short, "openviking", NOW + 6)
 
 
+def test_a_breaker_opened_by_a_clock_since_set_back_is_over(settings: Any) -> None:
+    # Opened under a clock a day ahead, it stayed open for the day once the clock was
+    # corrected: no recall for a day although the pause is 60 s.
+    backend = FakeBackend(SEED)
+    backend.fail = BackendError("unreachable", "connection refused")
+    day_ahead = NOW + 86_400
+    recall("which code editor does the user prefer?", backend, settings, now=day_ahead)
+    assert recall_paused(settings, "openviking", day_ahead + 30)
+    assert not recall_paused(settings, "openviking", NOW + 600)
+    backend.fail = None
+    out = recall("which code editor does the user prefer?", backend, settings, now=NOW + 600)
+    assert out.reason != "breaker" and out.context is not None
+
+
+def test_fallback_windows_opened_by_a_clock_since_set_back_are_over(tmp_path: Any) -> None:
+    from ovhooks.recall.state import ServerState
+
+    server = ServerState(str(tmp_path), "openviking http://x")
+    server.remember_find(NOW + 86_400, 600)
+    server.remember_narrow(NOW + 86_400, 600)
+    assert server.use_find(NOW + 86_400 + 1) and server.use_narrow(NOW + 86_400 + 1)
+    assert not server.use_find(NOW) and not server.use_narrow(NOW)
+
+
 def test_breaker_opened_at_session_start_is_reported_on_the_first_prompt(settings: Any) -> None:
     from ovhooks.context import build_session_start
 

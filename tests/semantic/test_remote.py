@@ -5,6 +5,7 @@ The encoder against a live endpoint: tests/semantic/test_own_model.py."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +86,14 @@ def test_request_bodies_follow_each_api() -> None:
         "truncate": True,
     }
     assert json.loads(request_body("openai", "m", ["a", "b"]))["encoding_format"] == "float"
+    # a model name from bytes that are not UTF-8 (a lone surrogate) is sent escaped: doctor
+    # failed on it as "unexpected UnicodeEncodeError (a bug in ovhooks)"
+    odd = os.fsdecode(b"m\xff")
+    assert json.loads(request_body("openai", odd, ["é"])) == {
+        "model": odd,
+        "input": ["é"],
+        "encoding_format": "float",
+    }
 
 
 def test_answers_become_unit_rows_in_the_order_sent() -> None:

@@ -115,6 +115,15 @@ def test_idle_sessions_and_sweep_rate_limit() -> None:
     assert sweep_due(NOW + 3600, now=NOW, interval_s=600)  # the clock went back: sweep anyway
 
 
+def test_activity_stamped_by_a_clock_since_set_back_is_idle_once_past_the_ttl() -> None:
+    # A day ahead: never swept until the clock caught up, not even by `sweep --ttl 0`.
+    ahead = _state("cx-ahead", activity=NOW + 86_400)
+    assert idle_sessions([ahead], now=NOW, idle_ttl_s=1800) == ["cx-ahead"]
+    assert idle_sessions([ahead], now=NOW, idle_ttl_s=0) == ["cx-ahead"]
+    near = _state("cx-near", activity=NOW + 60)  # a small step back: still active
+    assert idle_sessions([near], now=NOW, idle_ttl_s=1800) == []
+
+
 @pytest.mark.parametrize(
     ("transcript", "capture", "catches_up"),
     [("/t/rollout.jsonl", True, True), ("/t/rollout.jsonl", False, False), (None, True, False)],
