@@ -288,12 +288,21 @@ def read_stdin(started: float) -> bytes:
         return b""
     chunks: list[bytes] = []
     size = 0
+    late_until = 0.0
     try:
         while True:
             # past the wait, what is already in the pipe is still read (a loaded machine may
-            # start the read late), but nothing is waited for
-            left = max(0.0, STDIN_WAIT_S - (time.monotonic() - started))
-            wait = min(left, _STDIN_QUIET_S) if chunks else left
+            # start the read late), but nothing new is waited for: only an event already
+            # coming goes on while it keeps coming (a host blocked writing an event larger
+            # than the pipe's 64 KiB refills it only after each read), until a quiet gap, and
+            # at the latest STDIN_WAIT_S after the wait ran out for this read
+            now = time.monotonic()
+            left = max(0.0, STDIN_WAIT_S - (now - started))
+            if chunks and left <= 0:
+                late_until = late_until or now + STDIN_WAIT_S
+                wait = min(_STDIN_QUIET_S, max(0.0, late_until - now))
+            else:
+                wait = min(left, _STDIN_QUIET_S) if chunks else left
             if not select.select([fd], [], [], wait)[0]:
                 if left <= 0 or _whole_event(chunks):
                     break

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -293,3 +295,33 @@ def test_a_late_start_still_reads_what_the_host_wrote(monkeypatch: pytest.Monkey
         assert hookrun.read_stdin(started) == event
         assert time.monotonic() - begun < 0.5
     os.close(write_end)
+
+
+def test_a_late_start_reads_a_large_event_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An event still coming when a late read begins (larger than the pipe's 64 KiB, or written
+    # in pieces): a late read that took only what was already there cut it, and the hook
+    # answered as for no event.
+    read_end, write_end = os.pipe()
+    event = json.dumps({"session_id": SID, "prompt": "x" * 300_000}).encode()
+
+    def write() -> None:  # in pieces, as a host does that serializes while it writes
+        for at in range(0, len(event), 30_000):
+            os.write(write_end, event[at : at + 30_000])
+            time.sleep(0.02)
+
+    host = threading.Thread(target=write)
+    # a gap this test's own scheduling cannot open (the writer is a thread here)
+    monkeypatch.setattr(hookrun, "_STDIN_QUIET_S", 0.5)
+    host.start()
+    try:
+        with os.fdopen(read_end, "r") as stdin:
+            monkeypatch.setattr(sys, "stdin", stdin)
+            while not select.select([read_end], [], [], 5)[0]:  # the host has begun writing
+                pass
+            started = time.monotonic() - hookrun.STDIN_WAIT_S - 5.0
+            begun = time.monotonic()
+            assert hookrun.read_stdin(started) == event
+            assert time.monotonic() - begun < hookrun.STDIN_WAIT_S + 0.5
+    finally:
+        host.join(10)
+        os.close(write_end)
