@@ -174,9 +174,16 @@ def test_speed_100_turns() -> None:
         turns.append(Turn("assistant", "Updated the handler; tests pass. " * 10, tools))
     options = CaptureOptions()
     build_messages(turns, options)  # compile patterns once
-    start = time.perf_counter()
-    result = build_messages(turns, options)
-    elapsed = (time.perf_counter() - start) * 1000
+    # CPU time, best of three: what the code costs, not how busy the machine is. One
+    # wall-clock run measured the scheduler: at load 7-10 on a 2-core box it took 300-400 ms
+    # (CPU 50-65 ms), and 400-1,350 ms traced as scripts/test's coverage floor runs it (CPU
+    # 120-155 ms), against the bound of 500.
+    cpu: list[float] = []
+    for _ in range(3):
+        start = time.process_time()
+        result = build_messages(turns, options)
+        cpu.append(time.process_time() - start)
+    elapsed = min(cpu) * 1000
     print(
         f"\nbuild_messages: 100 turns in {elapsed:.1f} ms "
         f"({result.stats['bytes_in']} -> {result.stats['bytes_out']} bytes)"

@@ -96,6 +96,11 @@ def capture(host: str, rows: list[dict[str, Any]], tmp: Path) -> tuple[dict[str,
             OVHOOKS_RECALL="0",
             OVHOOKS_SESSION_CONTEXT="0",
             OVHOOKS_COMMIT_TOKEN_THRESHOLD="100000000",
+            # Stop works inline here over ~280 kB of transcript: about 2 s on an idle 2-core
+            # machine, past Stop's 5 s deadline on a loaded one, where the hook then sends
+            # nothing. This measures what the scrubber lets through, not the hook's speed
+            # (capture has its own timing tests), so the inline worker gets the time it needs.
+            OVHOOKS_HOOK_DEADLINE_S="300",
         )
         transcript = write_transcript(host, rows, tmp, sid)
         if host == "codex":
@@ -111,6 +116,9 @@ def capture(host: str, rows: list[dict[str, Any]], tmp: Path) -> tuple[dict[str,
                 for m in _CASE.finditer(text):
                     key = f"{m.group(1)}-{m.group(2)}"
                     arrived[key] = arrived.get(key, "") + text
+        # Nothing arrived counts as "nothing leaked" for every secret: a hook that sent nothing
+        # (a deadline, a crash) must fail here, not pass as perfect recall.
+        assert arrived, f"the {host} Stop hook sent nothing in {seconds:.1f} s"
         return arrived, seconds
     finally:
         fake.stop()

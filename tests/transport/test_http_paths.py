@@ -75,7 +75,18 @@ def rig(kind: str, tmp_path: Path) -> Iterator[Rig]:
         yield made
 
 
-WORKING = ["tls", "proxy", "http_proxy", "ipv6", "redirect307", "redirect308", "big"]
+# "big" bounds whole hook runs by wall time (a 40 MiB answer inside recall's 3 s, the worker's
+# 8 s): measured beside a second test worker it failed once on a loaded 2-core box (CI 0/1,
+# here 1 of 2 full runs at load 6-7), so it runs with the other timing-bound suites, alone.
+WORKING = [
+    "tls",
+    "proxy",
+    "http_proxy",
+    "ipv6",
+    "redirect307",
+    "redirect308",
+    pytest.param("big", marks=pytest.mark.serial),
+]
 REDIRECTS = ["redirect301", "redirect302", "cross_origin"]
 
 
