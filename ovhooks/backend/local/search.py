@@ -18,6 +18,7 @@ from ovhooks.backend.local.schema import db_error, scope_token
 from ovhooks.capture.tokens import estimate_tokens
 from ovhooks.lexical.evidence import evidence, query_names, score, term_weights
 from ovhooks.lexical.text import fts_or_query, query_terms, terms
+from ovhooks.settings.readback import text as stored_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ def search(
     ids = _matches(store, con, "memory", chosen, peer, only)
     if ids:
         marks = ",".join("?" * len(ids))
-        for rid, uri, peer_of, category, content, abstract, tags, updated, doc in con.execute(
+        for rid, uri, peer_of, category, stored, abstract, tags, updated, doc in con.execute(
             "SELECT id, uri, peer, category, content, abstract, tags, updated_at, terms"
             f" FROM memories WHERE id IN ({marks}) AND +owner = ?",
             [*ids, store.user],
@@ -154,15 +155,18 @@ def search(
             if peer_of not in ("", peer):
                 continue  # a scope-token collision; never show another project's memory
             bonus = 1.0 if peer and peer_of == peer else 0.5
-            value, shared = rate(doc, content, (now - updated) / 86400.0, bonus, 0.0)
+            # A row another tool wrote (a BLOB for the text, a string for the time) is rated
+            # and shown like any other, not a TypeError that fails recall for the prompt.
+            content = stored_text(stored)
+            value, shared = rate(doc, content, _age_days(now, updated), bonus, 0.0)
             hits.append(
                 Hit(
                     "memory",
                     uri,
-                    category=category,
+                    category=stored_text(category),
                     text=content,
-                    abstract=abstract,
-                    tags=tags,
+                    abstract=stored_text(abstract),
+                    tags=stored_text(tags),
                     score=value,
                     rid=int(rid),
                     shared=shared,
@@ -193,14 +197,15 @@ def _history_hits(
     marks = ",".join("?" * len(ids))
     # ``+s.peer``: the history of this project's sessions only (and the user's own
     # sessions outside any project), as the scope token already chose.
-    for rid, sid, number, text, created, doc in con.execute(
+    for rid, sid, number, stored, created, doc in con.execute(
         "SELECT h.id, h.session_id, h.archive_no, h.text, h.created_at, h.terms"
         " FROM history h JOIN sessions s ON s.session_id = h.session_id"
         f" WHERE h.id IN ({marks}) AND +s.owner = ? AND s.peer IN ('', ?)"
         " ORDER BY h.id",
         [*ids, store.user, peer],
     ):
-        value, shared = rate(doc, text, (now - created) / 86400.0, 0.0, _HISTORY_PENALTY)
+        text = stored_text(stored)
+        value, shared = rate(doc, text, _age_days(now, created), 0.0, _HISTORY_PENALTY)
         uri = store.archive_uri(sid, number)
         kept = best.get(uri)
         # One statement per archive: the best, the earlier one on a tie.
@@ -217,6 +222,11 @@ def _history_hits(
                 shared=shared,
             )
     return list(best.values())
+
+
+def _age_days(now: float, stored: object) -> float:
+    """Days since ``stored``; 0 (new) for a time that is not a number."""
+    return (now - stored) / 86400.0 if isinstance(stored, int | float) else 0.0
 
 
 def _searcher() -> Callable[..., list[Hit]]:
