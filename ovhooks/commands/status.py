@@ -33,14 +33,17 @@ def session_rows(state_dir: str, now: float, limit: int) -> list[dict[str, Any]]
     """The most recently seen sessions first."""
     from ovhooks.commands.common import outbox_backlog
     from ovhooks.session.store import StateStore
+    from ovhooks.settings.readback import count, moment
 
     backlog = outbox_backlog(state_dir)
     rows = []
     for doc in StateStore(state_dir, reader=True).all():
-        seen = [doc.get(k) for k in ("last_activity_at", "registered_at", "created_at")]
-        last_seen = max((float(v) for v in seen if isinstance(v, int | float)), default=0.0)
-        activity = doc.get("last_activity_at")
+        # Read through ``readback``: one hand-edited document ("many" turns, a time of NaN or
+        # 1e308) counts as 0 and never seen, instead of failing status, doctor and the viewer.
+        seen = [moment(doc.get(k)) for k in ("last_activity_at", "registered_at", "created_at")]
+        last_seen = max((v for v in seen if v is not None), default=0.0)
         error = doc.get("last_error")
+        uncommitted = count(doc.get("uncommitted")) or 0
         rows.append(
             {
                 "key": str(doc.get("key")),
@@ -48,12 +51,12 @@ def session_rows(state_dir: str, now: float, limit: int) -> list[dict[str, Any]]
                 "ov_session_id": str(doc.get("ov_session_id") or doc.get("key")),
                 "host_session_id": str(doc.get("host_session_id") or ""),
                 "parent": doc.get("parent"),
-                "turns_captured": int(doc.get("turns_captured") or 0),
-                "messages_sent": int(doc.get("messages_sent") or 0),
-                "uncommitted": int(doc.get("uncommitted") or 0),
-                "commit_pending": int(doc.get("uncommitted") or 0) > 0,
-                "commit_count": int(doc.get("commit_count") or 0),
-                "last_activity_at": activity if isinstance(activity, int | float) else None,
+                "turns_captured": count(doc.get("turns_captured")) or 0,
+                "messages_sent": count(doc.get("messages_sent")) or 0,
+                "uncommitted": uncommitted,
+                "commit_pending": uncommitted > 0,
+                "commit_count": count(doc.get("commit_count")) or 0,
+                "last_activity_at": seen[0],
                 "last_seen_s_ago": round(now - last_seen, 1) if last_seen else None,
                 "queued": backlog.get(str(doc.get("key")), 0),
                 "ended": bool(doc.get("ended")),

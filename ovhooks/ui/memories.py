@@ -6,11 +6,16 @@ The local store is paged in SQL (100,000 memories stay fast: one indexed count, 
 ``LIMIT``/``OFFSET`` read of the page); an OpenViking server is listed through ``ls`` under
 the user's memory folders and paged here (its listing is capped at ``LISTING_SCAN_MAX``; a
 listing that reaches the cap is counted as "at least", never as the total).
+
+A row is read once into a ``Memory``: an ``updated`` time that is not a time (``'x'``,
+``1e308``, ``NaN``) is ``None`` (``null`` in the JSON API, "—" on a page) and a text stored
+as a BLOB is decoded, so one damaged row never fails the list or a memory's page.
 """
 
 from __future__ import annotations
 
 from ovhooks.rules.limits import LISTING_SCAN_MAX
+from ovhooks.settings.readback import moment, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +35,13 @@ class Memory:
     __slots__ = ("abstract", "category", "peer", "source", "updated", "uri")
 
     def __init__(
-        self, uri: str, category: str, abstract: str, peer: str, updated: float, source: str
+        self,
+        uri: str,
+        category: str,
+        abstract: str,
+        peer: str,
+        updated: float | None,
+        source: str,
     ) -> None:
         self.uri = uri
         self.category = category
@@ -128,7 +139,10 @@ def _local_page(backend: LocalBackend, peer: str, scope: str, category: str, num
         " ORDER BY id DESC LIMIT ? OFFSET ?",
         [*args, PAGE_SIZE, (number - 1) * PAGE_SIZE],
     ).fetchall()
-    items = [Memory(r[0], r[1], r[2], r[3], float(r[4]), r[5]) for r in rows]
+    items = [
+        Memory(text(r[0]), text(r[1]), text(r[2]), text(r[3]), moment(r[4]), text(r[5]))
+        for r in rows
+    ]
     return Page(items, int(total), number, sorted(categories))
 
 
@@ -158,7 +172,7 @@ def _server_page(
             memory = _server_memory(entry, peer)
             if memory is not None and (scope in ("all", "") or scope_of(memory.uri, peer) == scope):
                 found[memory.uri] = memory
-    items = sorted(found.values(), key=lambda m: (-m.updated, m.uri))
+    items = sorted(found.values(), key=lambda m: (-(m.updated or 0.0), m.uri))
     categories = sorted({m.category for m in items})
     if category:
         items = [m for m in items if m.category == category]
@@ -193,17 +207,15 @@ def _server_memory(entry: Any, peer: str) -> Memory | None:
     )
 
 
-def _mod_time(raw: object) -> float:
-    if isinstance(raw, int | float):
-        return float(raw)
+def _mod_time(raw: object) -> float | None:
     if isinstance(raw, str) and raw:
         from datetime import datetime
 
         try:
-            return datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
+            return moment(datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp())
         except ValueError:
-            return 0.0
-    return 0.0
+            return None
+    return moment(raw)
 
 
 def readable_line(backend: Backend, uri: str, text: str, level: str = "abstract") -> str:
@@ -236,14 +248,14 @@ def provenance(backend: Backend, uri: str) -> dict[str, str]:
     if row is None:
         return {}
     source, tags, created, updated = row
-    facts = dict(part.partition("=")[::2] for part in str(tags).split(",") if "=" in part)
+    facts = dict(part.partition("=")[::2] for part in text(tags).split(",") if "=" in part)
     out = {"created": _iso(created), "updated": _iso(updated)}
     if source == "write":
         out["source"] = "written explicitly (remember, the viewer or an import)"
     elif source:
         out["source"] = "extracted when a session was committed"
-        out["session"] = str(source)
-        out.update(_origin_turn(backend, str(source), uri))
+        out["session"] = text(source)
+        out.update(_origin_turn(backend, text(source), uri))
     if facts.get("memory_type"):
         out["type"] = facts["memory_type"]
     return out
@@ -256,7 +268,7 @@ def _origin_turn(backend: LocalBackend, session_id: str, uri: str) -> dict[str, 
     import json
 
     row = backend.db().execute("SELECT content FROM memories WHERE uri = ?", (uri,)).fetchone()
-    first = str(row[0] if row else "").strip().splitlines()
+    first = text(row[0] if row else "").strip().splitlines()
     snippet = first[0].strip()[:60] if first else ""
     if len(snippet) < 8:
         return {}
@@ -282,6 +294,5 @@ def _origin_turn(backend: LocalBackend, session_id: str, uri: str) -> dict[str, 
 def _iso(value: object) -> str:
     import time
 
-    if not isinstance(value, int | float):
-        return ""
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(value)))
+    at = moment(value)
+    return "—" if at is None else time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))

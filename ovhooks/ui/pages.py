@@ -85,14 +85,13 @@ class Data:
 
     # --- memories -------------------------------------------------------------------------
     def memories(self, scope: str, category: str, number: int, q: str) -> dict[str, Any]:
-        from ovhooks.recall.journal import per_memory, read
         from ovhooks.transport.errors import BackendError
-        from ovhooks.ui import memories
+        from ovhooks.ui import memories, recall_log
 
         if scope not in ("", *memories.SCOPES):
             raise UserError(f"unknown scope {scope!r}")
         backend = self.backend()
-        stats = per_memory(read(self.settings.state_dir))
+        stats = recall_log.per_memory(recall_log.entries(self.settings.state_dir))
         try:
             if q.strip():
                 found = self.why(q)
@@ -123,8 +122,8 @@ class Data:
         }
 
     def memory(self, uri: str) -> dict[str, Any]:
-        from ovhooks.recall.journal import per_memory, read
         from ovhooks.transport.errors import BackendError
+        from ovhooks.ui import recall_log
         from ovhooks.ui.memories import category_of, provenance, scope_of
 
         backend = self.backend()
@@ -134,7 +133,8 @@ class Data:
             if exc.not_found:
                 raise UserError(f"no memory at {uri} (forgotten?)", 404) from exc
             raise UserError(_backend_words(exc), 502) from exc
-        count, last = per_memory(read(self.settings.state_dir)).get(uri, (0, 0.0))
+        stats = recall_log.per_memory(recall_log.entries(self.settings.state_dir))
+        count, last = stats.get(uri, (0, None))
         from ovhooks.rules.limits import MEMORY_MAX_BYTES
 
         size = len(content.encode("utf-8", "surrogatepass"))
@@ -244,23 +244,23 @@ class Data:
         return Why(trace, rows, outcome.reason, lines)
 
     def log(self) -> dict[str, Any]:
-        from ovhooks.recall.journal import per_memory, read
+        from ovhooks.ui import recall_log
 
-        entries = read(self.settings.state_dir)
-        stats = sorted(per_memory(entries).items(), key=lambda kv: (-kv[1][0], kv[0]))[:50]
-        injected = sum(1 for e in entries if e.get("items"))
+        entries = recall_log.entries(self.settings.state_dir)
+        per_memory = recall_log.per_memory(entries)
+        stats = sorted(per_memory.items(), key=lambda kv: (-kv[1][0], kv[0]))[:50]
         return {
             "entries": list(reversed(entries[-LOG_ROWS:])),
             "stats": stats,
             "total": len(entries),
-            "injected": injected,
-            "latest": max((float(e.get("t") or 0) for e in entries), default=0.0),
+            "injected": sum(1 for e in entries if e["items"]),
+            "latest": recall_log.latest(entries),
         }
 
     def log_since(self, since: float) -> dict[str, Any]:
-        from ovhooks.recall.journal import read
+        from ovhooks.ui import recall_log
 
-        entries = [e for e in read(self.settings.state_dir) if float(e.get("t") or 0) > since]
+        entries = recall_log.since(recall_log.entries(self.settings.state_dir), since)
         return {"entries": entries[-LOG_ROWS:]}
 
     def session_start_preview(self) -> str:

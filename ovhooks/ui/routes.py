@@ -41,6 +41,7 @@ class Viewer:
             undefined=jinja2.StrictUndefined,
         )
         self.env.filters["when"] = _when
+        self.env.filters["known"] = _known
         self.env.filters["evidence"] = pages.evidence_of
         self.env.filters["visible"] = pages.visible
         self.routes: dict[tuple[str, str], Callable[[Request], Response]] = {
@@ -229,6 +230,15 @@ def _uri(request: Request) -> str:
 
 
 def _when(value: object) -> str:
-    if not isinstance(value, int | float) or not value:
-        return ""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(value)))
+    """A time as the page shows it; "—" for one the records could not read (``None``)."""
+    from ovhooks.settings.readback import moment
+
+    at = moment(value)
+    if at is None:
+        return "—" if value is None else ""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+
+
+def _known(value: object) -> object:
+    """A value as the page shows it: "—" where the records could not read one (``None``)."""
+    return "—" if value is None else value

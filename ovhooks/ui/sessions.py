@@ -3,9 +3,16 @@
 Read from the session documents the hooks keep (``StateStore``), the backend's view of the
 session (its live messages, as sent: already scrubbed) and, on the local store, the memories
 each session's commits produced.
+
+A session document is read once into the shape the pages show (``_summary``): a field a hand
+edit or another version left unreadable (a time of ``"yesterday"``, ``NaN`` or ``1e308``, a
+count of ``"many"``) is ``None``, which the JSON API sends as ``null`` and a page shows as
+"—"; the rest of that session, and every other session, shows as usual.
 """
 
 from __future__ import annotations
+
+from ovhooks.settings.readback import count, moment, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,27 +45,38 @@ def summaries(state_dir: str) -> list[dict[str, Any]]:
 
 
 def _summary(doc: State) -> dict[str, Any]:
-    queue = doc.get("queue") or []
+    queue = _queue(doc)
     in_flight = sum(1 for e in queue if isinstance(e, dict) and e.get("inflight"))
     error = doc.get("last_error")
     return {
-        "key": doc.get("key", ""),
-        "host": doc.get("host", ""),
-        "cwd": doc.get("cwd", ""),
-        "peer": doc.get("peer", ""),
-        "ov_session_id": doc.get("ov_session_id", ""),
-        "last_activity_at": doc.get("last_activity_at") or doc.get("created_at") or 0.0,
-        "turns_captured": doc.get("turns_captured", 0),
-        "messages_sent": doc.get("messages_sent", 0),
+        "key": text(doc.get("key")),
+        "host": text(doc.get("host")),
+        "cwd": text(doc.get("cwd")),
+        "peer": text(doc.get("peer")),
+        "ov_session_id": text(doc.get("ov_session_id")),
+        "last_activity_at": moment(doc.get("last_activity_at")) or moment(doc.get("created_at")),
+        "turns_captured": count(doc.get("turns_captured", 0)),
+        "messages_sent": count(doc.get("messages_sent", 0)),
         "queued": len(queue),
         "in_flight": in_flight,
-        "commit_count": doc.get("commit_count", 0),
-        "last_commit_at": doc.get("last_commit_at"),
+        "commit_count": count(doc.get("commit_count", 0)),
+        "last_commit_at": moment(doc.get("last_commit_at")),
         "ended": bool(doc.get("ended")),
         "extraction": _extraction(doc.get("last_extraction")),
         "error": _failure(error) if isinstance(error, dict) else None,
-        "outage": doc.get("outage"),
+        "outage": _outage(doc.get("outage")),
     }
+
+
+def _queue(doc: State) -> list[object]:
+    queue = doc.get("queue")
+    return list(queue) if isinstance(queue, list) else []
+
+
+def _outage(outage: object) -> dict[str, float | None] | None:
+    if not isinstance(outage, dict):
+        return None
+    return {k: moment(outage.get(k)) for k in ("since", "last_failure_at")}
 
 
 def _extraction(outcome: object) -> dict[str, Any]:
@@ -67,8 +85,7 @@ def _extraction(outcome: object) -> dict[str, Any]:
     if not isinstance(outcome, dict):
         outcome = {}
     status, memories = outcome.get("status"), outcome.get("memories")
-    counted = isinstance(memories, int) and not isinstance(memories, bool)
-    return {"status": str(status) if status else None, "memories": memories if counted else None}
+    return {"status": text(status) or None, "memories": count(memories)}
 
 
 def _failure(error: dict[str, Any]) -> dict[str, Any]:
@@ -91,8 +108,8 @@ def _failure(error: dict[str, Any]) -> dict[str, Any]:
     return {
         "kind": kind,
         "message": message,
-        "at": error.get("at"),
-        "queued": error.get("queued"),
+        "at": moment(error.get("at")),
+        "queued": count(error.get("queued")),
         "fix": FIXES.get(kind, "the server failed: its log says why; `ovhooks doctor` checks it"),
     }
 
@@ -109,7 +126,7 @@ def detail(
     if doc is None:
         return None
     summary = _summary(doc)
-    session_id = doc.get("ov_session_id") or key
+    session_id = summary["ov_session_id"] or key
     backend = backend_factory()
     messages: list[dict[str, Any]] = []
     overview = ""
@@ -129,7 +146,7 @@ def detail(
         "overview": overview,
         "problem": problem,
         "produced": _produced(backend, session_id),
-        "queue": [_entry(dict(e)) for e in doc.get("queue") or [] if isinstance(e, dict)],
+        "queue": [_entry(dict(e)) for e in _queue(doc) if isinstance(e, dict)],
     }
 
 
@@ -147,12 +164,12 @@ def _message(message: dict[str, Any]) -> dict[str, str]:
 
 def _entry(entry: dict[str, Any]) -> dict[str, Any]:
     return {
-        "seq": entry.get("seq"),
-        "op": entry.get("op", "append"),
-        "messages": entry.get("count", 0),
-        "sent": entry.get("sent", 0),
+        "seq": count(entry.get("seq")),
+        "op": text(entry.get("op", "append")),
+        "messages": count(entry.get("count", 0)),
+        "sent": count(entry.get("sent", 0)),
         "in_flight": bool(entry.get("inflight")),
-        "created_at": entry.get("created_at"),
+        "created_at": moment(entry.get("created_at")),
     }
 
 

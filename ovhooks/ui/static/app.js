@@ -107,6 +107,11 @@ function cell(row, text) {
   return td;
 }
 
+// The API sends null for a value the records could not read; the page shows it as "—".
+function known(value) {
+  return value == null ? "\u2014" : String(value);
+}
+
 const log = document.getElementById("log");
 if (log) {
   let latest = Number(log.dataset.latest) || 0;
@@ -126,10 +131,10 @@ if (log) {
         const items = cell(row, "");
         for (const item of entry.items) {
           const div = document.createElement("div");
-          div.textContent = `${item.uri.split("/").pop()} ${item.score}`;
+          div.textContent = `${item.uri.split("/").pop()} ${known(item.score)}`;
           items.append(div);
         }
-        cell(row, String(entry.tokens));
+        cell(row, known(entry.tokens));
         log.tBodies[0].prepend(row);
       }
     } catch (err) { /* the viewer restarted or the machine slept: try again later */ }
@@ -163,11 +168,11 @@ function sessionRow(s) {
   cell(row, "").append(link(`/session?key=${encodeURIComponent(s.key)}`, s.key.slice(0, 40)));
   cell(row, s.host);
   cell(row, s.peer);
-  cell(row, String(s.turns_captured));
-  cell(row, String(s.messages_sent));
+  cell(row, known(s.turns_captured));
+  cell(row, known(s.messages_sent));
   cell(row, s.in_flight ? `${s.queued} (${s.in_flight} in flight)` : String(s.queued));
   const ex = s.extraction || {};
-  let commits = String(s.commit_count);
+  let commits = known(s.commit_count);
   if (ex.status) commits += ` · ${ex.status}${ex.memories != null ? `, ${ex.memories} memories` : ""}`;
   cell(row, commits);
   cell(row, s.last_activity_at ? new Date(s.last_activity_at * 1000).toLocaleString() : "");
