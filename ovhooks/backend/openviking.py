@@ -18,7 +18,7 @@ import time
 
 from ovhooks import __version__
 from ovhooks.transport.errors import BackendError
-from ovhooks.transport.http import Request, check_headers, transport_for
+from ovhooks.transport.http import Request, json_body, transport_for
 
 # How many archives, newest first, ``newest_mark`` reads when the live messages hold no mark.
 # Only commits made while a batch's answer was unknown can stand between it and the live tail.
@@ -162,17 +162,7 @@ class OpenVikingBackend:
         headers = dict(self._headers)
         data = None
         if body is not None:
-            try:
-                data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-            except UnicodeEncodeError:
-                # Text from bytes that are not UTF-8 (an identity variable, decoded with
-                # surrogates): a header naming it is the usual cause, said without its value
-                check_headers(headers)
-                raise BackendError(
-                    "config",
-                    "a request holds text that is not valid Unicode (bytes that are not "
-                    "UTF-8, from a setting or an argument); correct it and try again",
-                ) from None
+            data = json_body(body, headers)
             headers["Content-Type"] = "application/json"
         headers["Accept"] = "application/json"
         self.requests_made += 1

@@ -20,6 +20,7 @@ either (``docs/BENCHMARKS.md``). What it does, in order of a request:
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -93,6 +94,21 @@ def check_headers(headers: Mapping[str, str]) -> None:
                 f"the {name} header cannot be sent: its value contains {reason} "
                 "(value not shown; correct the setting it comes from)",
             )
+
+
+def json_body(doc: object, headers: Mapping[str, str]) -> bytes:
+    """``doc`` as a UTF-8 JSON request body; a ``config`` error for text that is not valid
+    Unicode (a lone surrogate: bytes that are not UTF-8, decoded from an identity variable),
+    naming the header when one of ``headers`` carries it, never the value."""
+    try:
+        return json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        check_headers(headers)
+        raise BackendError(
+            "config",
+            "a request holds text that is not valid Unicode (bytes that are not UTF-8, "
+            "from a setting or an argument); correct it and try again",
+        ) from None
 
 
 def transport_for(settings: Settings, *, keep_alive: bool = True) -> HttpClient:
