@@ -8,6 +8,7 @@ from ovhooks.commands import hostconfig
 from ovhooks.commands.errors import CommandError, ExitCode
 from ovhooks.commands.install.files import (
     BACKUP_SUFFIX,
+    check_host_files,
     file_mode,
     install_hooks_file,
     read_json_doc,
@@ -177,7 +178,7 @@ def install(
     """The hooks file, then the feature flag, then (``mcp``) the memory tools' server, then
     (``trust``) the trust records."""
     config_toml = hostconfig.codex_config_toml(environ)
-    read_text(config_toml)  # one we cannot read stops the install before anything is written
+    check_host_files(path, config_toml)  # one we cannot read: nothing is written
     done: dict[str, Any] = {
         "hooks_file": install_hooks_file(path, "codex", exe, dry_run=dry_run),
         "config_toml": enable_codex_feature(config_toml, dry_run=dry_run),
@@ -206,7 +207,7 @@ def uninstall(
     flag and the trust records of the handlers just removed."""
     from ovhooks.commands.install.codex_trust import trust_key
 
-    read_text(hostconfig.codex_config_toml(environ))  # unreadable: nothing is changed
+    check_host_files(path, hostconfig.codex_config_toml(environ))  # unreadable: no change
     try:
         installed, _ = read_json_doc(path)
     except CommandError:

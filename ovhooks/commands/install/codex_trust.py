@@ -190,6 +190,7 @@ def trust_ovhooks(
     """Record trust for ovhooks' hooks that Codex reports as not (or no longer) trusted."""
     import tomllib
 
+    from ovhooks.commands.install.files import read_text
     from ovhooks.fsutil import write_atomic
 
     wanted = {
@@ -208,11 +209,8 @@ def trust_ovhooks(
     if not wanted:
         result["action"] = "unchanged (already trusted)"
         return result
-    try:
-        with open(config_path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        text = ""
+    # Bounded and regular files only: a FIFO would hang here.
+    text = read_text(config_path) or ""
     try:
         new = with_trust(text, wanted)
         tomllib.loads(new)  # never write a file Codex could not read

@@ -4,6 +4,7 @@ had to create, and ovhooks' groups merged into (or taken out of) a hooks file.""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 
@@ -26,32 +27,78 @@ if TYPE_CHECKING:
 BACKUP_SUFFIX = ".ovhooks.bak"
 
 
+# Far above any host's settings file (a 30 MB one must still merge), yet a bound: a link to
+# /dev/zero there would otherwise fill memory in one read.
+HOST_FILE_LIMIT = 64 * 1024 * 1024
+
+
+def read_bytes(path: str) -> bytes | None:
+    """The file's bytes, or None when it does not exist. Only a regular file of at most
+    ``HOST_FILE_LIMIT`` bytes is read: a FIFO there would hang the command forever."""
+    from ovhooks.fsutil import read_bounded
+
+    try:
+        return read_bounded(path, HOST_FILE_LIMIT)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise read_failure(path, exc) from None
+
+
 def read_text(path: str) -> str | None:
     """The file's text as it is on disk (``\r\n`` line ends kept: what uninstall restores
     must be the same bytes), or None when it does not exist."""
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except FileNotFoundError:
+    data = read_bytes(path)
+    if data is None:
         return None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise CommandError(
             f"cannot read {path}: it is not UTF-8 text",
             fix="save it as UTF-8 (or move it aside), then run the command again",
         ) from None
-    except OSError as exc:
-        raise read_failure(path, exc) from None
+
+
+def _what_stands(path: str) -> str:
+    """What stands at ``path`` instead of a regular file, in a user's words."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "something other than a regular file"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "something other than a regular file"
 
 
 def read_failure(path: str, exc: OSError) -> CommandError:
     """Why ``path`` could not be read, with the fix for that cause."""
+    aside = "move it aside (ovhooks edits only a regular file there), then run the command again"
+    reason = exc.strerror or str(exc)
     if isinstance(exc, NotADirectoryError):
         fix = "a file stands where a folder of its path belongs (is HOME a folder?)"
     elif isinstance(exc, IsADirectoryError):
         fix = "a folder stands where the file belongs: move it aside"
+    elif exc.errno == errno.EINVAL:  # read_bounded: a FIFO, a device, a folder, a socket
+        what = _what_stands(path)
+        reason = f"it is {what}, not a regular file"
+        fix = (
+            "a folder stands where the file belongs: move it aside" if what == "a folder" else aside
+        )
+    elif exc.errno == errno.EFBIG:
+        reason = f"it is larger than {HOST_FILE_LIMIT // (1024 * 1024)} MiB"
+        fix = f"no host's settings are that large: {aside}"
+    elif exc.errno == errno.ELOOP:
+        fix = "a loop of symbolic links stands there: fix the link or remove it"
     else:
         fix = "check the file's permissions"
-    return CommandError(f"cannot read {path}: {exc.strerror or exc}", fix=fix)
+    return CommandError(f"cannot read {path}: {reason}", fix=fix)
 
 
 def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:
@@ -71,17 +118,33 @@ def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:
     return doc, text
 
 
-def write_file(path: str, text: str, *, mode: int | None) -> None:
+def check_host_files(*paths: str, text: bool = True) -> None:
+    """Read each host file before the first write: a step that failed halfway would leave
+    one file edited and the next not."""
+    for path in paths:
+        if not path:
+            continue
+        if text:
+            read_text(path)
+        else:
+            read_bytes(path)
+
+
+def write_bytes(path: str, data: bytes, *, mode: int | None) -> None:
     from ovhooks.fsutil import write_atomic
 
     try:
-        write_atomic(path, text.encode("utf-8"), private=False)
+        write_atomic(path, data, private=False)
         if mode is not None:
             os.chmod(path, mode)
     except OSError as exc:
         raise CommandError(
             f"cannot write {path}: {exc}", fix="check the directory's permissions"
         ) from None
+
+
+def write_file(path: str, text: str, *, mode: int | None) -> None:
+    write_bytes(path, text.encode("utf-8"), mode=mode)
 
 
 def file_mode(path: str) -> int | None:

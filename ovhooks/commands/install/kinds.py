@@ -17,6 +17,7 @@ import json
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.errors import CommandError, ExitCode
+from ovhooks.commands.install import mcp_config
 from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
@@ -64,6 +65,7 @@ def install(
         return codex.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust, mcp=mcp)
     if trust:
         _refuse_trust(spec)
+    _check_files(spec, path, environ, mcp=mcp)
     if spec.install == "shim":
         from ovhooks.commands.install.shim_file import install_shim, render, template
 
@@ -76,6 +78,21 @@ def install(
     if mcp:
         done["mcp"] = _register_mcp(spec, path, environ, exe, dry_run=dry_run)
     return done
+
+
+def _check_files(spec: HostSpec, path: str, environ: Mapping[str, str], *, mcp: bool) -> None:
+    """Every file the steps will touch, read before the first write: a FIFO as the MCP file
+    must not leave the hooks file edited."""
+    from ovhooks.commands.install.files import check_host_files
+
+    check_host_files(path, text=spec.install != "shim")
+    if not mcp or spec.mcp is None:
+        return
+    if spec.mcp == "claude_json":
+        mcp_path = mcp_config.claude_json_path(environ)
+    else:
+        mcp_path = hostconfig.mcp_file(spec.name, environ)
+    check_host_files(mcp_path)
 
 
 def _install_hooks(spec: HostSpec, path: str, exe: str, *, dry_run: bool) -> dict[str, Any]:
@@ -129,6 +146,7 @@ def uninstall(
         from ovhooks.commands.install import codex
 
         return codex.uninstall(path, scope, environ, cwd, dry_run=dry_run)
+    _check_files(spec, path, environ, mcp=scope == "user")
     done: dict[str, Any] = {"mcp": [], "config_toml": None}
     if scope == "user" and spec.mcp == "claude_json":
         from ovhooks.commands.install.mcp_files import unregister_claude

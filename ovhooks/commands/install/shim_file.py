@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import os
 
-from ovhooks.commands.errors import CommandError
 from ovhooks.commands.install.files import (
     BACKUP_SUFFIX,
     CREATED_DIRS_SUFFIX,
     file_mode,
+    read_bytes,
     remove_file,
+    write_bytes,
     write_file,
 )
 
@@ -66,35 +67,9 @@ def is_ours(data: bytes | None) -> bool:
     return data is not None and MARKER.encode() in data
 
 
-def _read_bytes(path: str) -> bytes | None:
-    """The file's bytes (a user's file is kept exactly: line ends, encoding and all)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        from ovhooks.commands.install.files import read_failure
-
-        raise read_failure(path, exc) from None
-
-
-def _write_bytes(path: str, data: bytes, *, mode: int | None) -> None:
-    from ovhooks.fsutil import write_atomic
-
-    try:
-        write_atomic(path, data, private=False)
-        if mode is not None:
-            os.chmod(path, mode)
-    except OSError as exc:
-        raise CommandError(
-            f"cannot write {path}: {exc}", fix="check the directory's permissions"
-        ) from None
-
-
 def install_shim(path: str, text: str, *, dry_run: bool = False) -> dict[str, Any]:
     """Write the rendered shim ``text`` at ``path``; returns ``{path, action, backup}``."""
-    old = _read_bytes(path)
+    old = read_bytes(path)
     if old == text.encode("utf-8"):
         return {"path": path, "action": "unchanged", "backup": None}
     backup = None
@@ -111,25 +86,25 @@ def install_shim(path: str, text: str, *, dry_run: bool = False) -> dict[str, An
         write_file(path + CREATED_DIRS_SUFFIX, json.dumps(created), mode=None)
     mode = file_mode(path)
     if backup is not None and old is not None:
-        _write_bytes(backup, old, mode=0o600)  # the user's file, kept private
+        write_bytes(backup, old, mode=0o600)  # the user's file, kept private
     write_file(path, text, mode=mode)
     return {"path": path, "action": action, "backup": backup}
 
 
 def uninstall_shim(path: str, *, dry_run: bool = False) -> dict[str, Any]:
     """Remove ovhooks' shim at ``path`` (restoring what install replaced)."""
-    old = _read_bytes(path)
+    old = read_bytes(path)
     if old is None:
         return {"path": path, "action": "absent", "backup": None}
     if not is_ours(old):
         return {"path": path, "action": "unchanged", "backup": None, "detail": "not ovhooks'"}
     backup_path = path + BACKUP_SUFFIX
-    backup = _read_bytes(backup_path)
+    backup = read_bytes(backup_path)
     action = "restored" if backup is not None else "removed"
     if dry_run:
         return {"path": path, "action": action, "backup": None}
     if backup is not None:
-        _write_bytes(path, backup, mode=file_mode(path))
+        write_bytes(path, backup, mode=file_mode(path))
         remove_file(backup_path)
     else:
         remove_file(path)
