@@ -178,7 +178,8 @@ def install(
     """The hooks file, then the feature flag, then (``mcp``) the memory tools' server, then
     (``trust``) the trust records."""
     config_toml = hostconfig.codex_config_toml(environ)
-    check_host_files(path, config_toml)  # one we cannot read: nothing is written
+    # One we cannot read (or a link into a missing folder) stops the install before any write.
+    check_host_files(path, config_toml, writing=not dry_run)
     done: dict[str, Any] = {
         "hooks_file": install_hooks_file(path, "codex", exe, dry_run=dry_run),
         "config_toml": enable_codex_feature(config_toml, dry_run=dry_run),
@@ -207,7 +208,9 @@ def uninstall(
     flag and the trust records of the handlers just removed."""
     from ovhooks.commands.install.codex_trust import trust_key
 
-    check_host_files(path, hostconfig.codex_config_toml(environ))  # unreadable: no change
+    # Unreadable: nothing is changed. Uninstall writes only into files that exist, so a
+    # dangling link is no reason to stop.
+    check_host_files(path, hostconfig.codex_config_toml(environ), writing=False)
     try:
         installed, _ = read_json_doc(path)
     except CommandError:

@@ -190,7 +190,7 @@ def trust_ovhooks(
     """Record trust for ovhooks' hooks that Codex reports as not (or no longer) trusted."""
     import tomllib
 
-    from ovhooks.commands.install.files import read_text
+    from ovhooks.commands.install.files import read_text, write_target
     from ovhooks.fsutil import write_atomic
 
     wanted = {
@@ -209,7 +209,8 @@ def trust_ovhooks(
     if not wanted:
         result["action"] = "unchanged (already trusted)"
         return result
-    # Bounded and regular files only: a FIFO would hang here.
+    # Bounded and regular files only (a FIFO would hang here); through a dotfiles link the
+    # records land in the file it points to.
     text = read_text(config_path) or ""
     try:
         new = with_trust(text, wanted)
@@ -223,5 +224,5 @@ def trust_ovhooks(
         ) from None
     result["action"] = f"trust recorded for {len(wanted)} hook(s)"
     if not dry_run:
-        write_atomic(config_path, new.encode("utf-8"), durable=True, private=False)
+        write_atomic(write_target(config_path), new.encode("utf-8"), durable=True, private=False)
     return result

@@ -118,9 +118,25 @@ def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:
     return doc, text
 
 
-def check_host_files(*paths: str, text: bool = True) -> None:
-    """Read each host file before the first write: a step that failed halfway would leave
-    one file edited and the next not."""
+def write_target(path: str) -> str:
+    """The file a write to ``path`` must land in. A symbolic link there is a dotfiles
+    manager's (stow, chezmoi, yadm, home-manager): the edit goes into the file it points to
+    (chains and relative targets resolved) and the link stays; renaming over it would cut
+    the user's settings off from the copy they track."""
+    if not os.path.islink(path):
+        return path
+    target = os.path.realpath(path)
+    if not os.path.isdir(os.path.dirname(target)):
+        raise CommandError(
+            f"{path} is a link to {target}, whose folder does not exist",
+            fix="check out your dotfiles first, or remove the link, then run the command again",
+        )
+    return target
+
+
+def check_host_files(*paths: str, writing: bool, text: bool = True) -> None:
+    """Read each host file (and, when ``writing``, find where its write lands) before the
+    first write: a step that failed halfway would leave one file edited and the next not."""
     for path in paths:
         if not path:
             continue
@@ -128,15 +144,18 @@ def check_host_files(*paths: str, text: bool = True) -> None:
             read_text(path)
         else:
             read_bytes(path)
+        if writing:
+            write_target(path)
 
 
 def write_bytes(path: str, data: bytes, *, mode: int | None) -> None:
     from ovhooks.fsutil import write_atomic
 
+    target = write_target(path)
     try:
-        write_atomic(path, data, private=False)
+        write_atomic(target, data, private=False)
         if mode is not None:
-            os.chmod(path, mode)
+            os.chmod(target, mode)
     except OSError as exc:
         raise CommandError(
             f"cannot write {path}: {exc}", fix="check the directory's permissions"
@@ -155,8 +174,13 @@ def file_mode(path: str) -> int | None:
 
 
 def remove_file(path: str) -> None:
+    """Remove the file at ``path``; through a link, the file it points to goes and the link
+    stays as the user's dotfiles manager made it (dangling again, as before the install)."""
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    if target != path and os.path.islink(target):
+        return  # a loop of links: nothing there is a file ovhooks wrote
     try:
-        os.unlink(path)
+        os.unlink(target)
     except FileNotFoundError:
         pass
 

@@ -65,7 +65,7 @@ def install(
         return codex.install(path, exe, environ, cwd, dry_run=dry_run, trust=trust, mcp=mcp)
     if trust:
         _refuse_trust(spec)
-    _check_files(spec, path, environ, mcp=mcp)
+    _check_files(spec, path, environ, mcp=mcp, writing=not dry_run)
     if spec.install == "shim":
         from ovhooks.commands.install.shim_file import install_shim, render, template
 
@@ -80,19 +80,21 @@ def install(
     return done
 
 
-def _check_files(spec: HostSpec, path: str, environ: Mapping[str, str], *, mcp: bool) -> None:
-    """Every file the steps will touch, read before the first write: a FIFO as the MCP file
-    must not leave the hooks file edited."""
+def _check_files(
+    spec: HostSpec, path: str, environ: Mapping[str, str], *, mcp: bool, writing: bool
+) -> None:
+    """Every file the steps will touch, read (and its write target found) before the first
+    write: a FIFO or a broken link as the MCP file must not leave the hooks file edited."""
     from ovhooks.commands.install.files import check_host_files
 
-    check_host_files(path, text=spec.install != "shim")
+    check_host_files(path, writing=writing, text=spec.install != "shim")
     if not mcp or spec.mcp is None:
         return
     if spec.mcp == "claude_json":
         mcp_path = mcp_config.claude_json_path(environ)
     else:
         mcp_path = hostconfig.mcp_file(spec.name, environ)
-    check_host_files(mcp_path)
+    check_host_files(mcp_path, writing=writing)
 
 
 def _install_hooks(spec: HostSpec, path: str, exe: str, *, dry_run: bool) -> dict[str, Any]:
@@ -146,7 +148,8 @@ def uninstall(
         from ovhooks.commands.install import codex
 
         return codex.uninstall(path, scope, environ, cwd, dry_run=dry_run)
-    _check_files(spec, path, environ, mcp=scope == "user")
+    # Uninstall writes only into files that exist, so a dangling link is no reason to stop.
+    _check_files(spec, path, environ, mcp=scope == "user", writing=False)
     done: dict[str, Any] = {"mcp": [], "config_toml": None}
     if scope == "user" and spec.mcp == "claude_json":
         from ovhooks.commands.install.mcp_files import unregister_claude
