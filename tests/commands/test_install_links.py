@@ -2,7 +2,7 @@
 install edits the file the link points to and the link stays a link; uninstall puts the
 target's bytes back. The backup stays next to the link, never in the dotfiles folder. A
 dangling link is written through when its target's folder exists, and refused when not
-(campaign 5, repro/install_roundtrip.sh)."""
+(campaign 5, repro/install_roundtrip.sh). Also: a blank settings file comes back blank."""
 
 from __future__ import annotations
 
@@ -114,6 +114,22 @@ def test_a_link_into_a_missing_folder_is_refused_before_any_write(
     assert _tree(home) == before and not (tmp_path / "dotfiles").exists()
 
     _ok("uninstall", host)  # nothing of ovhooks' there: nothing to refuse
+    assert _tree(home) == before
+
+
+# The JSON files a user may keep blank (whitespace only), for the hosts that read them.
+BLANK_FILES = [(host, name) for host, name in HOST_FILES if name.endswith(".json")]
+
+
+@pytest.mark.parametrize(("host", "name"), BLANK_FILES, ids=[f"{h}:{n}" for h, n in BLANK_FILES])
+def test_a_blank_settings_file_comes_back_byte_for_byte(home: Path, host: str, name: str) -> None:
+    blank = home / name
+    blank.parent.mkdir(parents=True, exist_ok=True)
+    blank.write_bytes(b"  \n\n")
+    before = _tree(home)
+    _ok("install", host, "--exe", EXE)
+    assert b"ovhooks" in blank.read_bytes()
+    _ok("uninstall", host)
     assert _tree(home) == before
 
 

@@ -101,6 +101,12 @@ def read_failure(path: str, exc: OSError) -> CommandError:
     return CommandError(f"cannot read {path}: {reason}", fix=fix)
 
 
+def backup_doc(text: str) -> object:
+    """A backup's JSON (raises ValueError); a blank one is the empty object install read it as,
+    so its bytes (whitespace and all) still come back."""
+    return json.loads(text) if text.strip() else {}
+
+
 def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:
     text = read_text(path)
     if text is None or not text.strip():
@@ -258,7 +264,7 @@ def uninstall_hooks_file(
     restored: str | None = None
     if backup_text is not None:
         try:
-            if same_but_empty_tables(json.loads(backup_text or "{}"), new):
+            if same_but_empty_tables(backup_doc(backup_text), new):
                 restored = backup_text
         except ValueError:
             restored = None

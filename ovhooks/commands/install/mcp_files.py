@@ -13,6 +13,7 @@ import os
 from ovhooks.commands.install import mcp_config
 from ovhooks.commands.install.files import (
     BACKUP_SUFFIX,
+    backup_doc,
     file_mode,
     read_json_doc,
     read_text,
@@ -152,7 +153,6 @@ def unregister_claude(
 ) -> list[dict[str, Any]]:
     """Take the rules out of ``settings.json`` (before the hooks step restores its bytes) and
     the server out of ``~/.claude.json``: its backup's bytes back when nothing else changed."""
-    import json
 
     from ovhooks.commands.install.hooks_json import same_but_empty_tables
 
@@ -173,7 +173,7 @@ def unregister_claude(
     backup_path = server_path + BACKUP_SUFFIX
     backup = read_text(backup_path)
     try:
-        restorable = backup is not None and same_but_empty_tables(json.loads(backup or "{}"), new)
+        restorable = backup is not None and same_but_empty_tables(backup_doc(backup), new)
     except ValueError:
         restorable = False
     action = "restored" if restorable else "removed" if backup is None and not new else "updated"

@@ -17,13 +17,13 @@ the entry alone.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.install.files import (
     BACKUP_SUFFIX,
+    backup_doc,
     file_mode,
     read_json_doc,
     read_text,
@@ -163,7 +163,7 @@ def unregister_server(
     backup_path = path + BACKUP_SUFFIX
     backup = None if keep_backup else read_text(backup_path)
     try:
-        restorable = backup is not None and same_but_empty_tables(json.loads(backup or "{}"), new)
+        restorable = backup is not None and same_but_empty_tables(backup_doc(backup), new)
     except ValueError:
         restorable = False
     gone = not keep_backup and backup is None and not new
