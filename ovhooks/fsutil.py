@@ -159,6 +159,11 @@ def read_bounded(path: str, limit: int | None = None) -> bytes:
         os.close(fd)
 
 
+def read_text_file(path: str, limit: int | None = None, *, errors: str = "strict") -> str:
+    """``read_bounded`` decoded as UTF-8 (``errors`` as for ``bytes.decode``), line ends kept."""
+    return read_bounded(path, limit).decode("utf-8", errors)
+
+
 def read_json(path: str) -> object:
     """Parse a JSON file; raises ``OSError`` or ``ValueError`` (nesting too deep for the
     parser too: a damaged or hostile file is no reason for a traceback). Only a regular file

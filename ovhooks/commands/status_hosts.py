@@ -4,6 +4,7 @@ scope), and which are active (sessions captured, and when last), from the same s
 from __future__ import annotations
 
 from ovhooks.commands import hostconfig
+from ovhooks.fsutil import read_text_file
 from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
@@ -21,9 +22,9 @@ def installed_scopes(host: str, environ: Mapping[str, str], cwd: str) -> list[st
         for scope in hostconfig.SCOPES:
             path = hostconfig.hooks_file(host, scope, environ, cwd)
             try:
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    if shim_command(fh.read(1 << 20)) is not None and scope not in scopes:
-                        scopes.append(scope)
+                text = read_text_file(path, 1 << 20, errors="replace")
+                if shim_command(text) is not None and scope not in scopes:
+                    scopes.append(scope)
             except OSError:
                 continue
         return scopes

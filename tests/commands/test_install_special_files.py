@@ -135,3 +135,15 @@ def test_a_folder_where_the_file_belongs_keeps_its_own_fix(home: Path) -> None:
     assert result.exit_code == 1
     assert "it is a folder, not a regular file" in result.stderr
     assert "a folder stands where the file belongs" in result.stderr
+
+
+def test_doctor_and_status_pass_over_fifos_where_host_files_belong(home: Path) -> None:
+    # They read the same files to report what is installed: a FIFO blocked them forever.
+    for _host, name in [*HOST_FILES, ("openviking", ".openviking/ov.conf")]:
+        fifo = home / name
+        fifo.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(fifo)
+    for command in ("doctor", "status"):
+        result = _cli(command)  # TimeoutExpired without the bounded reads
+        assert result.returncode in (0, 6), (command, result.returncode, result.stderr)
+        assert "Traceback" not in result.stderr and "a bug in ovhooks" not in result.stderr

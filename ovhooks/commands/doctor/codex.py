@@ -7,6 +7,7 @@ import os
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.doctor.result import check
+from ovhooks.fsutil import read_text_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,8 +18,7 @@ if TYPE_CHECKING:
 
 def _read(path: str) -> str:
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return read_text_file(path)
     except (OSError, ValueError):  # a file that is not UTF-8 reads as one we cannot use
         return ""
 
@@ -70,8 +70,7 @@ def _codex_features(environ: Mapping[str, str]) -> dict[str, object] | None:
     import tomllib
 
     try:
-        with open(hostconfig.codex_config_toml(environ), "rb") as fh:
-            doc = tomllib.load(fh)
+        doc = tomllib.loads(read_text_file(hostconfig.codex_config_toml(environ)))
     except (OSError, ValueError, RecursionError):  # unreadable, not TOML or not UTF-8
         return None
     features = doc.get("features")

@@ -13,6 +13,7 @@ import json
 import os
 
 from ovhooks.commands import hostconfig
+from ovhooks.fsutil import read_text_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
 
 def _read(path: str) -> dict[str, Any]:
     try:
-        with open(path, encoding="utf-8") as handle:
-            doc = json.load(handle)
+        doc = json.loads(read_text_file(path))
     except (OSError, ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ovhooks.commands.doctor.result import check
+from ovhooks.fsutil import read_text_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,8 +47,7 @@ def _ingest_in_config(environ: Mapping[str, str]) -> str:
         home_dir(environ), ".openviking", "ov.conf"
     )
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = json.loads(read_text_file(path))
     except (OSError, ValueError, RecursionError):
         return ""
     ingest = doc.get("ingest") if isinstance(doc, dict) else None

@@ -8,6 +8,7 @@ import os
 
 from ovhooks.commands import hostconfig
 from ovhooks.commands.doctor.result import check
+from ovhooks.fsutil import read_text_file
 from ovhooks.hosts.registry import spec as host_spec
 
 TYPE_CHECKING = False
@@ -56,8 +57,7 @@ def openviking_integration(host: str, environ: Mapping[str, str]) -> str:
             return place
     for config in configs:
         try:
-            with open(config, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(1 << 20)
+            text = read_text_file(config, 1 << 20, errors="replace")
         except OSError:
             continue
         if "openviking" in text.lower():
@@ -77,8 +77,7 @@ def check_shim_host(host: str, environ: Mapping[str, str], cwd: str) -> Check:
         if scope == "project" and path == hostconfig.hooks_file(host, "user", environ, cwd):
             continue
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                argv = shim_command(fh.read(1 << 20))
+            argv = shim_command(read_text_file(path, 1 << 20, errors="replace"))
         except OSError:
             continue
         if argv is None:
