@@ -171,10 +171,9 @@ def test_a_batch_applied_then_archived_by_a_commit_is_not_sent_again(tmp_path: P
     assert texts(server.archived) == ["m0", "m1", "m2"] and server.live == []
 
 
-def test_an_unmarked_newest_message_of_another_capture_means_not_applied(tmp_path: Path) -> None:
-    """The newest mark the server holds is an earlier capture's: the batch in flight did not
-    land, and once the window is over it is sent again (once)."""
-    now = [1000.0]
+def _second_capture_in_flight(tmp_path: Path, now: list[float]) -> tuple[Outbox, RecordingBackend]:
+    """A session whose first capture (m0, m1) the server holds, committed, and whose second
+    (m2, m3) timed out in flight at ``now[0]``; the box and the server."""
     box = session_box(tmp_path, clock=lambda: now[0], window=60.0)
     box.enqueue("append", "cx-a", msgs(2))
     server = RecordingBackend()
@@ -182,6 +181,14 @@ def test_an_unmarked_newest_message_of_another_capture_means_not_applied(tmp_pat
     box.enqueue("append", "cx-a", msgs(2, start=2))
     box.drain(RecordingBackend(fail_after=0, error=BackendError("timeout", "t")))  # type: ignore[arg-type]
     server.commit("cx-a")
+    return box, server
+
+
+def test_an_unmarked_newest_message_of_another_capture_means_not_applied(tmp_path: Path) -> None:
+    """The newest mark the server holds is an earlier capture's: the batch in flight did not
+    land, and once the window is over it is sent again (once)."""
+    now = [1000.0]
+    box, server = _second_capture_in_flight(tmp_path, now)
     assert isinstance(box.drain(server).error, InflightError)  # type: ignore[arg-type]
     now[0] += 61
     assert box.drain(server).error is None  # type: ignore[arg-type]
@@ -194,13 +201,7 @@ def test_a_batch_stamped_by_a_clock_since_set_back_waits_one_window_not_the_skew
     """Sent under a clock a day ahead, the batch's stamp is in the future once the clock is
     corrected: the queue waited out the whole day. Now the window starts when that is seen."""
     now = [1000.0 + 86_400]
-    box = session_box(tmp_path, clock=lambda: now[0], window=60.0)
-    box.enqueue("append", "cx-a", msgs(2))
-    server = RecordingBackend()
-    assert box.drain(server).error is None  # type: ignore[arg-type]
-    box.enqueue("append", "cx-a", msgs(2, start=2))
-    box.drain(RecordingBackend(fail_after=0, error=BackendError("timeout", "t")))  # type: ignore[arg-type]
-    server.commit("cx-a")
+    box, server = _second_capture_in_flight(tmp_path, now)
     now[0] = 1000.0  # the clock corrected
     assert isinstance(box.drain(server).error, InflightError)  # type: ignore[arg-type]
     now[0] += 30
