@@ -101,6 +101,17 @@ class StateStore:
         if not isinstance(raw, dict) or raw.get("key") != key:
             self._quarantine(path, ValueError("not a state document"))
             return None
+        queue = raw.get("queue")
+        if queue is not None and not (
+            isinstance(queue, list) and all(isinstance(e, dict) for e in queue)
+        ):
+            # A hand edit or another tool left something no worker can send: it failed every
+            # worker of the session (nothing captured again). The entries it can read stay.
+            raw["queue"] = (
+                [e for e in queue if isinstance(e, dict)] if isinstance(queue, list) else []
+            )
+            if self.log:
+                self.log.error("state_queue_damaged", path=path)
         found: State = raw  # type: ignore[assignment]
         return found
 

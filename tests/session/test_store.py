@@ -247,3 +247,19 @@ def test_a_document_past_the_read_limit_is_refused_not_read(
     monkeypatch.setattr(fsutil, "READ_LIMIT", 1000)
     with pytest.raises(OSError):
         fsutil.read_json(str(path))
+
+
+@pytest.mark.parametrize("queue", ["x", {"seq": 1}, [1, {"seq": 2, "op": "commit"}, "y"]])
+def test_a_damaged_queue_reads_as_the_entries_that_can_be_read(
+    tmp_path: Path, queue: object
+) -> None:
+    # A string or a dict where the list belongs failed every worker of the session.
+    store = StateStore(str(tmp_path))
+    store.update("cx-a", lambda d: None, create=lambda: new_state("cx-a", "codex", "a", 1.0))
+    path = tmp_path / "sessions" / "cx-a.json"
+    doc = json.loads(path.read_text())
+    doc["queue"] = queue
+    path.write_text(json.dumps(doc))
+    loaded = store.load("cx-a")
+    readable = [e for e in queue if isinstance(e, dict)] if isinstance(queue, list) else []
+    assert loaded is not None and loaded["queue"] == readable
