@@ -147,3 +147,38 @@ def test_doctor_and_status_pass_over_fifos_where_host_files_belong(home: Path) -
         result = _cli(command)  # TimeoutExpired without the bounded reads
         assert result.returncode in (0, 6), (command, result.returncode, result.stderr)
         assert "Traceback" not in result.stderr and "a bug in ovhooks" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("host", "name"),
+    [
+        ("gemini", ".gemini/settings.json"),
+        ("qwen", ".qwen/settings.json"),
+        ("opencode", ".config/opencode/opencode.json"),
+    ],
+)
+def test_settings_with_comments_are_left_alone_with_the_reason(
+    home: Path, host: str, name: str
+) -> None:
+    # These hosts read JSON with comments: "not valid JSON ... fix the file" was wrong.
+    settings = home / name
+    settings.parent.mkdir(parents=True)
+    original = '{\n  // the theme I like\n  "theme": "dark", /* see https://x.y/z */\n  "n": 1\n}\n'
+    settings.write_text(original)
+    result = run_cli("install", host, "--exe", EXE)
+    assert result.exit_code == 1
+    said = " ".join(result.stderr.split())
+    assert f"{settings} holds comments, which ovhooks would lose by rewriting it" in said
+    assert "take the comments out" in said and "not valid JSON" not in said
+    assert settings.read_text() == original
+
+
+def test_comments_are_told_from_json_that_is_broken_or_only_looks_commented() -> None:
+    from ovhooks.commands.install.files import holds_comments
+
+    assert holds_comments('{"a": "http://x" // url in a string, then a comment\n}')
+    assert holds_comments('{"a": "q\\\\"} /* after an escaped backslash */')
+    assert not holds_comments('{"a": "//not a comment", "b": "/*nor this*/"}')
+    assert not holds_comments('{"a": "q\\"//"}')  # an escaped quote keeps the string open
+    assert not holds_comments('{ // a comment\n "a": 1,}')  # still not JSON without it
+    assert not holds_comments('{"a": 1 /* never closed')

@@ -114,6 +114,14 @@ def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:
     try:
         doc = json.loads(text)
     except (ValueError, RecursionError) as exc:
+        if holds_comments(text):
+            # Gemini CLI, Qwen Code and OpenCode read JSON with comments: the file is fine for
+            # the host, but a rewrite would drop them, so it is left alone with the reason
+            raise CommandError(
+                f"{path} holds comments, which ovhooks would lose by rewriting it; it is unchanged",
+                fix="take the comments out of the file (or move it aside), then run the "
+                "command again",
+            ) from None
         why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise CommandError(
             f"{path} is not valid JSON ({why})",
@@ -122,6 +130,37 @@ def read_json_doc(path: str) -> tuple[dict[str, Any], str | None]:
     if not isinstance(doc, dict):
         raise CommandError(f"{path} is not a JSON object", fix="fix the file by hand")
     return doc, text
+
+
+def holds_comments(text: str) -> bool:
+    """Whether ``text`` is JSON once its ``//`` and ``/* */`` comments are taken out (the
+    commented JSON some hosts read); text inside strings, URLs included, is never a comment."""
+    out: list[str] = []
+    at, end, in_string = 0, len(text), False
+    found = False
+    while at < end:
+        ch = text[at]
+        if in_string:
+            out.append(text[at : at + 2] if ch == "\\" else ch)
+            at += 2 if ch == "\\" else 1
+            in_string = ch != '"'
+            continue
+        pair = text[at : at + 2]
+        if pair in ("//", "/*"):
+            close = text.find("\n" if pair == "//" else "*/", at + 2)
+            at = end if close < 0 else close + (0 if pair == "//" else 2)
+            found = True
+            continue
+        in_string = ch == '"'
+        out.append(ch)
+        at += 1
+    if not found:
+        return False
+    try:
+        json.loads("".join(out))
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def write_target(path: str) -> str:
