@@ -19,7 +19,7 @@ from ovhooks.commands.errors import CommandError, ExitCode, backend_failure
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from rich.console import Console
@@ -41,17 +41,13 @@ class Output:
     @property
     def console(self) -> Console:
         if self._console is None:
-            from rich.console import Console
-
-            self._console = Console(file=_redacting(sys.stdout), highlight=False, soft_wrap=True)
+            self._console = human_console(sys.stdout)
         return self._console
 
     @property
     def err(self) -> Console:
         if self._err is None:
-            from rich.console import Console
-
-            self._err = Console(file=_redacting(sys.stderr), highlight=False, soft_wrap=True)
+            self._err = human_console(sys.stderr)
         return self._err
 
     def emit(self, doc: dict[str, Any], render: Callable[[Console], None] | None = None) -> None:
@@ -65,6 +61,36 @@ class Output:
         """Progress or advice for people; silent in JSON mode (stdout stays one document)."""
         if not self.as_json:
             self.err.print(text)
+
+
+# C0 and C1 control characters but tab, line feed and carriage return (which Rich drops)
+_CONTROLS = "".join(
+    chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))
+)
+
+
+def shown(text: str) -> str:
+    """``text`` with its control characters written out (``\\x1b``), for a terminal: stored
+    text (a memory, a session id a host sent) must not move the cursor, set the title or
+    write the clipboard (OSC 52) of the user reading it. ``--json`` escapes them anyway."""
+    if text.isprintable() or not any(ch in _CONTROLS for ch in text):
+        return text
+    return "".join(f"\\x{ord(ch):02x}" if ch in _CONTROLS else ch for ch in text)
+
+
+def human_console(stream: Any) -> Console:
+    """A Rich console on ``stream`` (secrets redacted on the way out) that shows every text it
+    prints through ``shown``; Rich's own styling codes are added after, untouched."""
+    from rich.console import Console
+    from rich.segment import Segment
+
+    class Shown(Console):
+        def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+            return super()._render_buffer(
+                s if s.control else Segment(shown(s.text), s.style) for s in buffer
+            )
+
+    return Shown(file=_redacting(stream), highlight=False, soft_wrap=True)
 
 
 class _Redacting:
@@ -180,10 +206,9 @@ def report_error(command: str, as_json: bool, error: CommandError) -> None:
             }
         )
         return
-    from rich.console import Console
     from rich.markup import escape
 
-    err = Console(file=_redacting(sys.stderr), highlight=False, soft_wrap=True)
+    err = human_console(sys.stderr)
     err.print(f"[bold red]error:[/] {escape(error.message)}")
     if error.fix:
         err.print(f"[bold]fix:[/] {escape(error.fix)}")

@@ -7,6 +7,7 @@ failures users actually meet, not hand-picked attributes.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from ovhooks.commands.errors import (
     usage_error,
 )
 from ovhooks.transport.errors import BackendError, failure_kind
+from tests.support.cli import run_cli
 
 KINDS = (
     "unreachable",
@@ -213,3 +215,26 @@ def test_every_failure_of_a_command_becomes_one_command_error(tmp_path: Path) ->
         bug = command_failure("status", exc)
     assert (bug.slug, bug.code) == ("internal", ExitCode.INTERNAL)
     assert "PermissionError" in bug.message and "ovhooks.log" in bug.message
+
+
+def test_stored_text_cannot_drive_the_readers_terminal() -> None:
+    # A memory holding escape sequences (an OSC 52 clipboard write, a screen clear) was
+    # printed raw by `search` and `read`; now its controls are written out, while Rich's own
+    # styling still reaches a terminal.
+    from ovhooks.commands.output import human_console, shown
+
+    assert shown("plain, 中文 and tabs\tstay") == "plain, 中文 and tabs\tstay"
+    assert shown("a\x1b]52;c;ZXZpbA==\x07b\x9bc\x00") == "a\\x1b]52;c;ZXZpbA==\\x07b\\x9bc\\x00"
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    human_console(screen).print("[bold]0.52[/] deploy \x1b[2Jnote")
+    assert "\x1b[2J" not in screen.getvalue() and "\\x1b[2Jnote" in screen.getvalue()
+    assert "\x1b[1m0.52" in screen.getvalue()  # bold, from Rich itself
+    env = {"OVHOOKS_SEMANTIC": "off", "OVHOOKS_BACKEND": "local"}
+    assert run_cli("remember", "deploy note \x1b]52;c;ZXZpbA==\x07 ok", env=env).exit_code == 0
+    found = run_cli("search", "deploy", env=env).stdout
+    assert "deploy note \\x1b]52;c;ZXZpbA==" in found and "\x1b" not in found
