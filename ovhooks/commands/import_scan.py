@@ -5,9 +5,10 @@ The files or folders named on the command line, or the host's own session folder
 
 from __future__ import annotations
 
-import glob
+import fnmatch
 import os
 import re
+import stat
 
 from ovhooks.commands.errors import CommandError, ExitCode, usage_error
 from ovhooks.transcripts.reader import parse_line
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 _UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.I)
 _HEAD_LINES = 50
+# A longer first line is not one a session can be told by (a 200 MB line cost 449 MB)
+_HEAD_LINE_MAX = 4 * 1024 * 1024
 
 
 class Transcript:
@@ -48,13 +51,38 @@ def default_root(host: str, environ: Mapping[str, str]) -> str:
 
 
 def default_paths(host: str, environ: Mapping[str, str]) -> list[str]:
-    if host == "codex":
-        root = default_root(host, environ)
-        return sorted(
-            glob.glob(os.path.join(glob.escape(root), "**", "rollout-*.jsonl"), recursive=True)
-        )
     root = default_root(host, environ)
-    return sorted(glob.glob(os.path.join(glob.escape(root), "*", "*.jsonl")))
+    if host == "codex":
+        return _files_under(root, "rollout-*.jsonl", depth=None)
+    return _files_under(root, "*.jsonl", depth=1)
+
+
+def _files_under(root: str, pattern: str, *, depth: int | None) -> list[str]:
+    """Regular files named like ``pattern`` under ``root``, ``depth`` folders down exactly
+    (None: at any depth), sorted. Links to folders are not followed (a loop of them made a
+    recursive glob run on without end) and anything but a regular file is left out (a FIFO
+    blocked the read of its first lines forever)."""
+    found: list[str] = []
+    for folder, subfolders, names in os.walk(root):
+        level = 0 if folder == root else os.path.relpath(folder, root).count(os.sep) + 1
+        subfolders[:] = [d for d in subfolders if not d.startswith(".")]  # as glob skips them
+        if depth is not None and level >= depth:
+            subfolders.clear()
+        if depth is not None and level != depth:
+            continue
+        found.extend(
+            os.path.join(folder, name)
+            for name in fnmatch.filter(names, pattern)
+            if not name.startswith(".") and _regular(os.path.join(folder, name))
+        )
+    return sorted(found)
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def expand(host: str, paths: list[str], environ: Mapping[str, str]) -> list[str]:
@@ -63,14 +91,17 @@ def expand(host: str, paths: list[str], environ: Mapping[str, str]) -> list[str]
         return default_paths(host, environ)
     out: list[str] = []
     for path in paths:
-        if os.path.isfile(path):
+        if _regular(path):
             out.append(os.path.abspath(path))
         elif os.path.isdir(path):
             pattern = "rollout-*.jsonl" if host == "codex" else "*.jsonl"
-            found = glob.glob(os.path.join(glob.escape(path), "**", pattern), recursive=True)
+            found = _files_under(path, pattern, depth=None)
             # Claude keeps subagent transcripts in <session>/subagents/: not sessions of their own
-            out.extend(
-                os.path.abspath(f) for f in sorted(found) if f"{os.sep}subagents{os.sep}" not in f
+            out.extend(os.path.abspath(f) for f in found if f"{os.sep}subagents{os.sep}" not in f)
+        elif os.path.exists(path):
+            raise CommandError(
+                f"{path} is not a regular file or a folder",
+                fix="give a transcript file or folder",
             )
         else:
             raise CommandError(
@@ -84,10 +115,13 @@ def expand(host: str, paths: list[str], environ: Mapping[str, str]) -> list[str]
 
 def _head(path: str) -> list[dict[str, Any]]:
     records = []
-    with open(path, "rb") as fh:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since it was listed
+            return []
         for _ in range(_HEAD_LINES):
-            line = fh.readline()
-            if not line:
+            line = fh.readline(_HEAD_LINE_MAX)
+            if not line or (len(line) == _HEAD_LINE_MAX and not line.endswith(b"\n")):
                 break
             record = parse_line(line)
             if record is not None:
@@ -140,12 +174,12 @@ def parse_since(text: str, now: float) -> float:
     from datetime import datetime
 
     try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
+        # timestamp() too: a date like 0001-01-01 is out of the platform's range
+        return datetime.fromisoformat(text).timestamp()
+    except (ValueError, OverflowError, OSError):
         raise usage_error(
             f"cannot read --since {text!r}", "use a date (2026-01-31) or an age (7d, 12h)"
         ) from None
-    return moment.timestamp()
 
 
 def select(

@@ -293,3 +293,42 @@ def test_select_reads_the_environment_it_is_given(host_samples: Path, tmp_path: 
     mtime = transcript.stat().st_mtime
     assert select("codex", [], "1d", now=mtime + 2 * 86400, environ=environ) == []
     assert len(select("codex", [], "3d", now=mtime + 2 * 86400, environ=environ)) == 1
+
+
+@pytest.mark.timeout(60)  # a regression hangs on the FIFO or the loops: fail it soon
+def test_a_folder_with_a_fifo_a_device_link_and_link_loops_is_scanned_once_at_once(
+    tmp_path: Path,
+) -> None:
+    # A FIFO blocked the scan forever, a link to /dev/zero was read without bound, three
+    # links to . and .. made the recursive glob run on without end, and one of them counted
+    # the same transcript 41 times.
+    from ovhooks.commands.import_scan import select
+
+    project = tmp_path / "projects" / "-tmp-x"
+    project.mkdir(parents=True)
+    good = project / f"{CLAUDE_SID}.jsonl"
+    good.write_text(json.dumps({"type": "user", "cwd": "/w", "message": {"content": "hi"}}))
+    os.mkfifo(project / "fifo.jsonl")
+    (project / "zero.jsonl").symlink_to("/dev/zero")
+    for name, target in (("l1", "."), ("l2", "."), ("l3", "..")):
+        (project / name).symlink_to(target)
+    found = select("claude", [str(tmp_path / "projects")], None, now=0.0, environ={})
+    assert [t.path for t in found] == [str(good)]
+    code, doc = run_json("import", "claude", str(project / "fifo.jsonl"), "--dry-run")
+    assert code == 1 and "not a regular file" in doc["error"]["message"]
+
+
+def test_a_transcript_whose_first_line_is_huge_is_not_read_whole(tmp_path: Path) -> None:
+    from ovhooks.commands import import_scan
+
+    path = tmp_path / f"{CLAUDE_SID}.jsonl"
+    with open(path, "wb") as fh:
+        fh.write(b'{"cwd": "/w", "x": "' + b"y" * (import_scan._HEAD_LINE_MAX + 10) + b'"}\n')
+        fh.write(json.dumps({"cwd": "/second"}).encode() + b"\n")
+    found = import_scan.identify("claude", str(path))
+    assert found is not None and found.cwd == ""  # the head stopped at the long line
+
+
+def test_a_since_date_out_of_the_platforms_range_is_a_usage_error() -> None:
+    code, doc = run_json("import", "claude", "--since", "0001-01-01", "--dry-run")
+    assert code == 2 and "cannot read --since" in doc["error"]["message"], doc
