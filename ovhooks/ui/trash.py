@@ -10,12 +10,19 @@ its id), in one transaction. An OpenViking server has no call that reads or writ
 memory's metadata (0.5.2: ``content/read`` gives the text, ``content/write`` takes a URI, the
 text and a mode): undo writes the text back at the same URI, and the server records the
 write as new (its own times and summary); the session link the server kept is not restored.
+A row holding a BLOB (a text column written as bytes by another tool) is kept with each
+bytes value as ``{"bytes_b64": …}`` (SQLite never returns a dict, so the tag is unambiguous)
+and restored as the same bytes. Undo claims the file first (an atomic rename): of two undos
+of one forget, one restores and the other is told it is gone; a restore that fails puts the
+file back under its name, so the record is not lost.
 Files older than the window are purged whenever the trash is touched, so a forgotten memory
 does not outlive the window on disk by more than the next use of the viewer.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import os
 import secrets
@@ -42,21 +49,34 @@ def trash_dir(state_dir: str) -> str:
 
 
 def forget(backend: Backend, state_dir: str, uris: Sequence[str], now: float) -> dict[str, Any]:
-    """Delete ``uris`` (kept for undo); returns ``{undo, forgotten, failed}``."""
+    """Delete ``uris`` (kept for undo); returns ``{undo, forgotten, failed, missing}``.
+
+    ``missing``: URIs the store has no memory at (forgotten already, in another tab); nothing
+    is kept or deleted for them. ``undo`` is None when every URI was missing."""
+    from ovhooks.transport.errors import BackendError
+
     purge(state_dir, now)
     kept: list[dict[str, Any]] = []
-    for uri in uris:
-        item: dict[str, Any] = {"uri": uri, "content": backend.read(uri, "full")}
+    missing: list[str] = []
+    for uri in dict.fromkeys(uris):  # a URI named twice is forgotten once
+        try:
+            content = backend.read(uri, "full")
+        except BackendError as exc:
+            if not exc.not_found:
+                raise
+            missing.append(uri)
+            continue
+        item: dict[str, Any] = {"uri": uri, "content": content}
         saved = _record(backend, uri)
         if saved is not None:
-            item["record"] = saved
+            item["record"] = _storable(saved)
         kept.append(item)
+    if not kept:
+        return {"undo": None, "forgotten": [], "failed": [], "missing": missing}
     undo_id = secrets.token_hex(8)
     _write(os.path.join(trash_dir(state_dir), undo_id + ".json"), {"t": now, "items": kept})
     forgotten: list[str] = []
     failed: list[str] = []
-    from ovhooks.transport.errors import BackendError
-
     for item in kept:
         try:
             backend.delete(item["uri"])
@@ -64,7 +84,7 @@ def forget(backend: Backend, state_dir: str, uris: Sequence[str], now: float) ->
             failed.append(item["uri"])
         else:
             forgotten.append(item["uri"])
-    return {"undo": undo_id, "forgotten": forgotten, "failed": failed}
+    return {"undo": undo_id, "forgotten": forgotten, "failed": failed, "missing": missing}
 
 
 def undo(backend: Backend, state_dir: str, undo_id: str, now: float) -> list[str]:
@@ -73,20 +93,58 @@ def undo(backend: Backend, state_dir: str, undo_id: str, now: float) -> list[str
         raise TrashError("no such forget")
     purge(state_dir, now)
     path = os.path.join(trash_dir(state_dir), undo_id + ".json")
+    # Claimed by a rename before anything is restored: a second undo of the same forget (a
+    # double click, another tab) finds no file and is told so, instead of restoring twice
+    # and failing on the unlink.
+    claimed = f"{path}.{os.getpid()}.{time.monotonic_ns()}.claimed"
+    try:
+        os.rename(path, claimed)
+    except OSError as exc:
+        raise TrashError("nothing to undo: already undone, or the undo window has passed") from exc
+    try:
+        restored = _undo_file(backend, claimed)
+    except BaseException:
+        # The restore did not happen (or not whole): the record stays undoable.
+        with contextlib.suppress(OSError):
+            os.rename(claimed, path)
+        raise
+    os.unlink(claimed)
+    return restored
+
+
+def _undo_file(backend: Backend, path: str) -> list[str]:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
     except (OSError, ValueError) as exc:
-        raise TrashError("nothing to undo: the undo window has passed") from exc
+        raise TrashError("nothing to undo: the forget's record cannot be read") from exc
     items = list(doc.get("items") or ())
-    records = [i["record"] for i in items if isinstance(i.get("record"), dict)]
+    records = [_restorable(i["record"]) for i in items if isinstance(i.get("record"), dict)]
     restored = _restore(backend, records) if records else []
     for item in items:
         if not isinstance(item.get("record"), dict):
             backend.write(item["uri"], item["content"])
             restored.append(item["uri"])
-    os.unlink(path)
     return restored
+
+
+_BYTES_TAG = "bytes_b64"
+
+
+def _storable(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` fit for JSON: bytes values tagged (see the module's docstring)."""
+    return {
+        k: {_BYTES_TAG: base64.b64encode(v).decode("ascii")} if isinstance(v, bytes) else v
+        for k, v in row.items()
+    }
+
+
+def _restorable(row: dict[str, Any]) -> dict[str, Any]:
+    """The row ``_storable`` kept, its bytes values bytes again."""
+    return {
+        k: base64.b64decode(v[_BYTES_TAG]) if isinstance(v, dict) and _BYTES_TAG in v else v
+        for k, v in row.items()
+    }
 
 
 def _record(backend: Backend, uri: str) -> dict[str, Any] | None:
@@ -125,8 +183,15 @@ def _write(path: str, doc: dict[str, Any]) -> None:
     ensure_dir(os.path.dirname(path))
     tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, ensure_ascii=False)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, ensure_ascii=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        # A half-written copy of a memory must not stay on disk: no undo can reach it, and
+        # the forget that wrote it is refused, so the person believes nothing was kept.
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
