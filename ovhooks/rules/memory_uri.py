@@ -80,6 +80,10 @@ def _characters(uri: str) -> None:
         category = unicodedata.category(ch)
         if category in HIDING_CATEGORIES:
             raise UriError(uri, "bad_character", "not a memory URI: it holds invisible characters")
+        if category == "Cs":  # a lone surrogate: no store can encode it, no file is named so
+            raise UriError(
+                uri, "bad_character", "not a memory URI: it holds text that is not valid Unicode"
+            )
         if ch == "%":
             raise UriError(
                 uri,

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 SCOPES = ("user", "project", "other")
 PAGE_SIZE = 50
 ABSTRACT_CHARS = 240
+CATEGORY_MAX_CHARS = 100  # a category is one word ("preferences"); no filter is longer
 
 
 class Memory:
@@ -74,6 +75,17 @@ class Page:
         self.pages = max(1, -(-total // PAGE_SIZE))
         self.categories = categories
         self.complete = complete
+
+
+def filter_problem(scope: object, category: object) -> str | None:
+    """Why ``scope`` and ``category`` (as a request gave them) are not a filter of the list,
+    or None. The one check for the list and bulk forget: a filter the listing does not know
+    must never fall through to "every memory"."""
+    if not isinstance(scope, str) or scope not in ("", *SCOPES):
+        return f"unknown scope {scope!r} (the scopes are {', '.join(SCOPES)})"
+    if not isinstance(category, str) or len(category) > CATEGORY_MAX_CHARS:
+        return f"unknown category {category!r}"
+    return None
 
 
 def scope_of(uri: str, peer: str) -> str:

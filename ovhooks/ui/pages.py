@@ -88,8 +88,9 @@ class Data:
         from ovhooks.transport.errors import BackendError
         from ovhooks.ui import memories, recall_log
 
-        if scope not in ("", *memories.SCOPES):
-            raise UserError(f"unknown scope {scope!r}")
+        problem = memories.filter_problem(scope, category)
+        if problem:
+            raise UserError(problem)
         backend = self.backend()
         stats = recall_log.per_memory(recall_log.entries(self.settings.state_dir))
         try:
@@ -165,22 +166,34 @@ class Data:
         backend = self.backend()
         try:
             (uri,) = self.own_memories(backend, [uri], "edit")
+            # The store's write creates a missing file: an edit from a stale tab would bring
+            # a forgotten memory back. Creating one is ``remember``'s job.
+            backend.read(uri, "full")
             cleaned = clean_outbound(content, self.settings)
             backend.write(uri, cleaned)
         except BackendError as exc:
+            if exc.not_found:
+                message = f"no such memory: {uri} (forgotten?); nothing was saved"
+                raise UserError(message, 404) from exc
             raise UserError(_backend_words(exc), 502) from exc
         return {"uri": uri, "scrubbed": cleaned != content}
 
     def forget(self, uris: list[str], now: float) -> dict[str, Any]:
+        """Forget ``uris`` (``trash.forget``). A URI with no memory is already forgotten (a
+        second tab, a double click): the others are forgotten and it is listed in
+        ``missing``; when none of them exists the answer is a 404 naming the first."""
         from ovhooks.transport.errors import BackendError
         from ovhooks.ui import trash
 
         backend = self.backend()
         try:
             uris = self.own_memories(backend, uris, "forget")
-            return trash.forget(backend, self.settings.state_dir, uris, now)
+            done = trash.forget(backend, self.settings.state_dir, uris, now)
         except BackendError as exc:
             raise UserError(_backend_words(exc), 502) from exc
+        if done["undo"] is None:
+            raise UserError(f"no such memory: {done['missing'][0]} (forgotten already?)", 404)
+        return done
 
     def undo(self, undo_id: str, now: float) -> dict[str, Any]:
         from ovhooks.transport.errors import BackendError
@@ -193,15 +206,28 @@ class Data:
         except BackendError as exc:
             raise UserError(_backend_words(exc), 502) from exc
 
-    def forget_filter(self, scope: str, category: str, expect: int, now: float) -> dict[str, Any]:
-        """Forget every memory the list shows for this filter, if it still holds ``expect``."""
+    def forget_filter(
+        self, scope: object, category: object, expect: int, now: float
+    ) -> dict[str, Any]:
+        """Forget every memory the list shows for this filter, if it still holds ``expect``.
+        A scope or category the list does not know is a 400 (nothing forgotten): the
+        listing would read an unknown scope as no filter at all, every memory."""
         from ovhooks.ui import memories
 
+        problem = memories.filter_problem(scope, category)
+        if problem:
+            raise UserError(f"{problem}; nothing was forgotten")
+        assert isinstance(scope, str) and isinstance(category, str)  # filter_problem's check
         if not scope and not category:
             raise UserError("choose a scope or a category first: bulk forget needs a filter")
         backend = self.backend()
         user = self.user(backend)
         first = memories.list_page(backend, self.peer, scope, category, 1, user)
+        if category and category not in first.categories:
+            raise UserError(
+                f"unknown category {category!r}: no memory in this scope has it; "
+                "nothing was forgotten"
+            )
         if first.total != expect:
             raise UserError(
                 f"the filter now matches {first.total} memories, not {expect}: reload", 409

@@ -163,9 +163,16 @@ class Viewer:
         uri = body.get("uri")
         if not isinstance(uri, str):
             raise pages.UserError("name the memory to edit in `uri`")
+        if not _is_unicode(content):
+            # A lone surrogate ("\ud800" in the JSON) parses, but no store can encode it.
+            raise pages.UserError("not saved: the new text holds text that is not valid Unicode")
         return Response.json(self.data().edit(uri, content))  # the URI rule is Data's
 
     def forget(self, request: Request) -> Response:
+        """Forget ``uris``. A URI naming no memory is taken as forgotten already (a second
+        tab, a double click): the others are forgotten and it is reported in ``missing``;
+        only when none exists is the answer a 404. Refusing the whole list would leave the
+        person unable to forget the rest from a stale page."""
         uris = request.body.get("uris")
         if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
             raise pages.UserError("name the memories to forget in `uris`")
@@ -182,8 +189,11 @@ class Viewer:
         expect = body.get("expect")
         if not isinstance(expect, int):
             raise pages.UserError("`expect` (the count you confirmed) is required")
-        scope = str(body.get("scope") or "")
-        category = str(body.get("category") or "")
+        # Not coerced: ``str(["user"])`` is no scope, and Data refuses what is not one.
+        scope = body.get("scope")
+        category = body.get("category")
+        scope = "" if scope is None else scope
+        category = "" if category is None else category
         return Response.json(self.data().forget_filter(scope, category, expect, time.time()))
 
 
@@ -196,6 +206,14 @@ def _static(name: str) -> Response:
             return Response(200, fh.read(), STATIC_TYPES[ext])
     except (OSError, ValueError):  # ValueError: a NUL in the name
         return Response(404, "not found", "text/plain; charset=utf-8")
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _int(raw: str | None) -> int:
