@@ -38,6 +38,9 @@ REFUSED: list[tuple[str, str, str]] = [
     (f"viking://user/{USER}/memories/a\uff0fb.md", "lookalike", "stands for '.' or '/'"),
     (f"viking://user/{USER}/memories/a\u2215b.md", "backslash", "slash"),
     (f"viking://user/{USER}/memories/x\u202e.md", "bad_character", "invisible"),
+    # a lone surrogate: "not valid Unicode" (the rule), "not valid UTF-8 text" (CLI and MCP,
+    # which refuse it before the rule sees it)
+    (f"viking://user/{USER}/memories/x\ud800.md", "bad_character", "not valid U"),
     # folders
     (f"viking://user/{USER}/memories/", "folder", "folder"),
     (f"viking://user/{USER}/memories", "folder", "folder"),
