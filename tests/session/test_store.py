@@ -254,7 +254,8 @@ def test_a_damaged_queue_reads_as_the_entries_that_can_be_read(
     tmp_path: Path, queue: object
 ) -> None:
     # A string or a dict where the list belongs failed every worker of the session.
-    store = StateStore(str(tmp_path))
+    log_root = tmp_path / "logroot"
+    store = StateStore(str(tmp_path), log=Log(str(log_root), "info"))
     store.update("cx-a", lambda d: None, create=lambda: new_state("cx-a", "codex", "a", 1.0))
     path = tmp_path / "sessions" / "cx-a.json"
     doc = json.loads(path.read_text())
@@ -263,3 +264,4 @@ def test_a_damaged_queue_reads_as_the_entries_that_can_be_read(
     loaded = store.load("cx-a")
     readable = [e for e in queue if isinstance(e, dict)] if isinstance(queue, list) else []
     assert loaded is not None and loaded["queue"] == readable
+    assert [r["event"] for r in read_recent(str(log_root))] == ["state_queue_damaged"]
