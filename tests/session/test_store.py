@@ -265,3 +265,5 @@ def test_a_damaged_queue_reads_as_the_entries_that_can_be_read(
     readable = [e for e in queue if isinstance(e, dict)] if isinstance(queue, list) else []
     assert loaded is not None and loaded["queue"] == readable
     assert [r["event"] for r in read_recent(str(log_root))] == ["state_queue_damaged"]
+    unlogged = StateStore(str(tmp_path), reader=True).load("cx-a")  # the viewer's, no log
+    assert unlogged is not None and unlogged["queue"] == readable
