@@ -28,7 +28,7 @@ import os
 import secrets
 import time
 
-from ovhooks.fsutil import ensure_dir
+from ovhooks.fsutil import write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -180,18 +180,6 @@ def purge(state_dir: str, now: float) -> None:
 
 
 def _write(path: str, doc: dict[str, Any]) -> None:
-    ensure_dir(os.path.dirname(path))
-    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        # A half-written copy of a memory must not stay on disk: no undo can reach it, and
-        # the forget that wrote it is refused, so the person believes nothing was kept.
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    # write_atomic: private, durable, and a failed write leaves no half-written copy of a
+    # memory on disk (no undo could reach it, and the forget that wrote it is refused)
+    write_atomic(path, json.dumps(doc, ensure_ascii=False).encode("utf-8"))
