@@ -129,19 +129,25 @@ def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
 READ_LIMIT = 32 * 1024 * 1024  # far above any file ovhooks writes; bounds what one read holds
 
 
-def read_bounded(path: str, limit: int | None = None) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``limit`` (default ``READ_LIMIT``).
-
-    Anything else raises ``OSError`` at once: a FIFO would block the reader forever and a
-    link to ``/dev/zero`` would fill memory faster than any deadline can fire (one C call).
-    The open does not block (``O_NONBLOCK``), and the type is checked on the open file.
-    """
-    limit = READ_LIMIT if limit is None else limit
+def open_regular(path: str) -> int:
+    """A read-only descriptor of the regular file at ``path``; anything else raises
+    ``OSError`` (``EINVAL``) at once. A FIFO would block its reader forever and a link to
+    ``/dev/zero`` fill memory faster than any deadline can fire (one C call), so the open
+    does not block (``O_NONBLOCK``) and the type is checked on the open file."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    return fd
+
+
+def read_bounded(path: str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (``open_regular``), at most ``limit``
+    (default ``READ_LIMIT``); past it, ``OSError`` (``EFBIG``)."""
+    limit = READ_LIMIT if limit is None else limit
+    fd = open_regular(path)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
         if st.st_size > limit:
             raise OSError(errno.EFBIG, f"larger than {limit} bytes", path)
         chunks = []

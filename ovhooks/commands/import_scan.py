@@ -11,6 +11,7 @@ import re
 import stat
 
 from ovhooks.commands.errors import CommandError, ExitCode, usage_error
+from ovhooks.fsutil import open_regular
 from ovhooks.transcripts.reader import parse_line
 
 TYPE_CHECKING = False
@@ -115,10 +116,8 @@ def expand(host: str, paths: list[str], environ: Mapping[str, str]) -> list[str]
 
 def _head(path: str) -> list[dict[str, Any]]:
     records = []
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since it was listed
-            return []
+    # open_regular: a file replaced by a FIFO since it was listed raises, never blocks
+    with os.fdopen(open_regular(path), "rb") as fh:
         for _ in range(_HEAD_LINES):
             line = fh.readline(_HEAD_LINE_MAX)
             if not line or (len(line) == _HEAD_LINE_MAX and not line.endswith(b"\n")):
@@ -132,7 +131,7 @@ def _head(path: str) -> list[dict[str, Any]]:
 def identify(host: str, path: str) -> Transcript | None:
     """The session a transcript belongs to, as live capture names it; None if unknown."""
     try:
-        stat = os.stat(path)
+        info = os.stat(path)
         head = _head(path)
     except OSError:
         return None
@@ -160,8 +159,8 @@ def identify(host: str, path: str) -> Transcript | None:
         path=path,
         session_id=session_id,
         cwd=cwd,
-        mtime=stat.st_mtime,
-        size=stat.st_size,
+        mtime=info.st_mtime,
+        size=info.st_size,
     )
 
 

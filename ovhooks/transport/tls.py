@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 
+from ovhooks.fsutil import open_regular
 from ovhooks.transport.errors import BackendError
 
 TYPE_CHECKING = False
@@ -57,7 +58,9 @@ def context(ca_bundle: str) -> SSLContext:
         elif os.path.isdir(ca_bundle):
             ctx = ssl.create_default_context(capath=ca_bundle)
         else:
-            _regular_file(ca_bundle)
+            # OpenSSL reads a FIFO until a writer closes it (every command naming the bundle
+            # blocked forever): only a regular file is handed to it
+            os.close(open_regular(ca_bundle))
             ctx = ssl.create_default_context(cafile=ca_bundle)
     except (OSError, ssl.SSLError) as exc:
         raise BackendError(
@@ -67,16 +70,6 @@ def context(ca_bundle: str) -> SSLContext:
         ) from None
     _contexts[ca_bundle] = ctx
     return ctx
-
-
-def _regular_file(path: str) -> None:
-    """Raise unless ``path`` is a regular file: OpenSSL reads a FIFO until a writer closes
-    it, which blocked every command naming the bundle forever."""
-    import errno
-    import stat
-
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise OSError(errno.EINVAL, "not a regular file", path)
 
 
 def tls_error(
