@@ -64,18 +64,17 @@ class Output:
 
 
 # C0 and C1 control characters but tab, line feed and carriage return (which Rich drops)
-_CONTROLS = "".join(
-    chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))
-)
+_WRITTEN_OUT = {
+    c: f"\\x{c:02x}"
+    for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))
+}
 
 
 def shown(text: str) -> str:
     """``text`` with its control characters written out (``\\x1b``), for a terminal: stored
     text (a memory, a session id a host sent) must not move the cursor, set the title or
     write the clipboard (OSC 52) of the user reading it. ``--json`` escapes them anyway."""
-    if text.isprintable() or not any(ch in _CONTROLS for ch in text):
-        return text
-    return "".join(f"\\x{ord(ch):02x}" if ch in _CONTROLS else ch for ch in text)
+    return text.translate(_WRITTEN_OUT)
 
 
 def human_console(stream: Any) -> Console:
