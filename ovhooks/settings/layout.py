@@ -251,8 +251,8 @@ def queued_counts(state_dir: str, states: list[State]) -> dict[str, int]:
     """
     out: dict[str, int] = {}
     for doc in states:
-        queue = doc.get("queue")
-        if queue and isinstance(queue, list):  # a hand-edited ``"queue": 7`` counts as none
+        queue = doc.get("queue") or []  # a list of entries: StateStore.load sees to it
+        if queue:
             out[str(doc.get("key"))] = len(queue)
     root = outbox_root(state_dir)
     try:

@@ -45,7 +45,7 @@ def summaries(state_dir: str) -> list[dict[str, Any]]:
 
 
 def _summary(doc: State) -> dict[str, Any]:
-    queue = _queue(doc)
+    queue = doc.get("queue") or []  # a list of entries: StateStore.load sees to it
     in_flight = sum(1 for e in queue if isinstance(e, dict) and e.get("inflight"))
     error = doc.get("last_error")
     return {
@@ -66,11 +66,6 @@ def _summary(doc: State) -> dict[str, Any]:
         "error": _failure(error) if isinstance(error, dict) else None,
         "outage": _outage(doc.get("outage")),
     }
-
-
-def _queue(doc: State) -> list[object]:
-    queue = doc.get("queue")
-    return list(queue) if isinstance(queue, list) else []
 
 
 def _outage(outage: object) -> dict[str, float | None] | None:
@@ -146,7 +141,7 @@ def detail(
         "overview": overview,
         "problem": problem,
         "produced": _produced(backend, session_id),
-        "queue": [_entry(dict(e)) for e in _queue(doc) if isinstance(e, dict)],
+        "queue": [_entry(dict(e)) for e in doc.get("queue") or [] if isinstance(e, dict)],
     }
 
 
